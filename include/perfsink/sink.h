@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfsink sink ABI: the one header a sink plugin includes.
+ *
+ * A sink is a shared object that exports one symbol,
+ *
+ *     const struct perfsink_sink_ops *perfsink_sink_entry(void);
+ *
+ * (PERFSINK_ENTRY_SYMBOL), returning a pointer to a static, const ops table.
+ * The loader refuses the plugin when the symbol is missing, when abi_major
+ * differs from the host's, when abi_minor is newer than the host's, or when
+ * struct_size is smaller than the host needs for that minor.
+ *
+ * Life of one sink instance (one [sink.NAME] section of the config):
+ *
+ *     open(inst, &ctx)          config already validated against ops->keys
+ *     start(ctx, stream)        recording begins; stream stays valid until
+ *                               the next rotate() or close()
+ *     write(ctx, buf) ...       many times, in stream order
+ *     barrier(ctx)              at the end, before rotate(), and when asked
+ *     rotate(ctx, next)         optional: finish this output, begin the next
+ *     close(ctx, summary)       final; ctx is freed by the sink
+ *
+ * THREADS.  The engine calls every op of one instance from a single thread
+ * (the engine thread), never two ops at once.  A sink may run threads of its
+ * own; from those it may call only perfsink_host.buf_put, .log and the
+ * format helpers (which are pure functions of their arguments).
+ *
+ * OWNERSHIP.  Buffers belong to the engine's pool.  write() must take a
+ * reference (host->buf_get) for as long as it needs the bytes, and drop it
+ * (host->buf_put) when its I/O has completed, from any thread.  The engine
+ * may be waiting for that reference to come back (backpressure), so a sink
+ * must release references on its own, never only on the next op call.
+ * Byte ranges returned in struct perfsink_bytes are owned by the caller of
+ * the helper and freed with host->bytes_free.
+ *
+ * RETURN VALUES.  0 on success, a negative errno on failure.  A failure from
+ * open() aborts the run before any event is opened.  A failure from start(),
+ * write(), barrier() or rotate() marks the instance failed: the engine logs
+ * nothing more for it (the sink logs its own precise message once), stops
+ * writing to it, and, with on_error = stop (the default), ends the recording
+ * cleanly.  close() is called exactly once for every instance that open()
+ * returned 0 for, failed or not, and must leave whatever was written in a
+ * state perf can read.
+ */
+#ifndef PERFSINK_SINK_H
+#define PERFSINK_SINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PERFSINK_ABI_MAJOR 1
+#define PERFSINK_ABI_MINOR 0
+#define PERFSINK_ENTRY_SYMBOL "perfsink_sink_entry"
+
+struct perfsink_host;
+struct perfsink_stream_priv;
+
+/* ------------------------------------------------------------------ keys */
+
+enum perfsink_key_type {
+	PERFSINK_KEY_STRING = 1, /* any text; value.str */
+	PERFSINK_KEY_INT,        /* decimal or 0x hex within [min, max]; value.num */
+	PERFSINK_KEY_SIZE,       /* bytes with optional K/M/G/T suffix (powers of 1024); value.num */
+	PERFSINK_KEY_BOOL,       /* true/false/yes/no/on/off/1/0; value.num 0 or 1 */
+	PERFSINK_KEY_ENUM,       /* one of choices ("a|b|c"); value.num = index */
+	PERFSINK_KEY_DURATION,   /* number with ms/s/m/h suffix (no suffix: s); value.num in ms */
+	PERFSINK_KEY_PATH,       /* file system path; value.str */
+};
+
+/*
+ * One configuration key a sink accepts.  The table ends with an entry whose
+ * name is NULL.  The core parses, range-checks and reports errors with
+ * file:line before open() is called; def is parsed like a user value.
+ * min/max apply to INT, SIZE and DURATION (ms); max = 0 means no upper bound.
+ */
+struct perfsink_key {
+	const char *name;
+	enum perfsink_key_type type;
+	const char *def;         /* default as text; NULL: key is required */
+	const char *description; /* one line, shown by `perfsink sinks` */
+	int64_t min, max;
+	const char *choices;     /* ENUM only: "a|b|c" */
+};
+
+/* Parsed value of one key; index i matches ops->keys[i]. */
+struct perfsink_value {
+	const char *str; /* the text as written (or the default); never NULL */
+	int64_t num;     /* numeric meaning, per perfsink_key_type */
+	int set;         /* 1 if the user set it, 0 if it is the default */
+};
+
+enum perfsink_log_level {
+	PERFSINK_LOG_ERROR = 0,
+	PERFSINK_LOG_WARN,
+	PERFSINK_LOG_INFO,
+	PERFSINK_LOG_DEBUG,
+};
+
+/* What open() receives.  Valid until close() returns. */
+struct perfsink_instance {
+	const char *name;                   /* instance name, "local" in [sink.local] */
+	const struct perfsink_host *host;   /* services of the engine */
+	const struct perfsink_value *values; /* one per key, in table order */
+	void *host_priv;                    /* engine's own; do not touch */
+};
+
+/* ---------------------------------------------------------------- buffers */
+
+enum perfsink_buf_kind {
+	PERFSINK_BUF_RING = 1, /* records copied from one kernel ring */
+	PERFSINK_BUF_SYNTH,    /* records the engine synthesized (COMM, MMAP, ...) */
+};
+
+/*
+ * A refcounted block of whole perf records, in stream order.  Read-only for
+ * sinks.  When tail_round is non-zero, the last tail_round bytes are a
+ * PERF_RECORD_FINISHED_ROUND that closes one drain pass; sinks that
+ * transform ring data (compression) should keep that record as it is.
+ */
+struct perfsink_buf {
+	const uint8_t *data;
+	size_t len;
+	uint32_t kind;        /* enum perfsink_buf_kind */
+	int32_t cpu;          /* ring's CPU, -1 when not from a ring */
+	uint64_t seq;         /* dispatch order, from 0, per stream */
+	uint32_t tail_round;  /* 0 or 8 */
+	uint32_t reserved;
+};
+
+/* A byte range returned by a host helper; free with host->bytes_free. */
+struct perfsink_bytes {
+	uint8_t *data;
+	size_t len;
+};
+
+/* ----------------------------------------------------------------- stream */
+
+/* Compression described in the COMPRESSED feature (perf's HEADER_COMPRESSED). */
+struct perfsink_compression {
+	uint32_t type;     /* 1 = zstd */
+	uint32_t level;
+	uint32_t ratio;    /* bytes before / bytes after, rounded; 0 if unknown */
+	uint32_t mmap_len; /* >= the largest decompressed size of one record */
+};
+
+/*
+ * What is being recorded.  Passed to start() and rotate(); valid until the
+ * next rotate() or close().  Sinks treat it as read-only and pass it back to
+ * the format helpers.
+ */
+struct perfsink_stream {
+	uint32_t nr_events;
+	const char *const *event_names; /* "cpu-clock", "sched:sched_switch" */
+	uint32_t nr_rings;              /* one per CPU being read */
+	uint32_t nr_buffers;            /* pooled buffers over all rings */
+	uint64_t buffer_size;           /* bytes of one pooled buffer */
+	uint64_t ring_mmap_len;         /* bytes of one ring mmap, control page included */
+	uint32_t segment;               /* 0, then +1 at each rotation */
+	uint32_t reserved;
+	const char *session;            /* unique id of this recording run */
+	const char *host_name;          /* uname nodename */
+	int64_t start_realtime_ns;      /* CLOCK_REALTIME at start */
+	const struct perfsink_stream_priv *priv; /* engine's own */
+};
+
+/* Where a file-mode output ended: input of the final header and features. */
+struct perfsink_file_end {
+	uint64_t data_offset; /* from file_header(); where records start */
+	uint64_t data_size;   /* bytes of records written after data_offset */
+	const struct perfsink_compression *comp; /* NULL: not compressed */
+};
+
+/* Engine-wide totals handed to close(). */
+struct perfsink_summary {
+	uint64_t samples;
+	uint64_t lost_events;  /* from PERF_RECORD_LOST and LOST_SAMPLES */
+	uint64_t ring_bytes;   /* bytes read from the rings */
+	int64_t duration_ns;
+	int stop_reason;       /* 0 normal end, else a negative errno */
+};
+
+/* Per-instance counters, filled by ops->stats. */
+struct perfsink_sink_stats {
+	uint64_t bytes_in;        /* bytes accepted from the engine */
+	uint64_t bytes_out;       /* bytes written or sent (after compression) */
+	uint64_t buffers;         /* buffers accepted */
+	uint64_t retries;         /* I/O retried (EAGAIN, short write, 5xx, ...) */
+	uint64_t dropped_bytes;   /* accepted but never stored: lost */
+	uint64_t dropped_records; /* perf records in dropped_bytes */
+	uint64_t pending_bytes;   /* left for later (e.g. a spool), not lost */
+	uint64_t files;           /* outputs completed (segments, parts, ...) */
+};
+
+/* ------------------------------------------------------------------- host */
+
+/*
+ * Services of the engine, valid for the whole life of the instance.
+ * Callable from any thread unless noted.
+ */
+struct perfsink_host {
+	uint32_t struct_size;
+	uint32_t abi_minor;
+
+	/* One logging path; the line is prefixed with the instance name. */
+	void (*log)(const struct perfsink_instance *inst, enum perfsink_log_level lvl,
+		    const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+	/* References on a buffer passed to write(). */
+	void (*buf_get)(struct perfsink_buf *buf);
+	void (*buf_put)(struct perfsink_buf *buf);
+
+	/*
+	 * perf.data file mode.  file_header(stream, NULL, out): the bytes from
+	 * offset 0 up to the data section, with data.size 0 and no features
+	 * (write them first).  file_header(stream, end, out): the same bytes,
+	 * final, to be written again at offset 0.  Both have the same length,
+	 * which is the data offset.
+	 */
+	int (*file_header)(const struct perfsink_stream *s,
+			   const struct perfsink_file_end *end,
+			   struct perfsink_bytes *out);
+	/* Feature index and payloads, to write at data_offset + data_size. */
+	int (*file_features)(const struct perfsink_stream *s,
+			     const struct perfsink_file_end *end,
+			     struct perfsink_bytes *out);
+	/* Offset of data.size inside the header, for crash-safe updates. */
+	uint64_t data_size_offset;
+
+	/*
+	 * perf.data pipe mode: header, HEADER_ATTR, HEADER_FEATURE records
+	 * (COMPRESSED first when comp is not NULL) and HEADER_TRACING_DATA.
+	 * The records from the buffers follow it as they are.
+	 */
+	int (*pipe_header)(const struct perfsink_stream *s,
+			   const struct perfsink_compression *comp,
+			   struct perfsink_bytes *out);
+
+	void (*bytes_free)(struct perfsink_bytes *b);
+};
+
+/* -------------------------------------------------------------------- ops */
+
+struct perfsink_sink_ops {
+	uint32_t abi_major;   /* PERFSINK_ABI_MAJOR */
+	uint32_t abi_minor;   /* PERFSINK_ABI_MINOR */
+	uint32_t struct_size; /* sizeof(struct perfsink_sink_ops) */
+	uint32_t flags;       /* PERFSINK_SINK_* */
+	const char *name;        /* plugin name, e.g. "aio_file" */
+	const char *description; /* one line */
+	const struct perfsink_key *keys;
+
+	int (*open)(const struct perfsink_instance *inst, void **ctx);
+	int (*start)(void *ctx, const struct perfsink_stream *stream);
+	/* Asynchronous: take a reference, return; may block only for backpressure. */
+	int (*write)(void *ctx, struct perfsink_buf *buf);
+	/* Returns when nothing is in flight; returns the instance's error, if any. */
+	int (*barrier)(void *ctx);
+	/* Optional (NULL: rotation unsupported).  Called after barrier(). */
+	int (*rotate)(void *ctx, const struct perfsink_stream *next);
+	/* Final.  Frees ctx. */
+	int (*close)(void *ctx, const struct perfsink_summary *sum);
+	void (*stats)(void *ctx, struct perfsink_sink_stats *out);
+};
+
+/* ops->flags */
+#define PERFSINK_SINK_WRITES_FILES (1u << 0) /* has a "path" key that -o may set */
+
+typedef const struct perfsink_sink_ops *(*perfsink_entry_fn)(void);
+
+#define PERFSINK_DEFINE_SINK(ops_var)                                     \
+	__attribute__((visibility("default")))                            \
+	const struct perfsink_sink_ops *perfsink_sink_entry(void);        \
+	const struct perfsink_sink_ops *perfsink_sink_entry(void) { return &(ops_var); }
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERFSINK_SINK_H */

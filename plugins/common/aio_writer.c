@@ -1,0 +1,1 @@
+/* aio_writer: being written */

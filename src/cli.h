@@ -1,0 +1,3 @@
+#ifndef PS_CLI_H
+#define PS_CLI_H
+#endif

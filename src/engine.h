@@ -1,0 +1,3 @@
+#ifndef PS_ENGINE_H
+#define PS_ENGINE_H
+#endif

@@ -1,0 +1,1 @@
+/* evlist: being written */

@@ -1,0 +1,57 @@
+/*
+ * The set of events being recorded: parsed from -e, opened per CPU or per
+ * task, one ring per CPU.  Owned by the engine thread.
+ */
+#ifndef PS_EVLIST_H
+#define PS_EVLIST_H
+#include <linux/perf_event.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct record_opts;
+
+/* perf 6.1 refuses larger attrs in file mode. */
+#define PS_ATTR_SIZE 128
+
+struct ps_event {
+	struct perf_event_attr attr; /* attr.size = PS_ATTR_SIZE */
+	char *name;                  /* as perf shows it: "cpu-clock", "sched:sched_switch" */
+	char *tp_sys, *tp_name;      /* tracepoints only, else NULL */
+	int *fds;                    /* nr_cpus * nr_threads, -1 when not opened */
+	uint64_t *ids;               /* kernel ids, same index as fds */
+	unsigned nr_ids;
+};
+
+struct ps_evlist {
+	struct ps_event *ev;
+	unsigned nr;
+	int *cpus;        /* CPUs opened; {-1} with nr_cpus 1 for per-thread mode */
+	unsigned nr_cpus;
+	pid_t *threads;   /* {-1} system-wide */
+	unsigned nr_threads;
+	bool system_wide;
+	bool has_tracepoint;
+	/* Layout shared by every attr (checked at parse time). */
+	uint64_t sample_type;
+	bool sample_id_all;
+};
+
+/* Parse opts->events into evl (no fds yet).  Error message to err. */
+int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, size_t errlen);
+/* Fill cpus/threads from -a/-C/-p/-t or the forked child's pid. */
+int evlist_set_targets(struct ps_evlist *evl, const struct record_opts *o, pid_t child,
+		       char *err, size_t errlen);
+/* perf_event_open everything; errors name the event and the reason. */
+int evlist_open(struct ps_evlist *evl, char *err, size_t errlen);
+int evlist_enable(struct ps_evlist *evl);
+int evlist_disable(struct ps_evlist *evl);
+void evlist_close(struct ps_evlist *evl);
+void evlist_free(struct ps_evlist *evl);
+/* Index of the event that owns kernel id, or -1. */
+int evlist_find_id(const struct ps_evlist *evl, uint64_t id);
+
+/* Bytes of the sample_id trailer that sample_id_all appends to non-samples. */
+unsigned evlist_id_trailer_size(const struct ps_evlist *evl);
+
+#endif

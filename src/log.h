@@ -1,0 +1,20 @@
+/* The one logging path.  Lines go to stderr as "perfsink: [prefix: ]text". */
+#ifndef PS_LOG_H
+#define PS_LOG_H
+#include <stdarg.h>
+
+enum log_level { LOG_ERR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+/* 0 = errors and warnings, 1 = info (default), 2+ = debug; -q sets -1. */
+void log_set_verbosity(int v);
+int log_verbosity(void);
+void log_msg(enum log_level lvl, const char *prefix, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void log_vmsg(enum log_level lvl, const char *prefix, const char *fmt, va_list ap);
+
+#define pr_err(...)   log_msg(LOG_ERR, NULL, __VA_ARGS__)
+#define pr_warn(...)  log_msg(LOG_WARN, NULL, __VA_ARGS__)
+#define pr_info(...)  log_msg(LOG_INFO, NULL, __VA_ARGS__)
+#define pr_debug(...) log_msg(LOG_DEBUG, NULL, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,1 @@
+/* opts: being written */

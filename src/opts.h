@@ -1,0 +1,53 @@
+/*
+ * Recording options.  The same names serve as long CLI options and as keys
+ * of the config's [record] section, so both go through record_opt_set().
+ */
+#ifndef PS_OPTS_H
+#define PS_OPTS_H
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum callgraph_mode { CG_NONE = 0, CG_FP, CG_DWARF };
+
+struct record_opts {
+	char **events;        /* -e, in order; default {"cpu-clock"} */
+	unsigned nr_events;
+	uint64_t freq;        /* -F; 0 when -c is used */
+	uint64_t period;      /* -c */
+	enum callgraph_mode callgraph;
+	uint32_t dwarf_stack; /* bytes of user stack with dwarf (default 8192) */
+	uint32_t mmap_pages;  /* data pages per ring, power of two */
+	uint32_t aio;         /* pooled buffers per ring, 1..32 */
+	bool all_cpus;        /* -a */
+	char *cpu_list;       /* -C */
+	pid_t pid;            /* -p, 0 if none */
+	pid_t tid;            /* -t, 0 if none */
+	char *output;         /* -o, NULL if not given */
+	uint64_t duration_ms; /* --duration, 0: none */
+	char *plugin_dir;     /* extra plugin directory */
+	int verbose;          /* -v count; -1 with -q */
+	/* CLI only */
+	char *config_path;
+	char **sinks;         /* --sink, repeatable */
+	unsigned nr_sinks;
+	char **argv;          /* workload after --, NULL-terminated; NULL if none */
+};
+
+void record_opts_init(struct record_opts *o);
+void record_opts_free(struct record_opts *o);
+
+/*
+ * Set one option by its long name ("freq", "mmap-pages", ...; '_' and '-'
+ * are the same).  Returns 0, -ENOENT for an unknown name, -EINVAL for a bad
+ * value with the reason in err ("'abc' is not a number").
+ */
+int record_opt_set(struct record_opts *o, const char *name, const char *value,
+		   char *err, size_t errlen);
+/* Name list for help and for the config's error messages. */
+extern const char *const record_opt_names[];
+
+/* Checks that need all options together (-p with -a, ...). */
+int record_opts_check(const struct record_opts *o, char *err, size_t errlen);
+
+#endif

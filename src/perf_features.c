@@ -1,0 +1,1 @@
+/* features: being written */

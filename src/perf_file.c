@@ -1,0 +1,1 @@
+/* perf_file: being written */

@@ -1,0 +1,3 @@
+#ifndef PS_POOL_H
+#define PS_POOL_H
+#endif

@@ -1,0 +1,3 @@
+#ifndef PS_RING_H
+#define PS_RING_H
+#endif

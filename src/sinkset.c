@@ -1,0 +1,1 @@
+/* sinkset: being written */

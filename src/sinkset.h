@@ -1,0 +1,3 @@
+#ifndef PS_SINKSET_H
+#define PS_SINKSET_H
+#endif

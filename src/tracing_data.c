@@ -1,0 +1,1 @@
+/* tracing_data: being written */

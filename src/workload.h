@@ -1,0 +1,3 @@
+#ifndef PS_WORKLOAD_H
+#define PS_WORKLOAD_H
+#endif
