@@ -535,7 +535,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		r = -EPIPE;
 		goto fail;
 	}
-	if (!o->argv)
+	if (!o->argv || e->evl.system_wide)
 		evlist_enable(&e->evl);
 	bool exec_failed = false;
 	if (o->argv && (r = workload_start(&e->wl)) < 0) {
