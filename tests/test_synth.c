@@ -399,7 +399,7 @@ static void test_kernel_mmap(void **state)
 {
 	struct bytes b;
 	struct rec r[8];
-	uint64_t text, etext;
+	uint64_t text = 0, etext = 0;
 
 	if (!kallsyms_lookup("_text", &text) || !kallsyms_lookup("_etext", &etext) || !text)
 		skip(); /* kptr_restrict: covered by test_kernel_mmap_hidden */
