@@ -71,8 +71,8 @@ static void task_sid(struct ps_sample_id *sid, pid_t pid, pid_t tid)
 	sid->tid = (uint32_t)tid;
 }
 
-static void emit_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
-		      const char *comm)
+void synth_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
+		const char *comm)
 {
 	struct ps_sample_id sid;
 	size_t start = record_begin(b, PERF_RECORD_COMM, 0);
@@ -217,7 +217,7 @@ static int synth_process_walk(struct bytes *b, const struct ps_evlist *evl, pid_
 			emit_fork(b, evl, st.tgid, (pid_t)tid, st.tgid, st.tgid);
 		else if (fork_main)
 			emit_fork(b, evl, st.tgid, (pid_t)tid, st.ppid, st.ppid);
-		emit_comm(b, evl, st.tgid, (pid_t)tid, st.name);
+		synth_comm(b, evl, st.tgid, (pid_t)tid, st.name);
 		if (tid == st.tgid && !st.kernel_thread)
 			synth_maps(b, evl, st.tgid, w);
 	}

@@ -50,6 +50,14 @@ int synth_process(struct bytes *b, const struct ps_evlist *evl, pid_t pid);
  */
 int synth_all_processes(struct bytes *b, const struct ps_evlist *evl);
 
+/*
+ * One COMM record with the given name, read nothing.  For the forked
+ * workload before it execs (perf record writes "perf-exec" for it there; the
+ * exec COMM from the ring replaces it).
+ */
+void synth_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
+		const char *comm);
+
 /* The 8-byte FINISHED_INIT record. */
 void synth_finished_init(struct bytes *b);
 
