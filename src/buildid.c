@@ -200,7 +200,7 @@ int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len)
 {
 	/* O_NONBLOCK: a FIFO or device named in a map must not hang us. */
 	struct elf_file f = { .fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) };
-	struct elf_hdrs h;
+	struct elf_hdrs h = { 0 };
 	struct stat st;
 	int err;
 
