@@ -387,7 +387,7 @@ static int synthesize(struct engine *e)
 	else if (e->o->tid)
 		r = synth_process(&b, &e->evl, e->o->tid);
 	else
-		r = synth_process(&b, &e->evl, e->wl.pid);
+		synth_comm(&b, &e->evl, e->wl.pid, e->wl.pid, "perfsink-exec"); /* exec brings the rest */
 	if (r < 0)
 		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
 	synth_finished_init(&b);
