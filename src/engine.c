@@ -513,6 +513,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		return EXIT_BAD_INPUT;
 	}
 	if (sinkset_open(&e->ss, c) < 0) {
+		sinkset_free(&e->ss);
 		evlist_free(&e->evl);
 		return EXIT_BAD_INPUT;
 	}
