@@ -28,7 +28,8 @@ static void build_plugins_dir(char *out, size_t len)
 	out[0] = '\0';
 	if (!realpath("/proc/self/exe", exe))
 		return;
-	snprintf(out, len, "%s/../plugins", dirname(exe));
+	/* <top>/src/perfsink -> <top>/plugins */
+	snprintf(out, len, "%s/plugins", dirname(dirname(exe)));
 }
 
 /* Candidate file for name in search slot i; "" when the slot is unused. */
