@@ -217,12 +217,26 @@ static void section_begin(struct cfg_parse *st, const char *line)
 
 /* ---------------------------------------------------------- inih glue */
 
+/* Checks inih cannot do, on one line without its newline; sets st's error. */
+static void line_check(struct cfg_parse *st, const char *p)
+{
+	p += strspn(p, " \t");
+	if (*p == '[') {
+		section_begin(st, p);
+		return;
+	}
+	/* inih also splits at ':'; "url: http://x" must not become a key "url" */
+	if (*p && !strchr("#;", *p) && p[strcspn(p, "=:")] == ':')
+		cfg_error(st, st->lineno, "expected 'key = value'; ':' does not separate a key "
+			  "from its value");
+}
+
 /* fgets for inih: counts lines, refuses long ones, tracks sections. */
 static char *cfg_reader(char *str, int num, void *stream)
 {
 	struct cfg_parse *st = stream;
+	char *line;
 	ssize_t len;
-	const char *p;
 
 	if (st->err_line)
 		return NULL;
@@ -230,24 +244,26 @@ static char *cfg_reader(char *str, int num, void *stream)
 	if (len < 0)
 		return NULL;
 	st->lineno++;
-	while (len && (st->buf[len - 1] == '\n' || st->buf[len - 1] == '\r'))
-		st->buf[--len] = '\0';
+	line = st->buf;
+	if (st->lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
+		line += 3; /* UTF-8 byte order mark */
+		len -= 3;
+	}
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
 	if (len > CONFIG_MAX_LINE || len + 2 > num) {
 		cfg_error(st, st->lineno, "line too long (%zd characters, at most %d)",
 			  len, CONFIG_MAX_LINE);
 		return NULL;
 	}
-	if (strlen(st->buf) != (size_t)len) {
+	if (strlen(line) != (size_t)len) {
 		cfg_error(st, st->lineno, "NUL byte in line");
 		return NULL;
 	}
-	p = st->buf + strspn(st->buf, " \t");
-	if (*p == '[') {
-		section_begin(st, p);
-		if (st->err_line)
-			return NULL;
-	}
-	memcpy(str, st->buf, (size_t)len);
+	line_check(st, line);
+	if (st->err_line)
+		return NULL;
+	memcpy(str, line, (size_t)len);
 	str[len] = '\n';
 	str[len + 1] = '\0';
 	return str;
@@ -318,7 +334,7 @@ static void inih_configure(void)
 	ini_allow_multiline = 0;
 	ini_allow_inline_comments = 0; /* a ';' in a URL is data */
 	ini_allow_no_value = 0;
-	ini_allow_bom = 1;
+	ini_allow_bom = 0; /* cfg_reader drops it */
 	ini_stop_on_first_error = 1;
 }
 

@@ -113,6 +113,10 @@ static const struct { const char *text; int line; const char *why; } bad_configs
 	{ "[sink.ok]\nplugin = plugin_good\n[sink.b]\nplugin = plugin_plain\n", 3,
 	  "[sink.b], key 'url': missing; plugin plain requires it" },
 	{ "[sink.a]\nplugin = plugin_good\nlabel = x\n  continued\n", 4, "syntax error" },
+	{ "[sink.a]\nplugin = plugin_good\nbuffer-size = 8K\nbuffer_size = 8K\n", 4,
+	  "[sink.a], key 'buffer_size': set twice (first at line 3)" },
+	{ "[record]\nmmap-pages = 8\nmmap_pages = 8\n", 3, "set twice" },
+	{ "[sink.a]\nplugin: plugin_good\n", 2, "':' does not separate a key" },
 };
 
 static void test_bad_configs(void **state)
@@ -245,6 +249,22 @@ static void test_good_fan_out(void **state)
 	assert_int_equal(f->c.nr_sinks, 2);
 	free(path);
 	free(text);
+}
+
+/* A byte order mark, CRLF line ends and quotes (which are data, not syntax). */
+static void test_bom_crlf(void **state)
+{
+	struct fixture *f = *state;
+	char *path;
+	int ret;
+
+	path = load(f, "\xef\xbb\xbf[sink.a]\r\nplugin = plugin_good\r\n"
+		    "label = \"quoted\" \r\n\r\nbuffer-size = 8K\r\n", &ret);
+	assert_int_equal(ret, 0);
+	assert_int_equal(f->c.nr_sinks, 1);
+	assert_string_equal(value_of(&f->c.sinks[0], "label")->str, "\"quoted\"");
+	assert_int_equal(value_of(&f->c.sinks[0], "buffer_size")->num, 8192);
+	free(path);
 }
 
 /* The CLI is applied after the config and wins, including --plugin-dir. */
@@ -397,6 +417,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_line_too_long, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_good_fan_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bom_crlf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_wins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select_errors, setup, teardown),
