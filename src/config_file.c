@@ -727,6 +727,14 @@ static int sink_from_plugin(const char *name, const char *plugin_dir, struct sin
 	return 0;
 }
 
+static int name_seen(char *const *names, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
 /* Replace c->sinks by the instances named in o->sinks, in that order. */
 static int sinks_select(struct config *c, const struct record_opts *o, char *err, size_t errlen)
 {
@@ -738,18 +746,22 @@ static int sinks_select(struct config *c, const struct record_opts *o, char *err
 		return -ENOMEM;
 	for (unsigned i = 0; !ret && i < o->nr_sinks; i++) {
 		struct sink_conf *s = sink_by_name(c, o->sinks[i]);
-		int dup = 0;
 
-		for (unsigned j = 0; j < n; j++)
-			dup |= !strcmp(sel[j].name, o->sinks[i]);
-		if (dup)
-			continue;
+		if (name_seen(o->sinks, i, o->sinks[i]))
+			continue; /* --sink x --sink x */
 		if (s) {
-			sel[n++] = *s;
+			sel[n] = *s;
 			memset(s, 0, sizeof(*s)); /* moved */
 		} else {
 			ret = sink_from_plugin(o->sinks[i], o->plugin_dir, &sel[n], err, errlen);
-			n++;
+		}
+		n++;
+		for (unsigned j = 0; !ret && j + 1 < n; j++) {
+			if (!strcmp(sel[j].name, sel[n - 1].name)) {
+				snprintf(err, errlen, "--sink '%s': a sink instance named '%s' is "
+					 "already selected", o->sinks[i], sel[n - 1].name);
+				ret = -EINVAL;
+			}
 		}
 	}
 	for (unsigned i = 0; i < c->nr_sinks; i++)

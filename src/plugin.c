@@ -37,17 +37,19 @@ static void candidate_path(unsigned i, const char *name, const char *extra_dir,
 			   char *out, size_t len)
 {
 	char dir[PATH_MAX];
+	int n = -1;
 
-	out[0] = '\0';
 	if (i == 0 && extra_dir && *extra_dir) {
-		snprintf(out, len, "%s/%s.so", extra_dir, name);
+		n = snprintf(out, len, "%s/%s.so", extra_dir, name);
 	} else if (i == 1) {
 		build_plugins_dir(dir, sizeof(dir));
 		if (*dir)
-			snprintf(out, len, "%s/%s/.libs/%s.so", dir, name, name);
+			n = snprintf(out, len, "%s/%s/.libs/%s.so", dir, name, name);
 	} else if (i == 2) {
-		snprintf(out, len, "%s/%s.so", PKGLIBDIR, name);
+		n = snprintf(out, len, "%s/%s.so", PKGLIBDIR, name);
 	}
+	if (n < 0 || (size_t)n >= len)
+		out[0] = '\0'; /* unused, or too long to exist */
 }
 
 /* Resolve name to an existing file in path; -ENOENT with the places looked in. */

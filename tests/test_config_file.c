@@ -319,6 +319,30 @@ static void test_select(void **state)
 	free(path);
 }
 
+/* Naming a sink twice selects it once; two names for one instance name collide. */
+static void test_select_twice(void **state)
+{
+	struct fixture *f = *state;
+	char *path;
+	int ret;
+
+	path = load(f, two_writers, &ret);
+	assert_int_equal(ret, 0);
+	sinks_set(&f->o, "one", "one");
+	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->c.nr_sinks, 1);
+	free(path);
+	record_opts_free(&f->o);
+	record_opts_init(&f->o);
+	f->o.plugin_dir = strdup(test_plugin_dir());
+	path = load(f, two_writers, &ret);
+	assert_int_equal(ret, 0);
+	sinks_set(&f->o, "plugin_good", test_plugin_path("plugin_good"));
+	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), -EINVAL);
+	assert_contains(f->err, "a sink instance named 'good' is already selected");
+	free(path);
+}
+
 static void test_select_errors(void **state)
 {
 	static const struct { const char *sink, *output, *why; } bad[] = {
@@ -326,6 +350,8 @@ static void test_select_errors(void **state)
 		{ "plugin_plain", NULL, "--sink 'plugin_plain': plugin plain requires key 'url'" },
 		{ "plugin_null", NULL, "--sink 'plugin_null': " },
 		{ NULL, "x.data", "-o 'x.data': several selected sinks write files (one, two)" },
+		{ "/nonexistent.so", NULL, "--sink '/nonexistent.so': sink plugin '/nonexistent.so' "
+		  "not found" },
 		{ "net", "x.data", "-o 'x.data': no selected sink writes files" },
 	};
 	struct fixture *f = *state;
@@ -420,6 +446,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bom_crlf, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_wins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_select_twice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_config, setup, teardown),
