@@ -5,6 +5,9 @@
 #include "plugin_stub.h"
 
 static const struct perfsink_key keys[] = {
+#ifdef BAD_KEY
+	{ "level", PERFSINK_KEY_ENUM, "low", "an enum without choices", 0, 0, NULL },
+#endif
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -26,6 +29,9 @@ static const struct perfsink_sink_ops ops = {
 #endif
 #ifndef BAD_NONAME
 	.name = "bad",
+#endif
+#ifdef BAD_NOPATH
+	.flags = PERFSINK_SINK_WRITES_FILES,
 #endif
 	.description = "test sink the loader refuses",
 	.keys = keys,

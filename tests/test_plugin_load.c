@@ -52,6 +52,8 @@ static void test_refused(void **state)
 		{ "plugin_noname", -EINVAL, "sink has no name" },
 		{ "plugin_nosym", -EINVAL, "no symbol perfsink_sink_entry" },
 		{ "plugin_null", -EINVAL, "perfsink_sink_entry() returned NULL" },
+		{ "plugin_badkey", -EINVAL, "enum key 'level' has no choices" },
+		{ "plugin_nopath", -EINVAL, "sink writes files but has no 'path' key" },
 		{ "plugin_nosuch", -ENOENT, "sink plugin 'plugin_nosuch' not found (looked in: " },
 	};
 	struct plugin *p;
