@@ -668,6 +668,7 @@ int config_load(struct config *c, const char *path, struct record_opts *o,
 	/* a --plugin-dir the CLI set before us wins over [record] plugin-dir */
 	o->plugin_dir = NULL;
 	ret = cfg_parse_run(&st);
+	record_opts_source_begin(o); /* what comes next (the CLI) wins */
 	if (cli_plugin_dir) {
 		free(o->plugin_dir);
 		o->plugin_dir = cli_plugin_dir;

@@ -45,8 +45,9 @@ extern const char config_default_text[];
 
 /*
  * Load path (NULL: the embedded default) and apply [record] to o as it is
- * read (the CLI is applied after this and wins; for -e it calls
- * record_opts_events_reset() first).  Then load every sink's plugin and
+ * read; it ends with record_opts_source_begin(o), so the CLI applied after
+ * this wins (its -e replaces the events, its -c undoes a freq).  Then load
+ * every sink's plugin and
  * check its keys.  Plugins are searched in o->plugin_dir: a --plugin-dir the
  * CLI set on o before this call wins over [record] plugin-dir.
  * Returns 0 or -EINVAL with one "FILE:LINE: ..." line in err; on error c is

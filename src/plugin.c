@@ -128,6 +128,18 @@ static int keys_check(const struct perfsink_sink_ops *ops, const char *path,
 	return 0;
 }
 
+/*
+ * Bytes of the ops table that ABI minor `minor` defines.  Every minor so far
+ * (1.0) defines the whole struct.  When a minor appends a field, older minors
+ * need only the bytes up to their own last field, and the engine must not
+ * call an op that lies beyond ops->struct_size.
+ */
+static size_t ops_size_needed(uint32_t minor)
+{
+	(void)minor;
+	return sizeof(struct perfsink_sink_ops);
+}
+
 /* What the host needs of an ops table before calling anything in it. */
 static int ops_check(const struct perfsink_sink_ops *ops, const char *path,
 		     char *err, size_t errlen)
@@ -144,10 +156,9 @@ static int ops_check(const struct perfsink_sink_ops *ops, const char *path,
 			 PERFSINK_ABI_MAJOR, PERFSINK_ABI_MINOR);
 		return -EPROTO;
 	}
-	/* ABI 1.0 is every field up to stats; later minors will grow this */
-	if (ops->struct_size < sizeof(struct perfsink_sink_ops)) {
+	if (ops->struct_size < ops_size_needed(ops->abi_minor)) {
 		snprintf(err, errlen, "%s: ops struct_size %u is smaller than the %zu bytes of "
-			 "sink ABI %u.%u", path, ops->struct_size, sizeof(struct perfsink_sink_ops),
+			 "sink ABI %u.%u", path, ops->struct_size, ops_size_needed(ops->abi_minor),
 			 ops->abi_major, ops->abi_minor);
 		return -EPROTO;
 	}

@@ -278,12 +278,14 @@ static void test_cli_wins(void **state)
 		    "[sink.a]\nplugin = plugin_good\n", &ret);
 	assert_int_equal(ret, 0);
 	assert_string_equal(f->o.plugin_dir, test_plugin_dir());
-	assert_int_equal(record_opt_set(&f->o, "freq", "500", f->err, sizeof(f->err)), 0);
-	record_opts_events_reset(&f->o);
+	/* as cli.c applies its options: no call between config_load and these */
+	assert_int_equal(record_opt_set(&f->o, "count", "500", f->err, sizeof(f->err)), 0);
 	assert_int_equal(record_opt_set(&f->o, "event", "cpu-clock", f->err, sizeof(f->err)), 0);
-	assert_int_equal(f->o.freq, 500);
+	assert_int_equal(f->o.period, 500);
+	assert_int_equal(f->o.freq, 0);
 	assert_int_equal(f->o.nr_events, 1);
 	assert_string_equal(f->o.events[0], "cpu-clock");
+	assert_int_equal(record_opts_check(&f->o, f->err, sizeof(f->err)), 0);
 	free(path);
 }
 

@@ -108,10 +108,12 @@ static void test_good_values(void **state)
 	assert_string_equal(o.events[0], "sched:sched_switch");
 	assert_string_equal(o.events[1], "task-clock");
 	assert_string_equal(o.events[2], "cpu-clock");
-	record_opts_events_reset(&o); /* the CLI's list replaces the config's */
+	record_opts_source_begin(&o); /* the CLI's list replaces the config's */
 	SET("event", "page-faults");
-	assert_int_equal(o.nr_events, 1);
+	SET("event", "task-clock");
+	assert_int_equal(o.nr_events, 2);
 	assert_string_equal(o.events[0], "page-faults");
+	assert_string_equal(o.events[1], "task-clock");
 	SET("freq", "999");
 	assert_int_equal(o.freq, 999);
 	SET("count", "0x10");
@@ -211,6 +213,19 @@ static void test_check(void **state)
 	snprintf(want, sizeof(want), "kernel's limit %llu", max);
 	CHECK_FAILS(record_opt_set(&o, "freq", val, err, sizeof(err)), want);
 #undef CHECK_FAILS
+	/* a later source's -c undoes an earlier -F, and the other way round */
+	record_opts_init(&o);
+	assert_int_equal(record_opt_set(&o, "freq", "100", err, sizeof(err)), 0);
+	record_opts_source_begin(&o);
+	assert_int_equal(record_opt_set(&o, "count", "1000", err, sizeof(err)), 0);
+	assert_int_equal(record_opts_check(&o, err, sizeof(err)), 0);
+	assert_false(record_opt_is_set(&o, "freq"));
+	record_opts_source_begin(&o);
+	assert_int_equal(record_opt_set(&o, "freq", "200", err, sizeof(err)), 0);
+	assert_int_equal(record_opts_check(&o, err, sizeof(err)), 0);
+	assert_int_equal(o.freq, 200);
+	assert_int_equal(o.period, 0);
+	record_opts_free(&o);
 	/* at the limit, and a period alone, are fine */
 	record_opts_init(&o);
 	snprintf(val, sizeof(val), "%llu", max);
