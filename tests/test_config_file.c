@@ -267,6 +267,23 @@ static void test_bom_crlf(void **state)
 	free(path);
 }
 
+/* Comments, blank lines and CRLF between: the error is still at its exact line. */
+static void test_line_numbers(void **state)
+{
+	static const char *const filler[] = { "# c\n", "\n", "; c\n", "   \r\n", "\t# t\n" };
+	struct fixture *f = *state;
+	char text[4096] = "[sink.a]\r\nplugin = plugin_good\n", *path;
+	int ret;
+
+	for (unsigned i = 0; i < 35; i++)
+		strcat(text, filler[i % 5]);
+	strcat(text, "count = 1\n  mode = fast\ncount = 2\n");
+	path = load(f, text, &ret);
+	assert_int_equal(ret, -EINVAL);
+	assert_contains(f->err, ".ini:40: [sink.a], key 'count': set twice (first at line 38)");
+	free(path);
+}
+
 /* The CLI is applied after the config and wins, including --plugin-dir. */
 static void test_cli_wins(void **state)
 {
@@ -446,6 +463,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_good_fan_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_bom_crlf, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_line_numbers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_cli_wins, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_select_twice, setup, teardown),
