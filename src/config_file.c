@@ -53,7 +53,7 @@ struct cfg_parse {
 	char *buf;
 	size_t cap;
 	int lineno;
-	int err_line;          /* first error; 0: none yet */
+	int failed;            /* an error is in err (only the first is kept) */
 	char err[ERR_MAX];
 	struct record_opts *o;
 	enum section_kind sec;
@@ -73,10 +73,12 @@ cfg_error(struct cfg_parse *st, int line, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (st->err_line)
+	if (st->failed)
 		return;
-	st->err_line = line;
+	st->failed = 1;
 	n = snprintf(st->err, sizeof(st->err), "%s:%d: ", st->file, line);
+	if (n < 0 || (size_t)n >= sizeof(st->err))
+		return;
 	va_start(ap, fmt);
 	vsnprintf(st->err + n, sizeof(st->err) - (size_t)n, fmt, ap);
 	va_end(ap);
@@ -238,7 +240,7 @@ static char *cfg_reader(char *str, int num, void *stream)
 	char *line;
 	ssize_t len;
 
-	if (st->err_line)
+	if (st->failed)
 		return NULL;
 	len = getline(&st->buf, &st->cap, st->fp);
 	if (len < 0)
@@ -261,7 +263,7 @@ static char *cfg_reader(char *str, int num, void *stream)
 		return NULL;
 	}
 	line_check(st, line);
-	if (st->err_line)
+	if (st->failed)
 		return NULL;
 	memcpy(str, line, (size_t)len);
 	str[len] = '\n';
@@ -344,15 +346,15 @@ static int cfg_parse_run(struct cfg_parse *st)
 
 	inih_configure();
 	line = ini_parse_stream(cfg_reader, st, cfg_handler, st);
-	if (!st->err_line && line > 0)
+	if (!st->failed && line > 0)
 		cfg_error(st, line, "syntax error: expected '[section]', 'key = value' or a "
 			  "comment ('#' or ';' first on the line)");
-	if (!st->err_line && line < 0)
+	if (!st->failed && line < 0)
 		cfg_error(st, st->lineno, "out of memory");
-	if (!st->err_line && ferror(st->fp))
+	if (!st->failed && ferror(st->fp))
 		cfg_error(st, st->lineno, "read error: %s", strerror(errno));
 	section_end(st);
-	return st->err_line ? -EINVAL : 0;
+	return st->failed ? -EINVAL : 0;
 }
 
 /* ---------------------------------------------------------- key values */
