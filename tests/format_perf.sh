@@ -124,8 +124,8 @@ run one partial report "no features, data.size patched" "$alpha" "$beta"
 run one partial header "zero feature bitmap" "# missing features: TRACING_DATA BUILD_ID HOSTNAME"
 
 run one filez header "COMPRESSED feature" "# compressed : Zstd, level = 3, ratio = 7"
-run one filez report "COMPRESSED feature, raw records" "$alpha" "$beta"
-run tp pipez script "COMPRESSED pipe feature" "sched:sched_switch: $switch"
+run one filez report "COMPRESSED feature and record" "$alpha" "$beta"
+run tp pipez script "COMPRESSED pipe feature and record" "sched:sched_switch: $switch"
 
 # Same header length with and without the end: the final header overwrote the
 # provisional one exactly, so data starts where both said.

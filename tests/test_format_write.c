@@ -9,10 +9,11 @@
  *          tp   sched:sched_switch + syscalls:sys_enter_getppid (IDENTIFIER, RAW)
  *          tp1  sched:sched_switch alone
  * MODE:    file     complete file: header, records, features, final header
- *          filez    file whose features announce zstd compression (no compressed records)
+ *          filez    file with the COMPRESSED feature; the samples go in one
+ *                   PERF_RECORD_COMPRESSED (zstd) when built with libzstd
  *          partial  what a crash leaves: header(NULL), records, data.size patched
  *          pipe     pipe-mode stream
- *          pipez    pipe-mode stream announcing zstd compression (no compressed records)
+ *          pipez    pipe-mode stream, COMPRESSED feature, samples compressed likewise
  *
  * Records: kernel MMAP, COMM and MMAP2 of this very binary, then samples whose
  * IPs are inside fmt_probe_alpha (3 per event) and fmt_probe_beta (1 per event).
@@ -27,6 +28,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
 #include "evlist.h"
 #include "perf_file.h"
 #include "record.h"
@@ -303,13 +307,18 @@ static void add_sample(struct bytes *b, unsigned e, uint64_t ip, uint64_t time, 
 	record_end(b, at, NULL, NULL); /* samples carry no trailer */
 }
 
-static int records_build(struct bytes *b)
+/* What the engine synthesizes before ring data. */
+static int synth_build(struct bytes *b)
 {
 	add_kernel_mmap(b);
 	add_comm(b);
 	int err = add_self_mmap2(b);
-	if (err)
-		return err;
+	return err ? err : b->err;
+}
+
+/* What the rings would deliver: samples, then a FINISHED_ROUND. */
+static int samples_build(struct bytes *b)
+{
 	uint64_t t = 1000000000ULL;
 	priv.first_sample_time = t;
 	for (unsigned e = 0; e < evl.nr; e++) {
@@ -325,6 +334,47 @@ static int records_build(struct bytes *b)
 	size_t at = record_begin(b, PS_RECORD_FINISHED_ROUND, 0);
 	record_end(b, at, NULL, NULL);
 	return b->err;
+}
+
+/*
+ * Append src as one PERF_RECORD_COMPRESSED: header + one zstd frame, not
+ * padded (as perf writes it).  Without libzstd the records stay raw.
+ */
+static int compressed_add(struct bytes *out, const struct bytes *src)
+{
+#ifdef HAVE_ZSTD
+	size_t cap = ZSTD_compressBound(src->len);
+	if (cap > 65535 - 8)
+		return -E2BIG;
+	size_t at = record_begin(out, PS_RECORD_COMPRESSED, 0);
+	uint8_t *dst = bytes_reserve(out, cap);
+	if (!dst)
+		return out->err;
+	size_t n = ZSTD_compress(dst, cap, src->p, src->len, 1);
+	if (ZSTD_isError(n))
+		return -EIO;
+	out->len += n;
+	uint16_t size = (uint16_t)(out->len - at);
+	bytes_put_at(out, at + offsetof(struct perf_event_header, size), &size, sizeof(size));
+#else
+	bytes_add(out, src->p, src->len);
+#endif
+	return out->err;
+}
+
+static int records_build(struct bytes *b, bool compress)
+{
+	struct bytes ring;
+	bytes_init(&ring);
+	int err = synth_build(b);
+	if (!err)
+		err = samples_build(&ring);
+	if (!err && compress)
+		err = compressed_add(b, &ring);
+	else if (!err)
+		bytes_add(b, ring.p, ring.len);
+	bytes_free(&ring);
+	return err ? err : b->err;
 }
 
 /* ------------------------------------------------------------ output */
@@ -410,7 +460,8 @@ int main(int argc, char **argv)
 
 	struct bytes recs;
 	bytes_init(&recs);
-	err = records_build(&recs);
+	bool compress = !strcmp(argv[2], "filez") || !strcmp(argv[2], "pipez");
+	err = records_build(&recs, compress);
 	if (err)
 		return die("records", err);
 	int fd = open(argv[3], O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
