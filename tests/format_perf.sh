@@ -69,7 +69,7 @@ run() {
 	expect "$desc" "$TMP/out" "$TMP/err" "$@"
 }
 
-echo "1..23"
+echo "1..24"
 
 alpha='[.] fmt_probe_alpha'
 beta='[.] fmt_probe_beta'
@@ -126,6 +126,9 @@ run one partial header "zero feature bitmap" "# missing features: TRACING_DATA B
 run one filez header "COMPRESSED feature" "# compressed : Zstd, level = 3, ratio = 7"
 run one filez report "COMPRESSED feature and record" "$alpha" "$beta"
 run tp pipez script "COMPRESSED pipe feature and record" "sched:sched_switch: $switch"
+run tp pipez header "HEADER_FEATURE records" \
+	"# perf version : perfsink " "# cmdline : " "# nrcpus online : " "# CPU 0: Core ID" \
+	"# event : name = sched:sched_switch, , id = { 1000, 1001 }, type = 2"
 
 # Same header length with and without the end: the final header overwrote the
 # provisional one exactly, so data starts where both said.
