@@ -69,7 +69,7 @@ run() {
 	expect "$desc" "$TMP/out" "$TMP/err" "$@"
 }
 
-echo "1..24"
+echo "1..25"
 
 alpha='[.] fmt_probe_alpha'
 beta='[.] fmt_probe_beta'
@@ -129,6 +129,21 @@ run tp pipez script "COMPRESSED pipe feature and record" "sched:sched_switch: $s
 run tp pipez header "HEADER_FEATURE records" \
 	"# perf version : perfsink " "# cmdline : " "# nrcpus online : " "# CPU 0: Core ID" \
 	"# event : name = sched:sched_switch, , id = { 1000, 1001 }, type = 2"
+
+# TRACING_DATA byte for byte against the one perf record itself writes.
+desc="TRACING_DATA identical to perf record's for sched:sched_switch"
+if [ ! -d /sys/kernel/tracing/events/sched ] && [ ! -d /sys/kernel/debug/tracing/events/sched ]; then
+	skip "$desc" "no tracefs"
+elif ! "$PERF" record -q -N -B -o "$TMP/perf_tp.data" -e sched:sched_switch -- true \
+		>"$TMP/rec.out" 2>&1; then
+	skip "$desc" "perf record cannot open sched:sched_switch here"
+elif "${TESTS_BUILDDIR:-.}/test_format_tdcmp" "$TMP/perf_tp.data" sched:sched_switch \
+		>"$TMP/out" 2>"$TMP/err"; then
+	ok "$desc"
+else
+	not_ok "$desc"
+	sed 's/^/# /' "$TMP/err"
+fi
 
 # Same header length with and without the end: the final header overwrote the
 # provisional one exactly, so data starts where both said.
