@@ -29,9 +29,20 @@ struct section {
 	uint64_t offset, size;
 };
 
-static const struct ps_evlist *stream_evlist(const struct perfsink_stream *s)
+/*
+ * The evlist behind s, checked: -EINVAL without one, -ENODATA for
+ * tracepoints without their TRACING_DATA (perf would reject the output, so
+ * fail at the first header rather than at the end of the recording).
+ */
+static int stream_evlist(const struct perfsink_stream *s, const struct ps_evlist **evl)
 {
-	return s && s->priv ? s->priv->evl : NULL;
+	*evl = s && s->priv ? s->priv->evl : NULL;
+	if (!*evl)
+		return -EINVAL;
+	const struct bytes *td = s->priv->tracing_data;
+	if ((*evl)->has_tracepoint && (!td || !td->len))
+		return -ENODATA;
+	return 0;
 }
 
 static uint64_t total_ids(const struct ps_evlist *evl)
@@ -81,9 +92,10 @@ static int bytes_finish(struct bytes *b, struct perfsink_bytes *out)
 int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file_end *end,
 		     struct perfsink_bytes *out)
 {
-	const struct ps_evlist *evl = stream_evlist(s);
-	if (!evl || !out)
-		return -EINVAL;
+	const struct ps_evlist *evl;
+	int err = stream_evlist(s, &evl);
+	if (err || !out)
+		return err ? err : -EINVAL;
 	uint64_t data_offset = data_offset_of(evl);
 	if (end && end->data_offset != data_offset)
 		return -EINVAL;
@@ -122,8 +134,10 @@ int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file
 int perf_file_features(const struct perfsink_stream *s, const struct perfsink_file_end *end,
 		       struct perfsink_bytes *out)
 {
-	if (!stream_evlist(s) || !end || !out)
-		return -EINVAL;
+	const struct ps_evlist *evl;
+	int err = stream_evlist(s, &evl);
+	if (err || !end || !out)
+		return err ? err : -EINVAL;
 
 	int ids[FEAT_BITS];
 	unsigned nr = 0;
@@ -137,7 +151,7 @@ int perf_file_features(const struct perfsink_stream *s, const struct perfsink_fi
 	bytes_zero(&b, nr * sizeof(struct section));
 	for (unsigned i = 0; i < nr && !b.err; i++) {
 		size_t start = b.len;
-		int err = feature_write(ids[i], &b, s, end->comp);
+		err = feature_write(ids[i], &b, s, end->comp);
 		if (err) {
 			bytes_free(&b);
 			return err;
@@ -225,15 +239,16 @@ static int pipe_tracing_data(struct bytes *b, const struct perfsink_stream *s)
 int perf_pipe_header(const struct perfsink_stream *s, const struct perfsink_compression *comp,
 		     struct perfsink_bytes *out)
 {
-	const struct ps_evlist *evl = stream_evlist(s);
-	if (!evl || !out)
-		return -EINVAL;
+	const struct ps_evlist *evl;
+	int err = stream_evlist(s, &evl);
+	if (err || !out)
+		return err ? err : -EINVAL;
 
 	struct bytes b;
 	bytes_init(&b);
 	bytes_u64(&b, PERF_MAGIC2);
 	bytes_u64(&b, 16);
-	int err = pipe_attrs(&b, evl);
+	err = pipe_attrs(&b, evl);
 	if (!err)
 		err = pipe_features(&b, s, comp);
 	if (!err)

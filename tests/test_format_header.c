@@ -191,6 +191,10 @@ static void test_header_rejects_wrong_offset(void **state)
 
 	assert_int_equal(perf_file_header(&f->s, &end, &h), -EINVAL);
 	assert_int_equal(perf_file_features(&f->s, NULL, &h), -EINVAL);
+	/* Tracepoints without TRACING_DATA: perf could not read the output. */
+	f->evl.has_tracepoint = true;
+	assert_int_equal(perf_file_header(&f->s, NULL, &h), -ENODATA);
+	assert_int_equal(perf_pipe_header(&f->s, NULL, &h), -ENODATA);
 	struct perfsink_stream empty = { 0 };
 	assert_int_equal(perf_file_header(&empty, NULL, &h), -EINVAL);
 	assert_int_equal(perf_pipe_header(&empty, NULL, &h), -EINVAL);
