@@ -20,6 +20,7 @@
  *     barrier(ctx)              at the end, before rotate(), and when asked
  *     rotate(ctx, next)         optional: finish this output, begin the next
  *     close(ctx, summary)       final; ctx is freed by the sink
+ *                               (summary is NULL after upload())
  *
  * THREADS.  The engine calls every op of one instance from a single thread
  * (the engine thread), never two ops at once.  A sink may run threads of its
@@ -265,6 +266,13 @@ struct perfsink_sink_ops {
 	/* Final.  Frees ctx. */
 	int (*close)(void *ctx, const struct perfsink_summary *sum);
 	void (*stats)(void *ctx, struct perfsink_sink_stats *out);
+	/*
+	 * Optional.  Deliver what an earlier run left behind (a spool), then
+	 * return 0, or a negative errno when some of it could not be delivered
+	 * within deadline_ms.  `perfsink upload` calls open(), upload(), then
+	 * close(ctx, NULL) with no start() in between.
+	 */
+	int (*upload)(void *ctx, int64_t deadline_ms);
 };
 
 /* ops->flags */
