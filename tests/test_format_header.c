@@ -83,8 +83,8 @@ static int setup(void **state)
 	f->evl.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			     PERF_SAMPLE_IDENTIFIER;
 	bytes_init(&f->td);
-	static char *argv[] = { "perfsink", "record", "-e", "cpu-clock", NULL };
-	f->priv = (struct perfsink_stream_priv){ .evl = &f->evl, .argc = 4, .argv = argv,
+	static char *argv[] = { "record", "-e", "cpu-clock", NULL };
+	f->priv = (struct perfsink_stream_priv){ .evl = &f->evl, .argc = 3, .argv = argv,
 						 .tracing_data = &f->td,
 						 .first_sample_time = 1000,
 						 .last_sample_time = 5000 };
@@ -274,7 +274,7 @@ static void test_features_payloads(void **state)
 	assert_true(u32_at(v.p[i], 0) >= u32_at(v.p[i], 4));
 
 	i = view_find(&v, FEAT_CMDLINE);
-	assert_int_equal(u32_at(v.p[i], 0), 4); /* exe path + 3 arguments */
+	assert_int_equal(u32_at(v.p[i], 0), 4); /* exe path + record -e cpu-clock */
 	const uint8_t *p = v.p[i] + 4;
 	perf_string(p, &adv);
 	p += adv;

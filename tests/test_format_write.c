@@ -453,7 +453,7 @@ int main(int argc, char **argv)
 		return die("evlist", err);
 	for (unsigned i = 0; i < evl.nr; i++)
 		names[i] = events[i].name;
-	priv = (struct perfsink_stream_priv){ .evl = &evl, .argc = argc, .argv = argv,
+	priv = (struct perfsink_stream_priv){ .evl = &evl, .argc = argc - 1, .argv = argv + 1,
 					      .tracing_data = &tracing };
 	stream = (struct perfsink_stream){ .nr_events = evl.nr, .event_names = names,
 					   .nr_rings = 2, .session = "test", .priv = &priv };
