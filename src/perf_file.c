@@ -9,6 +9,9 @@
  *   ...  perf_file_attr per event: attr (128 bytes) + ids {offset, size}
  *   data_offset: records
  *   data_offset + data_size: feature index {offset, size} per set bit, then payloads
+ *
+ * Pipe mode: "PERFILE2" + u64 16, HEADER_ATTR per event, HEADER_FEATURE
+ * records and their end marker, HEADER_TRACING_DATA, EVENT_UPDATE names.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -236,6 +239,32 @@ static int pipe_tracing_data(struct bytes *b, const struct perfsink_stream *s)
 	return err ? err : b->err;
 }
 
+/*
+ * EVENT_UPDATE (name) per event, as perf record sends them in pipe mode.
+ * perf also takes names from EVENT_DESC, but that one record holds every
+ * id of every event and is dropped when it outgrows 64 KiB (many threads
+ * or CPUs); these small records keep the names in that case.
+ */
+static int pipe_event_names(struct bytes *b, const struct ps_evlist *evl)
+{
+	enum { EVENT_UPDATE_NAME = 2 };
+	for (unsigned i = 0; i < evl->nr; i++) {
+		const struct ps_event *ev = &evl->ev[i];
+		if (!ev->nr_ids || !ev->name)
+			continue;
+		size_t start = record_begin(b, PS_RECORD_EVENT_UPDATE, 0);
+		bytes_u64(b, EVENT_UPDATE_NAME);
+		bytes_u64(b, ev->ids[0]);
+		bytes_add(b, ev->name, strlen(ev->name) + 1);
+		/* Pad the record itself: the unpadded features may have left b unaligned. */
+		bytes_zero(b, (8 - (b->len - start) % 8) % 8);
+		int err = record_close(b, start);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int perf_pipe_header(const struct perfsink_stream *s, const struct perfsink_compression *comp,
 		     struct perfsink_bytes *out)
 {
@@ -253,6 +282,8 @@ int perf_pipe_header(const struct perfsink_stream *s, const struct perfsink_comp
 		err = pipe_features(&b, s, comp);
 	if (!err)
 		err = pipe_tracing_data(&b, s);
+	if (!err)
+		err = pipe_event_names(&b, evl);
 	if (err) {
 		bytes_free(&b);
 		return err;

@@ -69,36 +69,42 @@ run() {
 	expect "$desc" "$TMP/out" "$TMP/err" "$@"
 }
 
-echo "1..25"
+echo "1..28"
 
 alpha='[.] fmt_probe_alpha'
 beta='[.] fmt_probe_beta'
 
 run one file report "symbols and event name" \
 	"of event 'cpu-clock'" "75.00%" "$alpha" "$beta" "test_format_write"
-run one file script "samples" "cpu-clock:" "fmt_probe_alpha+0x4" "fmt_probe_beta+0x4" "fmt_writer"
+run one file script "samples" " cpu-clock: " "fmt_probe_alpha+0x4" "fmt_probe_beta+0x4" "fmt_writer"
 run one file header "features" \
 	"# perf version : perfsink " "# hostname : " "# os release : " "# arch : " \
 	"# nrcpus online : " "# nrcpus avail : " "# cpudesc : " "# total memory : " \
 	"# cmdline : " "test_format_write one file" \
-	"# event : name = cpu-clock, , id = { 1000, 1001 }, type = 1, size = 128" \
+	"# event : name = cpu-clock, , id = { 10000, 10001 }, type = 1, size = 128" \
 	"# sibling threads : " "# CPU 0: Core ID" \
 	"# time of first sample : 1.000000" "# time of last sample : 1.000003" \
 	"# missing features: TRACING_DATA BUILD_ID"
 run one pipe report "symbols and event name" \
 	"of event 'cpu-clock'" "75.00%" "$alpha" "$beta"
-run one pipe script "samples" "cpu-clock:" "fmt_probe_alpha+0x4" "fmt_probe_beta+0x4"
+run one pipe script "samples" " cpu-clock: " "fmt_probe_alpha+0x4" "fmt_probe_beta+0x4"
 
 run two file report "two events" \
 	"of event 'cpu-clock'" "of event 'task-clock'" "$alpha" "$beta"
-run two file script "samples of both events" "cpu-clock:" "task-clock:" "fmt_probe_beta+0x4"
+run two file script "samples of both events" " cpu-clock: " " task-clock: " "fmt_probe_beta+0x4"
 run two file header "EVENT_DESC" \
-	"# event : name = cpu-clock, , id = { 1000, 1001 }" \
-	"# event : name = task-clock, , id = { 2000, 2001 }" \
+	"# event : name = cpu-clock, , id = { 10000, 10001 }" \
+	"# event : name = task-clock, , id = { 20000, 20001 }" \
 	"sample_type = IP|TID|TIME|CPU|PERIOD|IDENTIFIER"
 run two pipe report "two events" \
 	"of event 'cpu-clock'" "of event 'task-clock'" "$alpha" "$beta"
-run two pipe script "samples of both events" "cpu-clock:" "task-clock:" "fmt_probe_alpha+0x4"
+run two pipe script "samples of both events" " cpu-clock: " " task-clock: " "fmt_probe_alpha+0x4"
+
+# 4500 ids per event: EVENT_DESC outgrows a pipe record; names come from EVENT_UPDATE.
+run many pipe report "names without EVENT_DESC" \
+	"of event 'cpu-clock'" "of event 'task-clock'" "$alpha" "$beta"
+run many pipe script "names without EVENT_DESC" " cpu-clock: " " task-clock: " "fmt_probe_alpha+0x4"
+run many file report "4500 ids per event" "of event 'cpu-clock'" "of event 'task-clock'" "$alpha"
 
 switch='prev_comm=fmt_writer prev_pid='
 switch2='prev_prio=120 prev_state=S ==> next_comm=swapper/1 next_pid=0 next_prio=120'
@@ -107,8 +113,8 @@ run tp file script "tracepoint fields decoded" \
 run tp file report "tracepoint report" \
 	"of event 'sched:sched_switch'" "of event 'syscalls:sys_enter_getppid'" "$switch"
 run tp file header "TRACING_DATA and EVENT_DESC" \
-	"# event : name = sched:sched_switch, , id = { 1000, 1001 }, type = 2" \
-	"# event : name = syscalls:sys_enter_getppid, , id = { 2000, 2001 }, type = 2" \
+	"# event : name = sched:sched_switch, , id = { 10000, 10001 }, type = 2" \
+	"# event : name = syscalls:sys_enter_getppid, , id = { 20000, 20001 }, type = 2" \
 	"# missing features: BUILD_ID"
 run tp pipe script "tracepoint fields decoded" \
 	"sched:sched_switch: $switch" "$switch2" "syscalls:sys_enter_getppid:"
@@ -128,7 +134,7 @@ run one filez report "COMPRESSED feature and record" "$alpha" "$beta"
 run tp pipez script "COMPRESSED pipe feature and record" "sched:sched_switch: $switch"
 run tp pipez header "HEADER_FEATURE records" \
 	"# perf version : perfsink " "# cmdline : " "# nrcpus online : " "# CPU 0: Core ID" \
-	"# event : name = sched:sched_switch, , id = { 1000, 1001 }, type = 2"
+	"# event : name = sched:sched_switch, , id = { 10000, 10001 }, type = 2"
 
 # TRACING_DATA byte for byte against the one perf record itself writes.
 desc="TRACING_DATA identical to perf record's for sched:sched_switch"

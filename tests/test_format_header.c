@@ -329,6 +329,9 @@ static void test_features_compressed(void **state)
 
 /* ------------------------------------------------------------ pipe */
 
+static void event_names_check(const struct fixture *f, const uint8_t *p, size_t off,
+			      size_t len);
+
 static void test_pipe_layout(void **state)
 {
 	struct fixture *f = *state;
@@ -366,7 +369,50 @@ static void test_pipe_layout(void **state)
 	}
 	assert_int_equal(last, FEAT_LAST);
 	assert_true(compressed);
-	assert_int_equal(off, out.len); /* no tracepoint: nothing after the end marker */
+	/* No tracepoint: the EVENT_UPDATE names follow the end marker directly. */
+	event_names_check(f, out.data, off, out.len);
+	perf_bytes_free(&out);
+}
+
+/* EVENT_UPDATE (type 2, name) for each event from off to the end of the prologue. */
+static void event_names_check(const struct fixture *f, const uint8_t *p, size_t off, size_t len)
+{
+	for (unsigned e = 0; e < f->evl.nr; e++) {
+		assert_int_equal(u32_at(p, off), PS_RECORD_EVENT_UPDATE);
+		uint16_t size = u16_at(p, off + 6);
+		assert_int_equal(size % 8, 0);
+		assert_int_equal(u64_at(p, off + 8), 2);
+		assert_int_equal(u64_at(p, off + 16), f->ev[e].ids[0]);
+		assert_string_equal((const char *)p + off + 24, f->ev[e].name);
+		off += size;
+	}
+	assert_int_equal(off, len);
+}
+
+/* Too many ids for EVENT_DESC in one record: it is left out, names still come. */
+static void test_pipe_event_desc_too_big(void **state)
+{
+	struct fixture *f = *state;
+	struct perfsink_bytes out = { 0 };
+	static uint64_t many[2][4500];
+
+	for (int e = 0; e < 2; e++) {
+		f->ev[e].ids = many[e];
+		f->ev[e].nr_ids = 4500; /* HEADER_ATTR 36136 bytes fits; EVENT_DESC does not */
+		many[e][0] = 100 + (uint64_t)e;
+	}
+	assert_int_equal(perf_pipe_header(&f->s, NULL, &out), 0);
+	size_t off = 16;
+	int feats = 0;
+	while (u32_at(out.data, off) != PS_RECORD_EVENT_UPDATE) {
+		if (u32_at(out.data, off) == PS_RECORD_HEADER_FEATURE) {
+			assert_int_not_equal(u64_at(out.data, off + 8), FEAT_EVENT_DESC);
+			feats++;
+		}
+		off += u16_at(out.data, off + 6);
+	}
+	assert_true(feats > 5);
+	event_names_check(f, out.data, off, out.len);
 	perf_bytes_free(&out);
 }
 
@@ -492,9 +538,9 @@ static void test_tracing_data_in_file_and_pipe(void **state)
 	assert_int_equal(u16_at(pipe.data, off + 6), 16);
 	assert_int_equal(u32_at(pipe.data, off + 8), padded);
 	assert_memory_equal(pipe.data + off + 16, f->td.p, f->td.len);
-	assert_int_equal(pipe.len, off + 16 + padded);
-	for (size_t k = off + 16 + f->td.len; k < pipe.len; k++)
+	for (size_t k = off + 16 + f->td.len; k < off + 16 + padded; k++)
 		assert_int_equal(pipe.data[k], 0);
+	event_names_check(f, pipe.data, off + 16 + padded, pipe.len);
 	perf_bytes_free(&hdr);
 	perf_bytes_free(&feat);
 	perf_bytes_free(&pipe);
@@ -510,6 +556,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_features_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_attr_too_big, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_pipe_event_desc_too_big, setup, teardown),
 		cmocka_unit_test(test_tracefs_ids),
 		cmocka_unit_test(test_tracing_data_structure),
 		cmocka_unit_test_setup_teardown(test_tracing_data_in_file_and_pipe, setup, teardown),

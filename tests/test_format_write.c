@@ -8,6 +8,8 @@
  *          two  cpu-clock + task-clock (PERF_SAMPLE_IDENTIFIER)
  *          tp   sched:sched_switch + syscalls:sys_enter_getppid (IDENTIFIER, RAW)
  *          tp1  sched:sched_switch alone
+ *          many as two, with 4500 ids per event: EVENT_DESC no longer fits
+ *               one pipe record, the EVENT_UPDATE names must do
  * MODE:    file     complete file: header, records, features, final header
  *          filez    file with the COMPRESSED feature; the samples go in one
  *                   PERF_RECORD_COMPRESSED (zstd) when built with libzstd
@@ -38,6 +40,7 @@
 #include "tracing_data.h"
 
 #define NR_IDS 2
+#define NR_IDS_MANY 4500
 #define SAMPLES_ALPHA 3
 #define SAMPLES_BETA 1
 
@@ -77,7 +80,8 @@ static const struct event_spec getppid_tp = { "syscalls:sys_enter_getppid",
 					      "sys_enter_getppid" };
 
 static struct ps_event events[2];
-static uint64_t ids[2][NR_IDS];
+static uint64_t ids[2][NR_IDS_MANY];
+static unsigned nr_ids = NR_IDS;
 static struct ps_evlist evl;
 static struct bytes tracing;
 static struct perfsink_stream_priv priv;
@@ -115,10 +119,10 @@ static int event_init(struct ps_event *ev, const struct event_spec *spec, unsign
 		ev->attr.freq = 1;
 		ev->attr.sample_freq = 4000;
 	}
-	for (unsigned i = 0; i < NR_IDS; i++)
-		ids[idx][i] = 1000 * (idx + 1) + i;
+	for (unsigned i = 0; i < nr_ids; i++)
+		ids[idx][i] = 10000 * (idx + 1) + i;
 	ev->ids = ids[idx];
-	ev->nr_ids = NR_IDS;
+	ev->nr_ids = nr_ids;
 	return 0;
 }
 
@@ -133,6 +137,10 @@ static int evlist_build(const char *variant)
 	} else if (!strcmp(variant, "tp")) {
 		specs[0] = &sched_switch;
 		specs[1] = &getppid_tp;
+	} else if (!strcmp(variant, "many")) {
+		specs[0] = &cpu_clock;
+		specs[1] = &task_clock;
+		nr_ids = NR_IDS_MANY;
 	} else if (!strcmp(variant, "tp1")) {
 		specs[0] = &sched_switch;
 	} else {
@@ -294,7 +302,7 @@ static void add_sample(struct bytes *b, unsigned e, uint64_t ip, uint64_t time, 
 	uint32_t pid = (uint32_t)getpid();
 	size_t at = record_begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		bytes_u64(b, ev->ids[cpu % NR_IDS]);
+		bytes_u64(b, ev->ids[cpu % ev->nr_ids]);
 	bytes_u64(b, ip);
 	bytes_u32(b, pid);
 	bytes_u32(b, pid);
@@ -441,7 +449,7 @@ static int write_pipe(int fd, const struct bytes *recs, const struct perfsink_co
 int main(int argc, char **argv)
 {
 	if (argc != 4) {
-		fprintf(stderr, "usage: %s one|two|tp|tp1 file|filez|partial|pipe|pipez OUT\n", argv[0]);
+		fprintf(stderr, "usage: %s one|two|tp|tp1|many file|filez|partial|pipe|pipez OUT\n", argv[0]);
 		return 2;
 	}
 	fmt_probe_alpha(10);
