@@ -72,10 +72,10 @@ static void add_attr(struct bytes *b, const struct perf_event_attr *attr)
 	bytes_add(b, raw, sizeof(raw));
 }
 
+/* Sets the bits of the features written in file mode; bits starts zeroed. */
 static void features_bitmap(uint64_t bits[FEAT_BITS / 64], const struct perfsink_stream *s,
 			    const struct perfsink_compression *comp)
 {
-	memset(bits, 0, FEAT_BITS / 8);
 	for (int f = 1; f < FEAT_BITS; f++)
 		if (feature_wanted(f, s, comp, false))
 			bits[f / 64] |= 1ULL << (f % 64);
