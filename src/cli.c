@@ -174,13 +174,24 @@ int cmd_record(int argc, char **argv)
 	}
 	if (r < 0)
 		goto out;
-	/* The events of a config are replaced, not extended, by -e. */
+	/* The config's plugins must be looked up in --plugin-dir too. */
+	for (unsigned i = 0; i < nsets; i++) {
+		if (!strcmp(sets[i].name, "plugin-dir")) {
+			free(o.plugin_dir);
+			o.plugin_dir = strdup(sets[i].value);
+		}
+	}
+	int cli_verbose = o.verbose;
 	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
 	if (apply_sets(&o, sets, nsets) < 0)
 		goto out;
+	/* -q / -v on the command line win over [record] verbose. */
+	if (cli_verbose != 1)
+		o.verbose = cli_verbose;
+	log_set_verbosity(o.verbose);
 	if (record_opts_check(&o, err, sizeof(err)) < 0 ||
 	    config_select(&cfg, &o, err, sizeof(err)) < 0) {
 		pr_err("%s", err);

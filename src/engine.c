@@ -387,7 +387,7 @@ static int synthesize(struct engine *e)
 	else if (e->o->tid)
 		r = synth_process(&b, &e->evl, e->o->tid);
 	else
-		r = synth_process(&b, &e->evl, e->wl.pid);
+		synth_comm(&b, &e->evl, e->wl.pid, e->wl.pid, "perfsink-exec"); /* exec brings the rest */
 	if (r < 0)
 		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
 	synth_finished_init(&b);
@@ -513,6 +513,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		return EXIT_BAD_INPUT;
 	}
 	if (sinkset_open(&e->ss, c) < 0) {
+		sinkset_free(&e->ss);
 		evlist_free(&e->evl);
 		return EXIT_BAD_INPUT;
 	}
@@ -535,7 +536,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		r = -EPIPE;
 		goto fail;
 	}
-	if (!o->argv)
+	if (!o->argv || e->evl.system_wide)
 		evlist_enable(&e->evl);
 	bool exec_failed = false;
 	if (o->argv && (r = workload_start(&e->wl)) < 0) {

@@ -130,7 +130,8 @@ static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struc
 	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	a->disabled = 1;
 	a->inherit = !evl->system_wide;
-	a->enable_on_exec = o->argv != NULL;
+	/* System-wide counting starts at once; a workload of its own starts at exec. */
+	a->enable_on_exec = o->argv != NULL && !evl->system_wide;
 	a->sample_id_all = 1;
 	a->exclude_guest = 1;
 	if (first) {

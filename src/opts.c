@@ -25,6 +25,8 @@
 
 typedef int (*opt_setter)(struct record_opts *o, const char *v, char *err, size_t errlen);
 
+static uint64_t opt_bit(const char *name);
+
 static int events_add(struct record_opts *o, const char *name)
 {
 	char **ev = realloc(o->events, (o->nr_events + 1) * sizeof(*ev));
@@ -77,7 +79,7 @@ static int set_event(struct record_opts *o, const char *v, char *err, size_t err
 	copy = strdup(v);
 	if (!copy)
 		return -ENOMEM;
-	if (!record_opt_is_set(o, "event"))
+	if (!(o->source_mask & opt_bit("event")))
 		events_clear(o);
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save))
 		ret = events_add(o, tok);
@@ -96,6 +98,8 @@ static int set_freq(struct record_opts *o, const char *v, char *err, size_t errl
 	}
 	o->freq = (uint64_t)n;
 	o->period = 0;
+	if (!(o->source_mask & opt_bit("count")))
+		o->set_mask &= ~opt_bit("count"); /* an earlier source's -c */
 	return 0;
 }
 
@@ -110,6 +114,8 @@ static int set_count(struct record_opts *o, const char *v, char *err, size_t err
 	}
 	o->period = (uint64_t)n;
 	o->freq = 0;
+	if (!(o->source_mask & opt_bit("freq")))
+		o->set_mask &= ~opt_bit("freq"); /* an earlier source's -F */
 	return 0;
 }
 
@@ -319,6 +325,13 @@ static int opt_index(const char *name)
 	return -1;
 }
 
+static uint64_t opt_bit(const char *name)
+{
+	int i = opt_index(name);
+
+	return i < 0 ? 0 : 1ULL << i;
+}
+
 void record_opts_init(struct record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -366,8 +379,10 @@ int record_opt_set(struct record_opts *o, const char *name, const char *value,
 	ret = setters[i](o, value, err, errlen);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
-	if (!ret)
+	if (!ret) {
 		o->set_mask |= 1ULL << i;
+		o->source_mask |= 1ULL << i;
+	}
 	return ret;
 }
 
@@ -378,9 +393,9 @@ bool record_opt_is_set(const struct record_opts *o, const char *name)
 	return i >= 0 && (o->set_mask & (1ULL << i));
 }
 
-void record_opts_events_reset(struct record_opts *o)
+void record_opts_source_begin(struct record_opts *o)
 {
-	o->set_mask &= ~(1ULL << opt_index("event"));
+	o->source_mask = 0;
 }
 
 /* The kernel's limit on -F; 0 when it cannot be read. */

@@ -34,6 +34,7 @@ struct record_opts {
 	char **argv;          /* workload after --, NULL-terminated; NULL if none */
 	/* Bookkeeping of record_opt_set() */
 	uint64_t set_mask;    /* bit i: record_opt_names[i] was set explicitly */
+	uint64_t source_mask; /* the same, by the current source only */
 };
 
 void record_opts_init(struct record_opts *o);
@@ -50,11 +51,14 @@ int record_opt_set(struct record_opts *o, const char *name, const char *value,
 extern const char *const record_opt_names[];
 
 /*
- * "event" appends to the list; the first explicit "event" replaces the
- * default.  The CLI calls this before applying its first -e so that its list
- * replaces the one from the config's [record] section instead of extending it.
+ * Options come from sources applied in order: the config's [record], then
+ * the CLI.  A later source wins: its first "event" replaces the list (the
+ * default or an earlier source's) and later ones append; its "count" undoes
+ * an earlier source's "freq" and the other way round, while -F with -c from
+ * one source is an error (record_opts_check).  config_load() calls this when
+ * it has applied [record], so the CLI needs no call of its own.
  */
-void record_opts_events_reset(struct record_opts *o);
+void record_opts_source_begin(struct record_opts *o);
 /* True when option `name` was set explicitly (config or CLI). */
 bool record_opt_is_set(const struct record_opts *o, const char *name);
 
