@@ -1,1 +1,585 @@
-/* engine: being written */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "config_file.h"
+#include "engine.h"
+#include "evlist.h"
+#include "log.h"
+#include "opts.h"
+#include "pool.h"
+#include "record.h"
+#include "ring.h"
+#include "sinkset.h"
+#include "stream.h"
+#include "synth.h"
+#include "tracing_data.h"
+#include "workload.h"
+
+#define ROUND_BYTES 8
+#define POLL_MS 100
+
+struct engine {
+	const struct record_opts *o;
+	struct ps_evlist evl;
+	struct ring *rings;
+	struct pool **pools;
+	unsigned nr_rings;
+	struct pollfd *pfds;        /* rings, then the signal pipe */
+	struct sinkset ss;
+	struct perfsink_stream stream;
+	struct perfsink_stream_priv priv;
+	const char **names;
+	struct bytes tracing;
+	struct workload wl;
+	bool child_done;
+	int child_status;
+	uint64_t seq;
+	unsigned time_off;          /* offset of TIME in a SAMPLE record */
+	struct timespec t0;
+	char session[40];
+	char hostname[65];
+	/* counters for the summary */
+	uint64_t wakeups, passes, samples, lost_records, lost_in_records, lost_samples;
+	uint64_t ring_bytes, buffers;
+	int error;                  /* first runtime error (negative errno) */
+};
+
+static int sig_pipe[2] = { -1, -1 };
+static volatile sig_atomic_t nr_interrupts;
+
+static void on_signal(int sig)
+{
+	int saved = errno;
+	unsigned char c = (unsigned char)sig;
+	if (sig == SIGINT || sig == SIGTERM)
+		nr_interrupts++;
+	if (write(sig_pipe[1], &c, 1) < 0) {
+		/* pipe full: a wakeup is pending anyway */
+	}
+	errno = saved;
+}
+
+static int signals_setup(void)
+{
+	if (pipe2(sig_pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -errno;
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	return 0;
+}
+
+static void signals_restore(void)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	signal(SIGUSR2, SIG_DFL);
+	if (sig_pipe[0] >= 0) {
+		close(sig_pipe[0]);
+		close(sig_pipe[1]);
+	}
+	sig_pipe[0] = sig_pipe[1] = -1;
+}
+
+static int64_t now_ns(clockid_t clk)
+{
+	struct timespec ts;
+	clock_gettime(clk, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* --------------------------------------------------------------- rings */
+
+static int rings_setup(struct engine *e, char *err, size_t errlen)
+{
+	struct ps_evlist *evl = &e->evl;
+	e->nr_rings = evl->nr_cpus;
+	e->rings = calloc(e->nr_rings, sizeof(*e->rings));
+	e->pools = calloc(e->nr_rings, sizeof(*e->pools));
+	e->pfds = calloc(e->nr_rings + 1, sizeof(*e->pfds));
+	if (!e->rings || !e->pools || !e->pfds)
+		return -ENOMEM;
+	for (unsigned c = 0; c < evl->nr_cpus; c++) {
+		int leader = -1;
+		for (unsigned ev = 0; ev < evl->nr; ev++) {
+			for (unsigned t = 0; t < evl->nr_threads; t++) {
+				int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
+				if (fd < 0)
+					continue;
+				if (leader < 0) {
+					leader = fd;
+					continue;
+				}
+				/* Every other event of this CPU writes into the leader's ring. */
+				if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) < 0) {
+					snprintf(err, errlen, "cannot redirect event '%s' on CPU %d into one ring: %s",
+						 evl->ev[ev].name, evl->cpus[c], strerror(errno));
+					return -errno;
+				}
+			}
+		}
+		int r = leader < 0 ? -ENODEV : ring_map(&e->rings[c], leader, evl->cpus[c], e->o->mmap_pages);
+		if (r < 0) {
+			snprintf(err, errlen, "cannot map the ring of CPU %d (%u pages): %s%s", evl->cpus[c],
+				 e->o->mmap_pages, strerror(-r),
+				 r == -EPERM ? "; lower -m or raise /proc/sys/kernel/perf_event_mlock_kb" : "");
+			return r;
+		}
+		r = pool_create(e->o->aio, e->rings[c].size + ROUND_BYTES, &e->pools[c]);
+		if (r < 0) {
+			snprintf(err, errlen, "cannot allocate %u buffers of %llu bytes", e->o->aio,
+				 (unsigned long long)e->rings[c].size);
+			return r;
+		}
+		e->pfds[c] = (struct pollfd){ .fd = leader, .events = POLLIN };
+	}
+	e->pfds[e->nr_rings] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+	return 0;
+}
+
+static void rings_teardown(struct engine *e)
+{
+	for (unsigned c = 0; e->rings && c < e->nr_rings; c++) {
+		ring_unmap(&e->rings[c]);
+		pool_release(e->pools[c]);
+	}
+	free(e->rings);
+	free(e->pools);
+	free(e->pfds);
+	e->rings = NULL;
+	e->pools = NULL;
+	e->pfds = NULL;
+}
+
+/* ------------------------------------------------------------ dispatch */
+
+static int dispatch(struct engine *e, struct psbuf *b)
+{
+	b->pub.seq = e->seq++;
+	e->buffers++;
+	int r = sinkset_write(&e->ss, &b->pub);
+	psbuf_put(&b->pub);
+	if (r < 0 && !e->error)
+		e->error = r;
+	return r;
+}
+
+static int dispatch_bytes(struct engine *e, const struct bytes *recs)
+{
+	if (recs->err)
+		return recs->err;
+	if (recs->len == 0)
+		return 0;
+	struct psbuf *b = heapbuf_new(recs->len);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b->mem, recs->p, recs->len);
+	b->pub.len = recs->len;
+	b->pub.kind = PERFSINK_BUF_SYNTH;
+	b->pub.cpu = -1;
+	return dispatch(e, b);
+}
+
+/* Count samples and kernel-reported loss; track the sample time range. */
+static void scan_records(struct engine *e, const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+	while (off + sizeof(struct perf_event_header) <= len) {
+		const struct perf_event_header *h = (const void *)(p + off);
+		if (h->size < sizeof(*h) || off + h->size > len)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE && h->size >= e->time_off + 8) {
+			uint64_t t;
+			memcpy(&t, p + off + e->time_off, sizeof(t));
+			if (!e->priv.samples || t < e->priv.first_sample_time)
+				e->priv.first_sample_time = t;
+			if (t > e->priv.last_sample_time)
+				e->priv.last_sample_time = t;
+			e->priv.samples++;
+			e->samples++;
+		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
+			uint64_t lost;
+			memcpy(&lost, p + off + 16, sizeof(lost));
+			e->lost_records++;
+			e->lost_in_records += lost;
+		}
+		off += h->size;
+	}
+}
+
+/*
+ * One pass over every ring.  Each ring is copied and released at once;
+ * the buffers go out after the pass so the last one can carry the
+ * FINISHED_ROUND that tells perf every ring was drained up to here.
+ */
+static int drain_pass(struct engine *e)
+{
+	struct psbuf *batch[e->nr_rings];
+	unsigned k = 0;
+	for (unsigned c = 0; c < e->nr_rings; c++) {
+		struct ring *r = &e->rings[c];
+		if (!ring_ready(r))
+			continue;
+		struct psbuf *b = pool_get(e->pools[c]); /* waits while sinks hold them all */
+		size_t n = ring_read(r, b->mem, b->cap - ROUND_BYTES);
+		if (!n) {
+			psbuf_put(&b->pub);
+			continue;
+		}
+		b->pub.len = n;
+		b->pub.kind = PERFSINK_BUF_RING;
+		b->pub.cpu = r->cpu;
+		e->ring_bytes += n;
+		scan_records(e, b->mem, n);
+		batch[k++] = b;
+	}
+	if (!k)
+		return 0;
+	struct psbuf *last = batch[k - 1];
+	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = ROUND_BYTES };
+	memcpy(last->mem + last->pub.len, &round, sizeof(round));
+	last->pub.len += ROUND_BYTES;
+	last->pub.tail_round = ROUND_BYTES;
+	e->passes++;
+	int ret = 0;
+	for (unsigned i = 0; i < k; i++) {
+		int r = dispatch(e, batch[i]);
+		if (r < 0 && !ret)
+			ret = r;
+	}
+	return ret ? ret : (int)k;
+}
+
+static int drain_all(struct engine *e)
+{
+	int r;
+	/* Bounded: a ring that keeps filling cannot hold the exit forever. */
+	for (int i = 0; i < 64; i++) {
+		r = drain_pass(e);
+		if (r <= 0)
+			return r;
+	}
+	return 0;
+}
+
+/* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
+static int lost_samples_records(struct engine *e)
+{
+	struct ps_evlist *evl = &e->evl;
+	struct bytes b;
+	bytes_init(&b);
+	for (unsigned ev = 0; ev < evl->nr; ev++) {
+		for (unsigned c = 0; c < evl->nr_cpus; c++) {
+			for (unsigned t = 0; t < evl->nr_threads; t++) {
+				int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
+				uint64_t v[3]; /* value, id, lost */
+				if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v) || !v[2])
+					continue;
+				e->lost_samples += v[2];
+				size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
+				bytes_u64(&b, v[2]);
+				struct ps_sample_id sid = { .id = v[1], .cpu = (uint32_t)evl->cpus[c] };
+				record_end(&b, at, evl, &sid);
+			}
+		}
+	}
+	int r = dispatch_bytes(e, &b);
+	bytes_free(&b);
+	return r;
+}
+
+/* -------------------------------------------------------------- stream */
+
+static void make_session_id(char *out, size_t n)
+{
+	uint8_t rnd[8] = { 0 };
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		uint64_t t = (uint64_t)now_ns(CLOCK_MONOTONIC) ^ (uint64_t)getpid();
+		memcpy(rnd, &t, sizeof(rnd));
+	}
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	char stamp[20];
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	snprintf(out, n, "%s-%02x%02x%02x%02x%02x%02x", stamp, rnd[0], rnd[1], rnd[2], rnd[3],
+		 rnd[4], rnd[5]);
+}
+
+static int stream_setup(struct engine *e, int argc, char **argv)
+{
+	struct ps_evlist *evl = &e->evl;
+	e->names = calloc(evl->nr, sizeof(*e->names));
+	if (!e->names)
+		return -ENOMEM;
+	for (unsigned i = 0; i < evl->nr; i++)
+		e->names[i] = evl->ev[i].name;
+	bytes_init(&e->tracing);
+	if (evl->has_tracepoint) {
+		const char *sys[evl->nr], *name[evl->nr];
+		unsigned k = 0;
+		for (unsigned i = 0; i < evl->nr; i++) {
+			if (!evl->ev[i].tp_sys)
+				continue;
+			sys[k] = evl->ev[i].tp_sys;
+			name[k++] = evl->ev[i].tp_name;
+		}
+		int r = tracing_data_build(sys, name, k, &e->tracing);
+		if (r < 0)
+			return r;
+	}
+	struct utsname u;
+	if (uname(&u) == 0)
+		snprintf(e->hostname, sizeof(e->hostname), "%s", u.nodename);
+	make_session_id(e->session, sizeof(e->session));
+	e->priv = (struct perfsink_stream_priv){
+		.evl = evl, .argc = argc, .argv = argv, .tracing_data = &e->tracing,
+	};
+	e->stream = (struct perfsink_stream){
+		.nr_events = evl->nr,
+		.event_names = e->names,
+		.nr_rings = e->nr_rings,
+		.nr_buffers = e->nr_rings * e->o->aio,
+		.buffer_size = e->rings[0].size + ROUND_BYTES,
+		.ring_mmap_len = e->rings[0].mmap_len,
+		.session = e->session,
+		.host_name = e->hostname,
+		.start_realtime_ns = now_ns(CLOCK_REALTIME),
+		.priv = &e->priv,
+	};
+	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
+	e->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
+	return 0;
+}
+
+static int synthesize(struct engine *e)
+{
+	struct bytes b;
+	bytes_init(&b);
+	int r = synth_kernel_mmap(&b, &e->evl);
+	if (r < 0)
+		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
+	if (e->evl.system_wide)
+		r = synth_all_processes(&b, &e->evl);
+	else if (e->o->pid)
+		r = synth_process(&b, &e->evl, e->o->pid);
+	else if (e->o->tid)
+		r = synth_process(&b, &e->evl, e->o->tid);
+	else
+		r = synth_process(&b, &e->evl, e->wl.pid);
+	if (r < 0)
+		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
+	synth_finished_init(&b);
+	r = dispatch_bytes(e, &b);
+	bytes_free(&b);
+	return r;
+}
+
+/* ----------------------------------------------------------- main loop */
+
+static void reap_child(struct engine *e)
+{
+	if (!e->wl.pid || e->child_done)
+		return;
+	int st;
+	if (waitpid(e->wl.pid, &st, WNOHANG) == e->wl.pid) {
+		e->child_done = true;
+		e->child_status = st;
+	}
+}
+
+/* Returns true when recording should stop. */
+static bool handle_signals(struct engine *e)
+{
+	unsigned char sigs[64];
+	ssize_t n;
+	bool stop = false;
+	while ((n = read(sig_pipe[0], sigs, sizeof(sigs))) > 0) {
+		for (ssize_t i = 0; i < n; i++) {
+			if (sigs[i] == SIGINT || sigs[i] == SIGTERM)
+				stop = true;
+			else if (sigs[i] == SIGCHLD)
+				reap_child(e);
+		}
+	}
+	return stop || e->child_done;
+}
+
+static bool all_hung_up(const struct engine *e)
+{
+	for (unsigned c = 0; c < e->nr_rings; c++)
+		if (!(e->pfds[c].revents & POLLHUP))
+			return false;
+	return e->nr_rings > 0;
+}
+
+static void record_loop(struct engine *e)
+{
+	int64_t deadline = e->o->duration_ms
+		? now_ns(CLOCK_MONOTONIC) + (int64_t)e->o->duration_ms * 1000000 : 0;
+	for (;;) {
+		int timeout = POLL_MS;
+		if (deadline) {
+			int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
+			if (left <= 0)
+				break;
+			if (left < timeout)
+				timeout = (int)left;
+		}
+		int n = poll(e->pfds, e->nr_rings + 1, timeout);
+		if (n > 0) {
+			for (unsigned c = 0; c < e->nr_rings; c++)
+				if (e->pfds[c].revents & POLLIN)
+					e->wakeups++;
+		}
+		bool stop = handle_signals(e);
+		reap_child(e);
+		if (drain_pass(e) < 0)
+			break; /* a sink with on_error = stop failed */
+		/* -p: the target and its threads are gone. */
+		if (stop || e->child_done || (n > 0 && !e->wl.pid && !e->evl.system_wide && all_hung_up(e)))
+			break;
+	}
+}
+
+static void print_summary(struct engine *e)
+{
+	double secs = (double)(now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9;
+	pr_info("[ perfsink record: Woken up %llu times to write data ]",
+		(unsigned long long)e->wakeups);
+	pr_info("[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples, %llu buffers) ]",
+		(double)e->ring_bytes / (1024.0 * 1024.0), e->nr_rings, secs,
+		(unsigned long long)e->samples, (unsigned long long)e->buffers);
+	uint64_t lost = e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records;
+	if (lost) {
+		double pct = 100.0 * (double)lost / (double)(lost + e->samples);
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%) in %llu LOST records: the rings "
+			"filled up; try a larger -m, a lower -F, or fewer events ]",
+			(unsigned long long)lost, pct, (unsigned long long)e->lost_records);
+	} else {
+		pr_info("[ perfsink record: lost 0 samples ]");
+	}
+	uint64_t waits = 0;
+	for (unsigned c = 0; c < e->nr_rings; c++)
+		waits += e->pools[c]->waits;
+	if (waits)
+		pr_info("[ perfsink record: waited %llu times for a sink to return a buffer ]",
+			(unsigned long long)waits);
+	sinkset_report(&e->ss);
+}
+
+static void engine_free(struct engine *e)
+{
+	evlist_close(&e->evl);
+	rings_teardown(e);
+	evlist_free(&e->evl);
+	bytes_free(&e->tracing);
+	free(e->names);
+}
+
+int engine_record(const struct record_opts *o, const struct config *c, int argc, char **argv)
+{
+	struct engine eng = { .o = o, .wl = { .go_fd = -1, .err_fd = -1 } };
+	struct engine *e = &eng;
+	char err[512] = "";
+	int code = EXIT_BAD_INPUT;
+
+	clock_gettime(CLOCK_MONOTONIC, &e->t0);
+	int r = evlist_parse(&e->evl, o, err, sizeof(err));
+	if (r < 0) {
+		pr_err("%s", err[0] ? err : strerror(-r));
+		evlist_free(&e->evl);
+		return EXIT_BAD_INPUT;
+	}
+	if (sinkset_open(&e->ss, c) < 0) {
+		evlist_free(&e->evl);
+		return EXIT_BAD_INPUT;
+	}
+	if ((r = signals_setup()) < 0)
+		goto fail;
+	if (o->argv && (r = workload_prepare(&e->wl, o->argv)) < 0) {
+		snprintf(err, sizeof(err), "cannot fork the workload: %s", strerror(-r));
+		goto fail;
+	}
+	code = EXIT_RECORD_FAILED;
+	if ((r = evlist_set_targets(&e->evl, o, e->wl.pid, err, sizeof(err))) < 0 ||
+	    (r = evlist_open(&e->evl, err, sizeof(err))) < 0 ||
+	    (r = rings_setup(e, err, sizeof(err))) < 0)
+		goto fail;
+	if ((r = stream_setup(e, argc, argv)) < 0) {
+		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
+		goto fail;
+	}
+	if (sinkset_start(&e->ss, &e->stream) < 0 || synthesize(e) < 0) {
+		err[0] = '\0'; /* the sink said why */
+		r = -EPIPE;
+		goto fail;
+	}
+	if (!o->argv)
+		evlist_enable(&e->evl);
+	if (o->argv && (r = workload_start(&e->wl)) < 0) {
+		snprintf(err, sizeof(err), "cannot run '%s': %s", o->argv[0], strerror(-r));
+		e->error = r;
+	}
+	if (!e->error)
+		record_loop(e);
+
+	evlist_disable(&e->evl);
+	drain_all(e);
+	lost_samples_records(e);
+	sinkset_barrier(&e->ss);
+	if (e->error && err[0])
+		pr_err("%s", err);
+	if (log_verbosity() >= 0)
+		print_summary(e);
+	struct perfsink_summary sum = {
+		.samples = e->samples,
+		.lost_events = e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records,
+		.ring_bytes = e->ring_bytes,
+		.duration_ns = now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec),
+		.stop_reason = e->error,
+	};
+	bool sink_failed = e->ss.nr_stop_failed || !sinkset_alive(&e->ss);
+	int cr = sinkset_close(&e->ss, &sum);
+	if (e->wl.pid && !e->child_done) {
+		/* Stopped by a signal, --duration or an error: end the workload as perf does. */
+		kill(e->wl.pid, SIGTERM);
+		int st;
+		if (waitpid(e->wl.pid, &st, 0) == e->wl.pid) {
+			e->child_done = true;
+			e->child_status = st;
+		}
+	}
+	signals_restore();
+	sinkset_free(&e->ss);
+	engine_free(e);
+	if (e->error || cr < 0 || sink_failed)
+		return EXIT_RECORD_FAILED;
+	return e->wl.pid ? workload_exit_code(e->child_status) : 0;
+
+fail:
+	if (err[0])
+		pr_err("%s", err);
+	workload_abort(&e->wl);
+	sinkset_close(&e->ss, NULL);
+	signals_restore();
+	sinkset_free(&e->ss);
+	engine_free(e);
+	return code;
+}

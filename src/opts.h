@@ -32,6 +32,8 @@ struct record_opts {
 	char **sinks;         /* --sink, repeatable */
 	unsigned nr_sinks;
 	char **argv;          /* workload after --, NULL-terminated; NULL if none */
+	/* Bookkeeping of record_opt_set() */
+	uint64_t set_mask;    /* bit i: record_opt_names[i] was set explicitly */
 };
 
 void record_opts_init(struct record_opts *o);
@@ -44,8 +46,17 @@ void record_opts_free(struct record_opts *o);
  */
 int record_opt_set(struct record_opts *o, const char *name, const char *value,
 		   char *err, size_t errlen);
-/* Name list for help and for the config's error messages. */
+/* Name list for help and for the config's error messages; NULL-terminated. */
 extern const char *const record_opt_names[];
+
+/*
+ * "event" appends to the list; the first explicit "event" replaces the
+ * default.  The CLI calls this before applying its first -e so that its list
+ * replaces the one from the config's [record] section instead of extending it.
+ */
+void record_opts_events_reset(struct record_opts *o);
+/* True when option `name` was set explicitly (config or CLI). */
+bool record_opt_is_set(const struct record_opts *o, const char *name);
 
 /* Checks that need all options together (-p with -a, ...). */
 int record_opts_check(const struct record_opts *o, char *err, size_t errlen);
