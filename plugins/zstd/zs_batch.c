@@ -42,85 +42,59 @@ uint64_t zs_records_count(const uint8_t *data, size_t len)
 	return n;
 }
 
-static size_t buf_compressible(const struct perfsink_buf *buf)
+/* Raw bytes: straight out when no group is open, else behind it. */
+static int batch_raw(struct zs_batch *b, struct zs_frame *f, const void *p, size_t len)
 {
-	if (buf->kind != PERFSINK_BUF_RING || buf->tail_round > buf->len)
+	if (!len)
 		return 0;
-	return buf->len - buf->tail_round;
+	return zs_obuf_append(zs_frame_pending(f) ? &b->held : &b->out, p, len);
 }
 
-/* Index of the last buffer with bytes to compress, or -1. */
-static long batch_last_compressible(const struct zs_batch *b)
+int zs_batch_feed(struct zs_batch *b, struct zs_frame *f, const struct perfsink_buf *buf)
 {
-	long i;
-
-	for (i = (long)b->nr - 1; i >= 0; i--)
-		if (buf_compressible(b->bufs[i]))
-			return i;
-	return -1;
-}
-
-/* Mode for buffer i: end or flush where raw bytes or the batch end follow. */
-static enum zs_mode batch_mode(const struct zs_batch *b, unsigned i, long last, int independent)
-{
-	const struct perfsink_buf *buf = b->bufs[i];
-
-	if ((long)i == last)
-		return independent ? ZS_END : ZS_FLUSH;
-	if (buf->tail_round || i + 1 == b->nr || buf_compressible(b->bufs[i + 1]) == 0)
-		return ZS_FLUSH;
-	return ZS_KEEP;
-}
-
-static int batch_one(struct zs_batch *b, unsigned i, long last, struct zs_frame *f,
-		     int independent)
-{
-	const struct perfsink_buf *buf = b->bufs[i];
-	size_t comp = buf_compressible(buf);
+	size_t comp = 0;
 	int err;
 
-	if (buf->kind != PERFSINK_BUF_RING)
-		return zs_obuf_append(&b->out, buf->data, buf->len);
-	if (comp) {
-		err = zs_frame_put(f, &b->out, buf->data, comp, batch_mode(b, i, last, independent));
+	b->records += zs_records_count(buf->data, buf->len);
+	if (buf->kind == PERFSINK_BUF_RING && buf->tail_round <= buf->len)
+		comp = buf->len - buf->tail_round;
+	if (!comp)
+		return batch_raw(b, f, buf->data, buf->len);
+	if (b->held.len) { /* the open group ends before the raw bytes */
+		err = zs_frame_put(f, &b->out, NULL, 0, ZS_FLUSH);
+		if (!err)
+			err = zs_obuf_append(&b->out, b->held.data, b->held.len);
 		if (err)
 			return err;
+		zs_obuf_reset(&b->held);
 	}
-	return zs_obuf_append(&b->out, buf->data + comp, buf->len - comp);
+	err = zs_frame_put(f, &b->out, buf->data, comp, ZS_KEEP);
+	if (err)
+		return err;
+	return batch_raw(b, f, buf->data + comp, buf->len - comp);
 }
 
-int zs_batch_compress(struct zs_batch *b, struct zs_frame *f, int independent,
-		      zs_put_fn put, void *arg)
+int zs_batch_finish(struct zs_batch *b, struct zs_frame *f, int independent)
 {
-	long last = batch_last_compressible(b);
-	unsigned i;
 	int err = 0;
 
-	zs_obuf_reset(&b->out);
-	for (i = 0; i < b->nr; i++) {
-		struct perfsink_buf *buf = b->bufs[i];
-
-		if (!err)
-			err = batch_one(b, i, last, f, independent);
-		b->records += zs_records_count(buf->data, buf->len);
-		b->bufs[i] = NULL;
-		put(arg, buf);
-	}
-	b->nr = 0;
-	if (err)
-		zs_frame_reset(f); /* never continue a frame that lost bytes */
+	if (zs_frame_pending(f))
+		err = zs_frame_put(f, &b->out, NULL, 0, independent ? ZS_END : ZS_FLUSH);
+	if (!err && b->held.len)
+		err = zs_obuf_append(&b->out, b->held.data, b->held.len);
+	zs_obuf_free(&b->held);
 	return err;
 }
 
 void zs_batch_drop(struct zs_batch *b, zs_put_fn put, void *arg)
 {
-	unsigned i;
+	for (; b->taken < b->nr; b->taken++) {
+		struct perfsink_buf *buf = b->bufs[b->taken];
 
-	for (i = 0; i < b->nr; i++) {
-		b->records += zs_records_count(b->bufs[i]->data, b->bufs[i]->len);
-		put(arg, b->bufs[i]);
+		b->records += zs_records_count(buf->data, buf->len);
+		b->bufs[b->taken] = NULL;
+		put(arg, buf);
 	}
-	b->nr = 0;
 }
 
 void zs_batch_free(struct zs_batch *b)
@@ -129,5 +103,6 @@ void zs_batch_free(struct zs_batch *b)
 		return;
 	free(b->bufs);
 	zs_obuf_free(&b->out);
+	zs_obuf_free(&b->held);
 	free(b);
 }

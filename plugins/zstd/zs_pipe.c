@@ -21,13 +21,13 @@ struct zs_pipe {
 	int writer_started;
 
 	pthread_mutex_t mu;
-	pthread_cond_t work_cv;     /* a batch was queued, or stop */
-	pthread_cond_t done_cv;     /* a batch changed state or left */
-	struct zs_batch *head, *tail; /* submitted, not yet taken by the writer */
-	struct zs_batch *next_work;   /* first batch no worker took yet */
+	pthread_cond_t work_cv;     /* a buffer or batch was queued, or stop */
+	pthread_cond_t done_cv;     /* a batch finished, left, or was written */
+	struct zs_batch *head, *tail; /* not yet taken by the writer */
+	struct zs_batch *next_claim;  /* oldest batch no worker took */
 	unsigned writing;           /* batches given to the file, not done */
 	int appending;              /* the writer is inside zs_file_append */
-	uint64_t pending_in;        /* input bytes submitted, not yet done */
+	uint64_t pending_in;        /* input bytes pushed, not yet done */
 	struct zs_file *file;
 	unsigned gen;
 	int stop;
@@ -37,21 +37,15 @@ struct zs_pipe {
 
 #define PLOG(p, lvl, ...) (p)->host->log((p)->cfg.inst, (lvl), __VA_ARGS__)
 
-static void pipe_put(void *arg, struct perfsink_buf *buf)
-{
-	struct zs_pipe *p = arg;
-
-	p->host->buf_put(buf);
-}
-
 /* Record the first error and say it once.  Called with p->mu held. */
 static void pipe_fail(struct zs_pipe *p, int err)
 {
-	if (p->err)
+	if (p->err || !err)
 		return;
 	p->err = err;
 	PLOG(p, PERFSINK_LOG_ERROR, "writing '%s' failed: %s; records after the last complete write are dropped",
 	     p->file ? p->file->path : "?", strerror(-err));
+	pthread_cond_broadcast(&p->done_cv);
 }
 
 /* A batch leaves the pipe without reaching the file.  p->mu held. */
@@ -62,28 +56,59 @@ static void pipe_count_drop(struct zs_pipe *p, struct zs_batch *b)
 	p->st.dropped_records += b->records;
 }
 
-static void worker_compress(struct zs_worker *wk, struct zs_batch *b, int failed)
+/* Worker, without the lock: compress one buffer and release it. */
+static void worker_feed(struct zs_worker *wk, struct zs_batch *b, struct perfsink_buf *buf,
+			int failed)
 {
 	struct zs_pipe *p = wk->p;
 	uint64_t in0 = wk->frame.in_bytes, out0 = wk->frame.out_bytes;
 
-	if (failed) {
-		zs_batch_drop(b, pipe_put, p);
-		b->err = failed;
-		return;
-	}
-	if (wk->gen != b->gen) {
-		b->err = zs_frame_reset(&wk->frame);
-		wk->gen = b->gen;
-	}
-	if (!b->err)
-		b->err = zs_batch_compress(b, &wk->frame, p->nr_workers > 1, pipe_put, p);
+	if (failed || b->err)
+		b->records += zs_records_count(buf->data, buf->len);
 	else
-		zs_batch_drop(b, pipe_put, p);
+		b->err = zs_batch_feed(b, &wk->frame, buf);
+	p->host->buf_put(buf);
 	pthread_mutex_lock(&p->mu);
 	p->st.comp_in += wk->frame.in_bytes - in0;
 	p->st.comp_out += wk->frame.out_bytes - out0;
 	pthread_mutex_unlock(&p->mu);
+}
+
+/* Worker: take b's buffers as they come until it is closed.  p->mu held. */
+static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
+{
+	struct zs_pipe *p = wk->p;
+	uint64_t out0;
+
+	if (wk->gen != b->gen) { /* new file: new stream */
+		b->err = zs_frame_reset(&wk->frame);
+		wk->gen = b->gen;
+	}
+	for (;;) {
+		if (b->taken < b->nr) {
+			struct perfsink_buf *buf = b->bufs[b->taken];
+			int failed = p->err;
+
+			b->bufs[b->taken++] = NULL;
+			pthread_mutex_unlock(&p->mu);
+			worker_feed(wk, b, buf, failed);
+			pthread_mutex_lock(&p->mu);
+		} else if (b->closed) {
+			break;
+		} else {
+			pthread_cond_wait(&p->work_cv, &p->mu);
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+	out0 = wk->frame.out_bytes;
+	if (!b->err)
+		b->err = zs_batch_finish(b, &wk->frame, p->nr_workers > 1);
+	if (b->err)
+		zs_frame_reset(&wk->frame); /* never continue a stream that lost bytes */
+	pthread_mutex_lock(&p->mu);
+	p->st.comp_out += wk->frame.out_bytes - out0;
+	b->state = ZB_DONE;
+	pthread_cond_broadcast(&p->done_cv);
 }
 
 static void *worker_main(void *arg)
@@ -94,21 +119,16 @@ static void *worker_main(void *arg)
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
 		struct zs_batch *b;
-		int failed;
 
-		while (!p->stop && !p->next_work)
+		while (!p->stop && !p->next_claim)
 			pthread_cond_wait(&p->work_cv, &p->mu);
-		if (!p->next_work)
+		if (!p->next_claim)
 			break;
-		b = p->next_work;
-		p->next_work = b->next;
+		b = p->next_claim;
+		p->next_claim = b->next;
+		b->claimed = 1;
 		b->state = ZB_BUSY;
-		failed = p->err;
-		pthread_mutex_unlock(&p->mu);
-		worker_compress(wk, b, failed);
-		pthread_mutex_lock(&p->mu);
-		b->state = ZB_DONE;
-		pthread_cond_broadcast(&p->done_cv);
+		worker_batch(wk, b);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -170,8 +190,7 @@ static void *writer_main(void *arg)
 		p->head = b->next;
 		if (!p->head)
 			p->tail = NULL;
-		if (b->err && b->err != p->err)
-			pipe_fail(p, b->err);
+		pipe_fail(p, b->err);
 		if (p->err) {
 			pipe_count_drop(p, b);
 			zs_batch_free(b);
@@ -242,35 +261,48 @@ void zs_pipe_set_file(struct zs_pipe *p, struct zs_file *f)
 	pthread_mutex_unlock(&p->mu);
 }
 
-int zs_pipe_submit(struct zs_pipe *p, struct zs_batch *b)
+/* The batch buffers go to: the tail while it gathers, else a new one. */
+static struct zs_batch *pipe_open_batch(struct zs_pipe *p)
 {
-	int err;
+	struct zs_batch *b = p->tail;
 
-	pthread_mutex_lock(&p->mu);
-	while (!p->err && p->pending_in && p->pending_in + b->in_bytes > p->cfg.max_pending)
-		pthread_cond_wait(&p->done_cv, &p->mu);
-	err = p->err;
-	if (err) {
-		zs_batch_drop(b, pipe_put, p);
-		p->pending_in += b->in_bytes;
-		pipe_count_drop(p, b);
-		pthread_mutex_unlock(&p->mu);
-		zs_batch_free(b);
-		return err;
-	}
+	if (b && !b->closed)
+		return b;
+	b = zs_batch_new();
+	if (!b)
+		return NULL;
 	b->gen = p->gen;
-	b->state = ZB_QUEUED;
 	if (p->tail)
 		p->tail->next = b;
 	else
 		p->head = b;
 	p->tail = b;
-	if (!p->next_work)
-		p->next_work = b;
-	p->pending_in += b->in_bytes;
-	pthread_cond_signal(&p->work_cv);
+	if (!p->next_claim)
+		p->next_claim = b;
+	return b;
+}
+
+int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
+{
+	struct zs_batch *b;
+	int err;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->err && p->pending_in && p->pending_in + buf->len > p->cfg.max_pending)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	err = p->err;
+	b = err ? NULL : pipe_open_batch(p);
+	if (!err && (!b || zs_batch_add(b, buf) < 0))
+		err = -ENOMEM;
+	if (!err) {
+		p->host->buf_get(buf);
+		p->pending_in += buf->len;
+		if (b->in_bytes >= p->cfg.min_batch)
+			b->closed = 1;
+		pthread_cond_broadcast(&p->work_cv);
+	}
 	pthread_mutex_unlock(&p->mu);
-	return 0;
+	return err;
 }
 
 int zs_pipe_wait_idle(struct zs_pipe *p)
@@ -278,6 +310,10 @@ int zs_pipe_wait_idle(struct zs_pipe *p)
 	int err;
 
 	pthread_mutex_lock(&p->mu);
+	if (p->tail && !p->tail->closed) {
+		p->tail->closed = 1;
+		pthread_cond_broadcast(&p->work_cv);
+	}
 	while (p->head || p->writing || p->appending)
 		pthread_cond_wait(&p->done_cv, &p->mu);
 	err = p->err;

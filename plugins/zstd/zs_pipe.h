@@ -1,8 +1,11 @@
 /*
  * zs_pipe: compression off the engine thread, output in stream order.
  *
- *   engine thread --submit--> FIFO of batches --> N workers compress
- *                                  |                 (any order)
+ *   engine thread --push--> FIFO of batches --> a worker claims the oldest
+ *                            unclaimed batch and compresses its buffers as
+ *                            they arrive, releasing each one at once; the
+ *                            batch is closed at min_batch bytes or barrier
+ *                                  |
  *                                  +--> writer thread appends DONE batches
  *                                       from the FIFO head, in order, to the
  *                                       zs_file; the aio thread frees them.
@@ -11,8 +14,9 @@
  * stream per file, like perf -z, best ratio).  With more, every batch ends
  * its frame so workers are independent; perf reads both.
  *
- * Buffers are released by the workers as soon as they are compressed, so
- * the engine never waits on a later call into the sink.  submit() waits
+ * Buffers are released by the workers as soon as zstd took their bytes,
+ * never held while a batch gathers, so the engine never waits on a later
+ * call into the sink even with one pooled buffer per ring.  push() waits
  * (backpressure) while the input bytes not yet on file exceed max_pending.
  *
  * Errors are sticky: the first failure (compression, ENOSPC, EIO...) is
@@ -34,7 +38,8 @@ struct zs_pipe;
 struct zs_pipe_config {
 	unsigned threads;       /* compression workers, >= 1 */
 	int level;              /* zstd level */
-	uint64_t max_pending;   /* input bytes in flight before submit waits */
+	uint64_t min_batch;     /* input bytes that close a batch */
+	uint64_t max_pending;   /* input bytes in flight before push waits */
 	const struct perfsink_instance *inst;
 };
 
@@ -47,9 +52,12 @@ struct zs_pipe_stats {
 int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out);
 /* Direct later batches to f (a new generation: frames restart).  Idle only. */
 void zs_pipe_set_file(struct zs_pipe *p, struct zs_file *f);
-/* Queue b (ownership passes).  Returns the sticky error, b then dropped. */
-int zs_pipe_submit(struct zs_pipe *p, struct zs_batch *b);
-/* Wait until every submitted batch is on file or dropped; sticky error. */
+/*
+ * Take a reference on buf (host->buf_get) and queue it.  Returns 0, or the
+ * sticky error / -ENOMEM without taking the reference.
+ */
+int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf);
+/* Close the gathering batch, wait until all is on file or dropped. */
 int zs_pipe_wait_idle(struct zs_pipe *p);
 int zs_pipe_error(struct zs_pipe *p);
 void zs_pipe_stats(struct zs_pipe *p, struct zs_pipe_stats *out);

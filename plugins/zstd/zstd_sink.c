@@ -8,13 +8,12 @@
  * COMPRESSED feature {zstd, level, ratio, mmap_len} and the final header.
  * Record framing and the mmap_len bound: zs_frame.h.
  *
- * Flow: write() takes a reference and appends the buffer to an open batch;
- * a batch is submitted when it holds min_batch bytes (like perf
- * --mmap-flush) or a quarter of the engine's buffers (so the engine never
- * starves waiting for buffers we merely gather); barrier() submits the
- * rest.  Workers compress, the writer appends in order: zs_pipe.h.  Space
- * for the feature section is kept allocated so a full disk still leaves a
- * readable file: zs_file.h.
+ * Flow: write() takes a reference and queues the buffer; a worker feeds it
+ * to zstd at once and releases it.  A batch (one aio write, and with
+ * several threads one zstd frame) closes at min_batch bytes, like perf
+ * --mmap-flush, or at barrier().  The writer appends batches in order:
+ * zs_pipe.h.  Space for the feature section is kept allocated so a full
+ * disk still leaves a readable file: zs_file.h.
  *
  * Segments (rotate): segment 0 is written to `path`; segment N > 0 to
  * "<path>.<YYYYmmddHHMMSS>.<NNNN>", the time being the segment stream's
@@ -65,8 +64,6 @@ struct zsink {
 	int file_ok;              /* file is open */
 	const struct perfsink_stream *stream;
 	struct zs_pipe *pipe;
-	struct zs_batch *open;    /* being gathered */
-	unsigned max_hold;        /* buffers the open batch may hold */
 	int err;
 
 	struct zs_pipe_stats at_begin; /* pipe totals when this file began */
@@ -130,10 +127,9 @@ static int zsink_begin(struct zsink *z, const struct perfsink_stream *s)
 static int zstd_start(void *ctx, const struct perfsink_stream *s)
 {
 	struct zsink *z = ctx;
-	struct zs_pipe_config pc = { z->threads, z->level, z->max_pending, z->inst };
+	struct zs_pipe_config pc = { z->threads, z->level, z->min_batch, z->max_pending, z->inst };
 	int r;
 
-	z->max_hold = s->nr_buffers >= 8 ? s->nr_buffers / 4 : 2;
 	r = zs_pipe_create(&pc, &z->pipe);
 	if (r < 0) {
 		LOG(z, PERFSINK_LOG_ERROR, "cannot start the compression threads: %s", strerror(-r));
@@ -152,34 +148,20 @@ static int zstd_start(void *ctx, const struct perfsink_stream *s)
 	return z->err = zsink_begin(z, s);
 }
 
-static int zsink_submit(struct zsink *z)
-{
-	struct zs_batch *b = z->open;
-
-	z->open = NULL;
-	return b ? zs_pipe_submit(z->pipe, b) : 0;
-}
-
 static int zstd_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct zsink *z = ctx;
 	int r;
 
-	if (z->err || (z->err = zs_pipe_error(z->pipe)))
+	if (z->err)
 		return z->err;
-	if (!z->open && !(z->open = zs_batch_new()))
-		return z->err = -ENOMEM;
-	z->host->buf_get(buf);
-	r = zs_batch_add(z->open, buf);
-	if (r < 0) {
-		z->host->buf_put(buf);
+	r = zs_pipe_push(z->pipe, buf);
+	if (r == -ENOMEM)
 		LOG(z, PERFSINK_LOG_ERROR, "out of memory");
+	if (r < 0) /* other errors were logged by the pipe */
 		return z->err = r;
-	}
 	z->st.bytes_in += buf->len;
 	z->st.buffers++;
-	if (z->open->in_bytes >= z->min_batch || z->open->nr >= z->max_hold)
-		return z->err = zsink_submit(z);
 	return 0;
 }
 
@@ -190,9 +172,7 @@ static int zstd_barrier(void *ctx)
 
 	if (!z->pipe)
 		return z->err;
-	r = zsink_submit(z);
-	if (!r)
-		r = zs_pipe_wait_idle(z->pipe);
+	r = zs_pipe_wait_idle(z->pipe);
 	if (r && !z->err)
 		z->err = r;
 	return z->err;
