@@ -116,14 +116,18 @@ static int rings_setup(struct engine *e, char *err, size_t errlen)
 	if (!e->rings || !e->pools || !e->pfds)
 		return -ENOMEM;
 	for (unsigned c = 0; c < evl->nr_cpus; c++) {
-		int leader = -1;
-		for (unsigned ev = 0; ev < evl->nr; ev++) {
+		int leader = -1, r = 0;
+		for (unsigned ev = 0; ev < evl->nr && r == 0; ev++) {
 			for (unsigned t = 0; t < evl->nr_threads; t++) {
 				int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
 				if (fd < 0)
 					continue;
 				if (leader < 0) {
+					/* The kernel redirects only into a ring that is mapped already. */
 					leader = fd;
+					r = ring_map(&e->rings[c], leader, evl->cpus[c], e->o->mmap_pages);
+					if (r < 0)
+						break;
 					continue;
 				}
 				/* Every other event of this CPU writes into the leader's ring. */
@@ -134,7 +138,8 @@ static int rings_setup(struct engine *e, char *err, size_t errlen)
 				}
 			}
 		}
-		int r = leader < 0 ? -ENODEV : ring_map(&e->rings[c], leader, evl->cpus[c], e->o->mmap_pages);
+		if (leader < 0)
+			r = -ENODEV;
 		if (r < 0) {
 			snprintf(err, errlen, "cannot map the ring of CPU %d (%u pages): %s%s", evl->cpus[c],
 				 e->o->mmap_pages, strerror(-r),
@@ -517,7 +522,6 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		snprintf(err, sizeof(err), "cannot fork the workload: %s", strerror(-r));
 		goto fail;
 	}
-	code = EXIT_RECORD_FAILED;
 	if ((r = evlist_set_targets(&e->evl, o, e->wl.pid, err, sizeof(err))) < 0 ||
 	    (r = evlist_open(&e->evl, err, sizeof(err))) < 0 ||
 	    (r = rings_setup(e, err, sizeof(err))) < 0)
@@ -533,9 +537,11 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 	}
 	if (!o->argv)
 		evlist_enable(&e->evl);
+	bool exec_failed = false;
 	if (o->argv && (r = workload_start(&e->wl)) < 0) {
 		snprintf(err, sizeof(err), "cannot run '%s': %s", o->argv[0], strerror(-r));
 		e->error = r;
+		exec_failed = true;
 	}
 	if (!e->error)
 		record_loop(e);
@@ -569,6 +575,8 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 	signals_restore();
 	sinkset_free(&e->ss);
 	engine_free(e);
+	if (exec_failed)
+		return 127; /* as a shell says "command not found" */
 	if (e->error || cr < 0 || sink_failed)
 		return EXIT_RECORD_FAILED;
 	return e->wl.pid ? workload_exit_code(e->child_status) : 0;
