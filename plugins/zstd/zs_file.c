@@ -87,6 +87,7 @@ static void file_on_commit(void *arg, uint64_t end)
 	struct zs_file *f = arg;
 	uint64_t size = end - f->data_offset;
 
+	f->marks[f->nr_marks++ % ZS_FILE_MARKS] = end;
 	(void)pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
 }
 
@@ -181,13 +182,44 @@ static int file_write_tail(struct zs_file *f, const struct perfsink_file_end *fe
 	return r;
 }
 
+static int no_room(int err)
+{
+	return err == -ENOSPC || err == -EFBIG || err == -EDQUOT;
+}
+
+/*
+ * The tail did not fit after end: drop whole writes from the end (each one
+ * ends on a record and, for zstd, on a flushed group) until it does.
+ * Returns the new end through *end.
+ */
+static int file_cut_back(struct zs_file *f, struct perfsink_file_end *fe, uint64_t *end)
+{
+	unsigned n = f->nr_marks < ZS_FILE_MARKS ? f->nr_marks : ZS_FILE_MARKS;
+	int r = -ENOSPC;
+	unsigned i;
+
+	for (i = 0; i <= n && no_room(r); i++) {
+		/* Marks from the newest back; the data offset as last resort. */
+		uint64_t m = i < n ? f->marks[(f->nr_marks - 1 - i) % ZS_FILE_MARKS] : f->data_offset;
+
+		if (m >= *end)
+			continue;
+		if (ftruncate(f->fd, (off_t)m) < 0)
+			return -errno;
+		*end = m;
+		fe->data_size = m - f->data_offset;
+		r = file_write_tail(f, fe, m);
+	}
+	return r;
+}
+
 int zs_file_finish(struct zs_file *f, const struct perfsink_compression *comp,
 		   uint64_t *data_size, uint64_t *retries)
 {
 	struct perfsink_file_end fe;
 	struct aiow_stats st;
 	uint64_t end;
-	int werr;
+	int werr, r;
 
 	*data_size = 0;
 	if (!f->begun)
@@ -206,8 +238,11 @@ int zs_file_finish(struct zs_file *f, const struct perfsink_compression *comp,
 	fe.data_offset = f->data_offset;
 	fe.data_size = end - f->data_offset;
 	fe.comp = comp;
+	r = file_write_tail(f, &fe, end);
+	if (no_room(r))
+		r = file_cut_back(f, &fe, &end);
 	*data_size = fe.data_size;
-	return file_write_tail(f, &fe, end);
+	return r;
 }
 
 int zs_file_close(struct zs_file *f)

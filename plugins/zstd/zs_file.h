@@ -14,7 +14,9 @@
  * complete write is still there for the features: the file stays readable.
  * File systems without fallocate simply go without a reserve; then, and
  * after any other write error, the finish cuts the file back to the
- * completed prefix before writing the features.
+ * completed prefix before writing the features, and if they still do not
+ * fit (EFBIG from a file size limit, which fallocate ignores), back to
+ * earlier batch ends, one at a time, until they do.
  *
  * THREADS.  zs_file_open/begin/finish/close and zs_file_drain: the engine
  * thread.  zs_file_append: the sink's writer thread, one at a time.  The
@@ -26,6 +28,8 @@
 #include <perfsink/sink.h>
 #include "aio_writer.h"
 
+#define ZS_FILE_MARKS 64
+
 struct zs_file {
 	char *path;
 	int fd;
@@ -35,6 +39,8 @@ struct zs_file {
 	uint64_t reserve;     /* bytes kept allocated after the data */
 	int can_reserve;      /* fallocate works on this file system */
 	struct aiow *w;
+	uint64_t marks[ZS_FILE_MARKS]; /* last completed write ends (ring) */
+	unsigned nr_marks;             /* total pushed */
 	const struct perfsink_host *host;
 	const struct perfsink_stream *stream;
 };
