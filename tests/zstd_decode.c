@@ -129,3 +129,18 @@ void zdec_fake_records(uint8_t *p, size_t len, unsigned seed, int compressible)
 		off += size;
 	}
 }
+
+int zdec_whole_records(const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+
+	while (off + 8 <= len) {
+		uint16_t size;
+
+		memcpy(&size, p + off + 6, 2);
+		if (size < 8)
+			return 0;
+		off += size;
+	}
+	return off == len;
+}

@@ -29,6 +29,9 @@ int zdec_section(const uint8_t *p, size_t len, size_t mmap_len, struct zdec *out
 		 char *err, size_t errlen);
 void zdec_free(struct zdec *d);
 
+/* 1 when [p, p+len) is whole records, back to back. */
+int zdec_whole_records(const uint8_t *p, size_t len);
+
 /* Fill len bytes (a multiple of 8, >= 16) with perf-like records. */
 void zdec_fake_records(uint8_t *p, size_t len, unsigned seed, int compressible);
 

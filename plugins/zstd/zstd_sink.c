@@ -207,7 +207,7 @@ static int zsink_finish(struct zsink *z)
 		LOG(z, PERFSINK_LOG_WARN, "'%s' keeps the %llu bytes of records written before the error; perf report reads it",
 		    z->file.path, (unsigned long long)kept);
 	LOG(z, PERFSINK_LOG_INFO, "'%s': %.2f MB of ring data compressed to %.2f MB (ratio %.1f, level %d, %u thread%s)",
-	    z->file.path, in / 1e6, out / 1e6, out ? (double)in / (double)out : 0.0,
+	    z->file.path, in / 1048576.0, out / 1048576.0, out ? (double)in / (double)out : 0.0,
 	    z->level, z->threads, z->threads > 1 ? "s" : "");
 	return r;
 }
