@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "buildid.h"
 
@@ -197,13 +198,20 @@ static int table_find_buildid(struct elf_file *f, uint64_t off, uint16_t entsize
 
 int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len)
 {
-	struct elf_file f = { .fd = open(path, O_RDONLY | O_CLOEXEC) };
-	struct elf_hdrs h;
+	/* O_NONBLOCK: a FIFO or device named in a map must not hang us. */
+	struct elf_file f = { .fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) };
+	struct elf_hdrs h = { 0 };
+	struct stat st;
 	int err;
 
 	if (f.fd < 0)
 		return -errno;
-	err = ehdr_read(&f, &h);
+	if (fstat(f.fd, &st) < 0)
+		err = -errno;
+	else if (!S_ISREG(st.st_mode))
+		err = S_ISDIR(st.st_mode) ? -EISDIR : -ENOEXEC;
+	else
+		err = ehdr_read(&f, &h);
 	if (!err) {
 		err = table_find_buildid(&f, h.phoff, h.phentsize, h.phnum, true, id, len);
 		/* Objects and modules have no program headers: try sections. */

@@ -15,8 +15,8 @@
  * Build-id of the ELF file at path (32- or 64-bit, either byte order): PT_NOTE
  * segments first, then SHT_NOTE sections (objects, modules).  On success
  * returns 0, id holds *len bytes (1..20) and the rest of id is zeroed.
- * Errors: -errno from open/read, -ENOEXEC (not ELF, or headers cut short),
- * -ENODATA (valid ELF without a build-id note).
+ * Errors: -errno from open/read, -EISDIR, -ENOEXEC (not a regular file, not
+ * ELF, or headers/notes cut short), -ENODATA (ELF without a build-id note).
  */
 int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len);
 

@@ -53,7 +53,7 @@ struct cfg_parse {
 	char *buf;
 	size_t cap;
 	int lineno;
-	int err_line;          /* first error; 0: none yet */
+	int failed;            /* an error is in err (only the first is kept) */
 	char err[ERR_MAX];
 	struct record_opts *o;
 	enum section_kind sec;
@@ -73,10 +73,12 @@ cfg_error(struct cfg_parse *st, int line, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	if (st->err_line)
+	if (st->failed)
 		return;
-	st->err_line = line;
+	st->failed = 1;
 	n = snprintf(st->err, sizeof(st->err), "%s:%d: ", st->file, line);
+	if (n < 0 || (size_t)n >= sizeof(st->err))
+		return;
 	va_start(ap, fmt);
 	vsnprintf(st->err + n, sizeof(st->err) - (size_t)n, fmt, ap);
 	va_end(ap);
@@ -217,37 +219,53 @@ static void section_begin(struct cfg_parse *st, const char *line)
 
 /* ---------------------------------------------------------- inih glue */
 
+/* Checks inih cannot do, on one line without its newline; sets st's error. */
+static void line_check(struct cfg_parse *st, const char *p)
+{
+	p += strspn(p, " \t");
+	if (*p == '[') {
+		section_begin(st, p);
+		return;
+	}
+	/* inih also splits at ':'; "url: http://x" must not become a key "url" */
+	if (*p && !strchr("#;", *p) && p[strcspn(p, "=:")] == ':')
+		cfg_error(st, st->lineno, "expected 'key = value'; ':' does not separate a key "
+			  "from its value");
+}
+
 /* fgets for inih: counts lines, refuses long ones, tracks sections. */
 static char *cfg_reader(char *str, int num, void *stream)
 {
 	struct cfg_parse *st = stream;
+	char *line;
 	ssize_t len;
-	const char *p;
 
-	if (st->err_line)
+	if (st->failed)
 		return NULL;
 	len = getline(&st->buf, &st->cap, st->fp);
 	if (len < 0)
 		return NULL;
 	st->lineno++;
-	while (len && (st->buf[len - 1] == '\n' || st->buf[len - 1] == '\r'))
-		st->buf[--len] = '\0';
+	line = st->buf;
+	if (st->lineno == 1 && len >= 3 && !memcmp(line, "\xef\xbb\xbf", 3)) {
+		line += 3; /* UTF-8 byte order mark */
+		len -= 3;
+	}
+	while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+		line[--len] = '\0';
 	if (len > CONFIG_MAX_LINE || len + 2 > num) {
 		cfg_error(st, st->lineno, "line too long (%zd characters, at most %d)",
 			  len, CONFIG_MAX_LINE);
 		return NULL;
 	}
-	if (strlen(st->buf) != (size_t)len) {
+	if (strlen(line) != (size_t)len) {
 		cfg_error(st, st->lineno, "NUL byte in line");
 		return NULL;
 	}
-	p = st->buf + strspn(st->buf, " \t");
-	if (*p == '[') {
-		section_begin(st, p);
-		if (st->err_line)
-			return NULL;
-	}
-	memcpy(str, st->buf, (size_t)len);
+	line_check(st, line);
+	if (st->failed)
+		return NULL;
+	memcpy(str, line, (size_t)len);
 	str[len] = '\n';
 	str[len + 1] = '\0';
 	return str;
@@ -318,7 +336,7 @@ static void inih_configure(void)
 	ini_allow_multiline = 0;
 	ini_allow_inline_comments = 0; /* a ';' in a URL is data */
 	ini_allow_no_value = 0;
-	ini_allow_bom = 1;
+	ini_allow_bom = 0; /* cfg_reader drops it */
 	ini_stop_on_first_error = 1;
 }
 
@@ -328,15 +346,15 @@ static int cfg_parse_run(struct cfg_parse *st)
 
 	inih_configure();
 	line = ini_parse_stream(cfg_reader, st, cfg_handler, st);
-	if (!st->err_line && line > 0)
+	if (!st->failed && line > 0)
 		cfg_error(st, line, "syntax error: expected '[section]', 'key = value' or a "
 			  "comment ('#' or ';' first on the line)");
-	if (!st->err_line && line < 0)
+	if (!st->failed && line < 0)
 		cfg_error(st, st->lineno, "out of memory");
-	if (!st->err_line && ferror(st->fp))
+	if (!st->failed && ferror(st->fp))
 		cfg_error(st, st->lineno, "read error: %s", strerror(errno));
 	section_end(st);
-	return st->err_line ? -EINVAL : 0;
+	return st->failed ? -EINVAL : 0;
 }
 
 /* ---------------------------------------------------------- key values */
@@ -652,6 +670,7 @@ int config_load(struct config *c, const char *path, struct record_opts *o,
 	/* a --plugin-dir the CLI set before us wins over [record] plugin-dir */
 	o->plugin_dir = NULL;
 	ret = cfg_parse_run(&st);
+	record_opts_source_begin(o); /* what comes next (the CLI) wins */
 	if (cli_plugin_dir) {
 		free(o->plugin_dir);
 		o->plugin_dir = cli_plugin_dir;
@@ -711,6 +730,14 @@ static int sink_from_plugin(const char *name, const char *plugin_dir, struct sin
 	return 0;
 }
 
+static int name_seen(char *const *names, unsigned n, const char *name)
+{
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
 /* Replace c->sinks by the instances named in o->sinks, in that order. */
 static int sinks_select(struct config *c, const struct record_opts *o, char *err, size_t errlen)
 {
@@ -722,18 +749,22 @@ static int sinks_select(struct config *c, const struct record_opts *o, char *err
 		return -ENOMEM;
 	for (unsigned i = 0; !ret && i < o->nr_sinks; i++) {
 		struct sink_conf *s = sink_by_name(c, o->sinks[i]);
-		int dup = 0;
 
-		for (unsigned j = 0; j < n; j++)
-			dup |= !strcmp(sel[j].name, o->sinks[i]);
-		if (dup)
-			continue;
+		if (name_seen(o->sinks, i, o->sinks[i]))
+			continue; /* --sink x --sink x */
 		if (s) {
-			sel[n++] = *s;
+			sel[n] = *s;
 			memset(s, 0, sizeof(*s)); /* moved */
 		} else {
 			ret = sink_from_plugin(o->sinks[i], o->plugin_dir, &sel[n], err, errlen);
-			n++;
+		}
+		n++;
+		for (unsigned j = 0; !ret && j + 1 < n; j++) {
+			if (!strcmp(sel[j].name, sel[n - 1].name)) {
+				snprintf(err, errlen, "--sink '%s': a sink instance named '%s' is "
+					 "already selected", o->sinks[i], sel[n - 1].name);
+				ret = -EINVAL;
+			}
 		}
 	}
 	for (unsigned i = 0; i < c->nr_sinks; i++)

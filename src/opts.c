@@ -25,6 +25,8 @@
 
 typedef int (*opt_setter)(struct record_opts *o, const char *v, char *err, size_t errlen);
 
+static uint64_t opt_bit(const char *name);
+
 static int events_add(struct record_opts *o, const char *name)
 {
 	char **ev = realloc(o->events, (o->nr_events + 1) * sizeof(*ev));
@@ -77,7 +79,7 @@ static int set_event(struct record_opts *o, const char *v, char *err, size_t err
 	copy = strdup(v);
 	if (!copy)
 		return -ENOMEM;
-	if (!record_opt_is_set(o, "event"))
+	if (!(o->source_mask & opt_bit("event")))
 		events_clear(o);
 	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save))
 		ret = events_add(o, tok);
@@ -96,6 +98,8 @@ static int set_freq(struct record_opts *o, const char *v, char *err, size_t errl
 	}
 	o->freq = (uint64_t)n;
 	o->period = 0;
+	if (!(o->source_mask & opt_bit("count")))
+		o->set_mask &= ~opt_bit("count"); /* an earlier source's -c */
 	return 0;
 }
 
@@ -110,6 +114,8 @@ static int set_count(struct record_opts *o, const char *v, char *err, size_t err
 	}
 	o->period = (uint64_t)n;
 	o->freq = 0;
+	if (!(o->source_mask & opt_bit("freq")))
+		o->set_mask &= ~opt_bit("freq"); /* an earlier source's -F */
 	return 0;
 }
 
@@ -289,16 +295,81 @@ static int set_verbose(struct record_opts *o, const char *v, char *err, size_t e
 }
 
 /* Same order as record_opt_names; set_mask bits index both. */
+/* "signal", a size (100M: B/K/M/G suffix) or a time (30s, 10m, 2h, 1d). */
+static int set_switch_output(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	size_t n = strlen(v);
+	uint64_t x;
+	if (!strcmp(v, "signal")) {
+		o->switch_output = SWITCH_SIGNAL;
+		return 0;
+	}
+	if (!strcmp(v, "no") || !strcmp(v, "none")) {
+		o->switch_output = SWITCH_NONE;
+		return 0;
+	}
+	if (n > 1 && v[n - 1] == 'd') {
+		char *h = strndup(v, n - 1);
+		int64_t days;
+		int r = h ? parse_int(h, 1, 3650, &days) : -ENOMEM;
+		free(h);
+		if (r == 0) {
+			o->switch_output = SWITCH_TIME;
+			o->switch_ms = (uint64_t)days * 86400000ULL;
+			return 0;
+		}
+	} else if (n > 1 && strchr("smh", v[n - 1])) {
+		if (parse_duration_ms(v, &x) == 0 && x >= 100) {
+			o->switch_output = SWITCH_TIME;
+			o->switch_ms = x;
+			return 0;
+		}
+	} else if (n > 1 && strchr("BKMGbkmg", v[n - 1])) {
+		if (parse_size(v, &x) == 0 && x >= 4096) {
+			o->switch_output = SWITCH_SIZE;
+			o->switch_size = x;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "'%s' is not accepted; give signal, a size with a unit B, K, M or G "
+		 "(at least 4K, e.g. 100M) or a time with a unit s, m, h or d (at least 100ms, e.g. 30s)", v);
+	return -EINVAL;
+}
+
+static int set_switch_max_files(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	int64_t n;
+	if (parse_int(v, 0, 1000000, &n)) {
+		snprintf(err, errlen, "'%s' is not accepted; give how many segments to keep, "
+			 "0 (all) to 1000000", v);
+		return -EINVAL;
+	}
+	o->switch_max_files = (uint32_t)n;
+	return 0;
+}
+
+static int set_overwrite(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	if (parse_bool(v, &o->overwrite)) {
+		snprintf(err, errlen, "'%s' is not a boolean; accepted: true, false, yes, no, "
+			 "on, off, 1, 0", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const opt_setter setters[] = {
 	set_event, set_freq, set_count, set_call_graph, set_mmap_pages, set_aio,
 	set_all_cpus, set_cpu, set_pid, set_tid, set_output, set_duration,
-	set_plugin_dir, set_verbose,
+	set_plugin_dir, set_verbose, set_switch_output, set_switch_max_files,
+	set_overwrite,
 };
 
 const char *const record_opt_names[] = {
 	"event", "freq", "count", "call-graph", "mmap-pages", "aio",
 	"all-cpus", "cpu", "pid", "tid", "output", "duration",
-	"plugin-dir", "verbose", NULL,
+	"plugin-dir", "verbose", "switch-output", "switch-max-files",
+	"overwrite", NULL,
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))
@@ -317,6 +388,13 @@ static int opt_index(const char *name)
 			return (int)i;
 	}
 	return -1;
+}
+
+static uint64_t opt_bit(const char *name)
+{
+	int i = opt_index(name);
+
+	return i < 0 ? 0 : 1ULL << i;
 }
 
 void record_opts_init(struct record_opts *o)
@@ -366,8 +444,10 @@ int record_opt_set(struct record_opts *o, const char *name, const char *value,
 	ret = setters[i](o, value, err, errlen);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
-	if (!ret)
+	if (!ret) {
 		o->set_mask |= 1ULL << i;
+		o->source_mask |= 1ULL << i;
+	}
 	return ret;
 }
 
@@ -378,9 +458,9 @@ bool record_opt_is_set(const struct record_opts *o, const char *name)
 	return i >= 0 && (o->set_mask & (1ULL << i));
 }
 
-void record_opts_events_reset(struct record_opts *o)
+void record_opts_source_begin(struct record_opts *o)
 {
-	o->set_mask &= ~(1ULL << opt_index("event"));
+	o->source_mask = 0;
 }
 
 /* The kernel's limit on -F; 0 when it cannot be read. */
@@ -403,6 +483,15 @@ int record_opts_check(const struct record_opts *o, char *err, size_t errlen)
 
 	if (!o->nr_events) {
 		snprintf(err, errlen, "no event to record; give -e NAME (e.g. -e cpu-clock)");
+		return -EINVAL;
+	}
+	if (o->overwrite && (o->switch_output == SWITCH_SIZE || o->switch_output == SWITCH_TIME)) {
+		snprintf(err, errlen, "--overwrite dumps the rings on SIGUSR2 and at the end; "
+			 "--switch-output by size or time does not go with it");
+		return -EINVAL;
+	}
+	if (o->switch_max_files && o->switch_output == SWITCH_NONE && !o->overwrite) {
+		snprintf(err, errlen, "--switch-max-files needs --switch-output (or --overwrite)");
 		return -EINVAL;
 	}
 	if ((o->pid || o->tid) && o->all_cpus) {

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 
 enum callgraph_mode { CG_NONE = 0, CG_FP, CG_DWARF };
+/* --switch-output: rotate the outputs on SIGUSR2, on a size or on a time. */
+enum switch_mode { SWITCH_NONE = 0, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
 
 struct record_opts {
 	char **events;        /* -e, in order; default {"cpu-clock"} */
@@ -27,6 +29,11 @@ struct record_opts {
 	uint64_t duration_ms; /* --duration, 0: none */
 	char *plugin_dir;     /* extra plugin directory */
 	int verbose;          /* -v count; -1 with -q */
+	enum switch_mode switch_output;
+	uint64_t switch_size;      /* bytes of ring data per segment (SWITCH_SIZE) */
+	uint64_t switch_ms;        /* segment length (SWITCH_TIME) */
+	uint32_t switch_max_files; /* keep the newest N segments; 0 = all */
+	bool overwrite;            /* flight recorder: dump the rings on SIGUSR2 and exit */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */
@@ -34,6 +41,7 @@ struct record_opts {
 	char **argv;          /* workload after --, NULL-terminated; NULL if none */
 	/* Bookkeeping of record_opt_set() */
 	uint64_t set_mask;    /* bit i: record_opt_names[i] was set explicitly */
+	uint64_t source_mask; /* the same, by the current source only */
 };
 
 void record_opts_init(struct record_opts *o);
@@ -50,11 +58,14 @@ int record_opt_set(struct record_opts *o, const char *name, const char *value,
 extern const char *const record_opt_names[];
 
 /*
- * "event" appends to the list; the first explicit "event" replaces the
- * default.  The CLI calls this before applying its first -e so that its list
- * replaces the one from the config's [record] section instead of extending it.
+ * Options come from sources applied in order: the config's [record], then
+ * the CLI.  A later source wins: its first "event" replaces the list (the
+ * default or an earlier source's) and later ones append; its "count" undoes
+ * an earlier source's "freq" and the other way round, while -F with -c from
+ * one source is an error (record_opts_check).  config_load() calls this when
+ * it has applied [record], so the CLI needs no call of its own.
  */
-void record_opts_events_reset(struct record_opts *o);
+void record_opts_source_begin(struct record_opts *o);
 /* True when option `name` was set explicitly (config or CLI). */
 bool record_opt_is_set(const struct record_opts *o, const char *name);
 

@@ -28,7 +28,8 @@ static void build_plugins_dir(char *out, size_t len)
 	out[0] = '\0';
 	if (!realpath("/proc/self/exe", exe))
 		return;
-	snprintf(out, len, "%s/../plugins", dirname(exe));
+	/* <top>/src/perfsink -> <top>/plugins */
+	snprintf(out, len, "%s/plugins", dirname(dirname(exe)));
 }
 
 /* Candidate file for name in search slot i; "" when the slot is unused. */
@@ -36,17 +37,19 @@ static void candidate_path(unsigned i, const char *name, const char *extra_dir,
 			   char *out, size_t len)
 {
 	char dir[PATH_MAX];
+	int n = -1;
 
-	out[0] = '\0';
 	if (i == 0 && extra_dir && *extra_dir) {
-		snprintf(out, len, "%s/%s.so", extra_dir, name);
+		n = snprintf(out, len, "%s/%s.so", extra_dir, name);
 	} else if (i == 1) {
 		build_plugins_dir(dir, sizeof(dir));
 		if (*dir)
-			snprintf(out, len, "%s/%s/.libs/%s.so", dir, name, name);
+			n = snprintf(out, len, "%s/%s/.libs/%s.so", dir, name, name);
 	} else if (i == 2) {
-		snprintf(out, len, "%s/%s.so", PKGLIBDIR, name);
+		n = snprintf(out, len, "%s/%s.so", PKGLIBDIR, name);
 	}
+	if (n < 0 || (size_t)n >= len)
+		out[0] = '\0'; /* unused, or too long to exist */
 }
 
 /* Resolve name to an existing file in path; -ENOENT with the places looked in. */
@@ -125,6 +128,18 @@ static int keys_check(const struct perfsink_sink_ops *ops, const char *path,
 	return 0;
 }
 
+/*
+ * Bytes of the ops table that ABI minor `minor` defines.  Every minor so far
+ * (1.0) defines the whole struct.  When a minor appends a field, older minors
+ * need only the bytes up to their own last field, and the engine must not
+ * call an op that lies beyond ops->struct_size.
+ */
+static size_t ops_size_needed(uint32_t minor)
+{
+	(void)minor;
+	return sizeof(struct perfsink_sink_ops);
+}
+
 /* What the host needs of an ops table before calling anything in it. */
 static int ops_check(const struct perfsink_sink_ops *ops, const char *path,
 		     char *err, size_t errlen)
@@ -141,10 +156,9 @@ static int ops_check(const struct perfsink_sink_ops *ops, const char *path,
 			 PERFSINK_ABI_MAJOR, PERFSINK_ABI_MINOR);
 		return -EPROTO;
 	}
-	/* ABI 1.0 is every field up to stats; later minors will grow this */
-	if (ops->struct_size < sizeof(struct perfsink_sink_ops)) {
+	if (ops->struct_size < ops_size_needed(ops->abi_minor)) {
 		snprintf(err, errlen, "%s: ops struct_size %u is smaller than the %zu bytes of "
-			 "sink ABI %u.%u", path, ops->struct_size, sizeof(struct perfsink_sink_ops),
+			 "sink ABI %u.%u", path, ops->struct_size, ops_size_needed(ops->abi_minor),
 			 ops->abi_major, ops->abi_minor);
 		return -EPROTO;
 	}

@@ -15,6 +15,8 @@ static void host_log(const struct perfsink_instance *inst, enum perfsink_log_lev
 {
 	va_list ap;
 	va_start(ap, fmt);
+	if (inst && inst->host_priv && lvl == PERFSINK_LOG_ERROR)
+		((struct sink_inst *)inst->host_priv)->logged_error = true;
 	log_vmsg((enum log_level)lvl, inst ? inst->name : NULL, fmt, ap);
 	va_end(ap);
 }
@@ -49,9 +51,10 @@ int sinkset_open(struct sinkset *ss, const struct config *c)
 		si->pub.host_priv = si;
 		int r = si->ops->open(&si->pub, &si->ctx);
 		if (r < 0) {
-			/* The sink said why; this names which sink stopped the run. */
-			pr_err("sink '%s' (%s) could not be opened: %s", si->pub.name,
-			       si->ops->name, strerror(-r));
+			/* One line: the sink's own, or this one if it said nothing. */
+			if (!si->logged_error)
+				pr_err("sink '%s' (%s) could not be opened: %s", si->pub.name,
+				       si->ops->name, strerror(-r));
 			sinkset_close(ss, NULL);
 			return r;
 		}

@@ -15,6 +15,7 @@ struct sink_inst {
 	const struct perfsink_sink_ops *ops;
 	void *ctx;
 	int err;       /* first error; the instance gets no more writes */
+	bool logged_error; /* the sink logged an error itself */
 	bool opened;
 };
 

@@ -22,11 +22,40 @@
 
 #define SYNTH_BUDGET_MS 500
 
-/* Time budget shared by every process of one walk. */
+/* State shared by every process of one walk. */
 struct synth_walk {
 	uint64_t deadline_ns; /* UINT64_MAX: none */
+	char hugetlbfs[256];  /* first hugetlbfs mount point, or "" */
 	struct synth_stats st;
 };
+
+/* perf shows hugetlbfs files as "//anon" with MAP_HUGETLB: find the mount. */
+static void hugetlbfs_find(char *out, size_t len)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	FILE *f = fopen("/proc/self/mounts", "re");
+
+	out[0] = '\0';
+	if (!f)
+		return;
+	while (getline(&line, &cap, f) > 0) {
+		const char *mnt, *type;
+		if (!mounts_line_parse(line, &mnt, &type) && !strcmp(type, "hugetlbfs")) {
+			snprintf(out, len, "%s", mnt);
+			break;
+		}
+	}
+	free(line);
+	fclose(f);
+}
+
+static void synth_walk_init(struct synth_walk *w, uint64_t deadline_ns)
+{
+	memset(w, 0, sizeof(*w));
+	w->deadline_ns = deadline_ns;
+	hugetlbfs_find(w->hugetlbfs, sizeof(w->hugetlbfs));
+}
 
 static uint64_t now_ns(void)
 {
@@ -42,8 +71,8 @@ static void task_sid(struct ps_sample_id *sid, pid_t pid, pid_t tid)
 	sid->tid = (uint32_t)tid;
 }
 
-static void emit_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
-		      const char *comm)
+void synth_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
+		const char *comm)
 {
 	struct ps_sample_id sid;
 	size_t start = record_begin(b, PERF_RECORD_COMM, 0);
@@ -72,16 +101,21 @@ static void emit_fork(struct bytes *b, const struct ps_evlist *evl, pid_t pid, p
 }
 
 static void emit_mmap2(struct bytes *b, const struct ps_evlist *evl, pid_t pid,
-		       const struct maps_entry *e, uint16_t misc)
+		       const struct maps_entry *e, uint16_t misc, const char *hugetlbfs)
 {
 	struct ps_sample_id sid;
 	const char *name = e->path;
+	uint32_t flags = e->flags;
 	size_t start = record_begin(b, PERF_RECORD_MMAP2, misc);
 
-	if (!*name)
+	if (!*name) {
 		name = "//anon";
-	else if (strlen(name) >= PATH_MAX)
+	} else if (*hugetlbfs && !strncmp(name, hugetlbfs, strlen(hugetlbfs))) {
+		name = "//anon";
+		flags |= MAP_HUGETLB;
+	} else if (strlen(name) >= PATH_MAX) {
 		name = "//toolong"; /* header.size is 16 bits */
+	}
 	bytes_u32(b, (uint32_t)pid);
 	bytes_u32(b, (uint32_t)pid);
 	bytes_u64(b, e->start);
@@ -92,7 +126,7 @@ static void emit_mmap2(struct bytes *b, const struct ps_evlist *evl, pid_t pid,
 	bytes_u64(b, e->ino);
 	bytes_u64(b, 0); /* ino_generation: not in maps */
 	bytes_u32(b, e->prot);
-	bytes_u32(b, e->flags);
+	bytes_u32(b, flags);
 	record_string(b, name);
 	task_sid(&sid, pid, pid);
 	record_end(b, start, evl, &sid);
@@ -122,12 +156,13 @@ static void synth_maps(struct bytes *b, const struct ps_evlist *evl, pid_t pid,
 		if (maps_line_parse(line, &e))
 			continue;
 		if (late) {
-			emit_mmap2(b, evl, pid, &e, misc | PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT);
+			emit_mmap2(b, evl, pid, &e, misc | PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT,
+				   w->hugetlbfs);
 			w->st.maps_truncated++;
 			break;
 		}
 		if (e.prot & PROT_EXEC)
-			emit_mmap2(b, evl, pid, &e, misc);
+			emit_mmap2(b, evl, pid, &e, misc, w->hugetlbfs);
 	}
 	free(line);
 	fclose(f);
@@ -182,7 +217,7 @@ static int synth_process_walk(struct bytes *b, const struct ps_evlist *evl, pid_
 			emit_fork(b, evl, st.tgid, (pid_t)tid, st.tgid, st.tgid);
 		else if (fork_main)
 			emit_fork(b, evl, st.tgid, (pid_t)tid, st.ppid, st.ppid);
-		emit_comm(b, evl, st.tgid, (pid_t)tid, st.name);
+		synth_comm(b, evl, st.tgid, (pid_t)tid, st.name);
 		if (tid == st.tgid && !st.kernel_thread)
 			synth_maps(b, evl, st.tgid, w);
 	}
@@ -193,17 +228,21 @@ static int synth_process_walk(struct bytes *b, const struct ps_evlist *evl, pid_
 
 int synth_process(struct bytes *b, const struct ps_evlist *evl, pid_t pid)
 {
-	struct synth_walk w = { .deadline_ns = UINT64_MAX };
+	struct synth_walk w;
+
+	synth_walk_init(&w, UINT64_MAX);
 	return synth_process_walk(b, evl, pid, false, &w);
 }
 
 int synth_all_processes_budget(struct bytes *b, const struct ps_evlist *evl,
 			       unsigned budget_ms, struct synth_stats *st)
 {
-	struct synth_walk w = { .deadline_ns = now_ns() + (uint64_t)budget_ms * 1000000u };
+	struct synth_walk w;
 	struct dirent *d;
-	DIR *dir = opendir("/proc");
+	DIR *dir;
 
+	synth_walk_init(&w, now_ns() + (uint64_t)budget_ms * 1000000u);
+	dir = opendir("/proc");
 	if (!dir)
 		return -errno;
 	while ((d = readdir(dir)) && !b->err) {

@@ -25,13 +25,17 @@ struct ps_evlist;
  * Returns 0; -EACCES when /proc/kallsyms is unreadable or shows zero
  * addresses (kptr_restrict): nothing is appended then and the caller should
  * warn that kernel symbols will not resolve; -ENOENT when _text is missing.
+ * The text bounds are read from /proc/kallsyms once per process (~0.1 s)
+ * and cached; /proc/modules is read at every call.
  */
 int synth_kernel_mmap(struct bytes *b, const struct ps_evlist *evl);
 
 /*
  * For each thread of pid (/proc/PID/task): FORK (non-main threads only),
  * COMM, and after the main thread's COMM one MMAP2 per executable line of
- * its maps (misc USER).  Threads that vanish mid-scan are skipped.
+ * its maps (misc USER; "//anon" for anonymous and hugetlbfs maps, as perf
+ * does).  Threads that vanish mid-scan are skipped.  pid may also name a
+ * non-main thread: the whole thread group is synthesized.
  * Returns 0, -ESRCH if pid does not exist, -ENOMEM.
  */
 int synth_process(struct bytes *b, const struct ps_evlist *evl, pid_t pid);
@@ -45,6 +49,14 @@ int synth_process(struct bytes *b, const struct ps_evlist *evl, pid_t pid);
  * read, -ENOMEM.
  */
 int synth_all_processes(struct bytes *b, const struct ps_evlist *evl);
+
+/*
+ * One COMM record with the given name, read nothing.  For the forked
+ * workload before it execs (perf record writes "perf-exec" for it there; the
+ * exec COMM from the ring replaces it).
+ */
+void synth_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
+		const char *comm);
 
 /* The 8-byte FINISHED_INIT record. */
 void synth_finished_init(struct bytes *b);

@@ -4,9 +4,11 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <linux/perf_event.h>
 #include "evlist.h"
@@ -123,6 +125,16 @@ static void kmod_index_add(struct kmod_index *ix, char *name, const char *path)
 	ix->v[ix->n++] = (struct kmod_path){ name, p };
 }
 
+/* A real directory, symlinks not followed. */
+static bool dirent_is_dir(const char *path, const struct dirent *e)
+{
+	struct stat st;
+
+	if (e->d_type != DT_UNKNOWN)
+		return e->d_type == DT_DIR;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 /* Depth-limited walk: /lib/modules/R/kernel/drivers/x/y/z.ko is depth 5. */
 static void kmod_index_walk(struct kmod_index *ix, const char *dir, int depth)
 {
@@ -137,13 +149,15 @@ static void kmod_index_walk(struct kmod_index *ix, const char *dir, int depth)
 
 		if (e->d_name[0] == '.')
 			continue;
+		/* build and source link to kernel trees, as perf knows */
+		if (depth == 0 && (!strcmp(e->d_name, "build") || !strcmp(e->d_name, "source")))
+			continue;
 		if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= sizeof(path))
 			continue;
-		if (e->d_type == DT_DIR || e->d_type == DT_UNKNOWN) {
+		if (dirent_is_dir(path, e)) {
 			if (depth < 8)
 				kmod_index_walk(ix, path, depth + 1);
-			if (e->d_type == DT_DIR)
-				continue;
+			continue;
 		}
 		if ((name = kmod_name_of(e->d_name)))
 			kmod_index_add(ix, name, path);
@@ -231,14 +245,18 @@ static void synth_modules(struct bytes *b, const struct ps_evlist *evl, const ch
 	kmod_index_free(&ix);
 }
 
-int synth_kernel_mmap_from(struct bytes *b, const struct ps_evlist *evl,
-			   const struct synth_kernel_src *src)
+static int synth_kernel_mmap_src(struct bytes *b, const struct ps_evlist *evl,
+				 const struct synth_kernel_src *src,
+				 int (*text_get)(struct kernel_text *kt))
 {
 	struct kernel_text kt;
 	char name[64], moddir[300];
 	int err;
 
-	err = kernel_text_read(src->kallsyms ? src->kallsyms : "/proc/kallsyms", &kt);
+	if (text_get)
+		err = text_get(&kt);
+	else
+		err = kernel_text_read(src->kallsyms ? src->kallsyms : "/proc/kallsyms", &kt);
 	if (err)
 		return err == -EPERM ? -EACCES : err;
 	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", kt.ref);
@@ -251,8 +269,36 @@ int synth_kernel_mmap_from(struct bytes *b, const struct ps_evlist *evl,
 	return b->err;
 }
 
+int synth_kernel_mmap_from(struct bytes *b, const struct ps_evlist *evl,
+			   const struct synth_kernel_src *src)
+{
+	return synth_kernel_mmap_src(b, evl, src, NULL);
+}
+
+/*
+ * The kernel text cannot move while we run, and reading /proc/kallsyms
+ * takes ~0.1 s: read it once per process, not at every rotation.
+ */
+static pthread_mutex_t live_text_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kernel_text live_text;
+static bool live_text_valid;
+
+static int kernel_text_live(struct kernel_text *kt)
+{
+	int err = 0;
+
+	pthread_mutex_lock(&live_text_lock);
+	if (!live_text_valid) {
+		err = kernel_text_read("/proc/kallsyms", &live_text);
+		live_text_valid = err == 0;
+	}
+	*kt = live_text;
+	pthread_mutex_unlock(&live_text_lock);
+	return err;
+}
+
 int synth_kernel_mmap(struct bytes *b, const struct ps_evlist *evl)
 {
 	static const struct synth_kernel_src live;
-	return synth_kernel_mmap_from(b, evl, &live);
+	return synth_kernel_mmap_src(b, evl, &live, kernel_text_live);
 }

@@ -169,6 +169,37 @@ int modules_line_parse(char *line, struct module_entry *m)
 	return 0;
 }
 
+/* Decode the kernel's \ooo escapes (mangle_path) in place. */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*w++ = *s;
+		}
+	}
+	*w = '\0';
+}
+
+int mounts_line_parse(char *line, const char **mnt, const char **type)
+{
+	char *p = line, *f[3];
+
+	chomp(line);
+	for (int i = 0; i < 3; i++)
+		if (!(f[i] = take_field(&p)))
+			return -EINVAL;
+	unescape_octal(f[1]);
+	*mnt = f[1];
+	*type = f[2];
+	return 0;
+}
+
 /* Value after "key:" at the start of a line of text, or NULL. */
 static const char *status_field(const char *text, const char *key)
 {

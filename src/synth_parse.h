@@ -46,6 +46,13 @@ struct module_entry {
 /* Returns 0 or -EINVAL.  Modifies line. */
 int modules_line_parse(char *line, struct module_entry *m);
 
+/*
+ * One line of /proc/self/mounts: "dev mountpoint type options 0 0".  Octal
+ * escapes in the mount point (\040 for a space) are decoded in place.
+ * Returns 0 or -EINVAL.  Modifies line.
+ */
+int mounts_line_parse(char *line, const char **mnt, const char **type);
+
 /* What synth needs from /proc/PID/task/TID/status. */
 struct task_status {
 	char name[16];      /* "Name:" cut to 15 bytes, like a COMM record */

@@ -26,7 +26,7 @@ perf_clean() {
 	"$PERF" report -i "$1" --stdio >"$1.report" 2>"$1.report.err" && [ ! -s "$1.report.err" ]
 }
 # Sample count of a perf.data as perf itself counts it.
-perf_samples() { "$PERF" script -i "$1" -F ip 2>/dev/null | wc -l; }
+perf_samples() { "$PERF" script -i "$1" -F tid 2>/dev/null | wc -l; }
 # Top N symbols by self overhead.
 perf_top() { "$PERF" report -i "$1" --stdio --no-children --sort sym 2>/dev/null |
 	awk '/^ +[0-9.]+%/ {print $NF}' | head -n "$2"; }

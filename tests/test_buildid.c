@@ -109,6 +109,7 @@ static void test_bad_files(void **state)
 	assert_int_equal(buildid_read_file("/etc/passwd", id, &len), -ENOEXEC);
 	assert_int_equal(buildid_read_file(tmp_path("missing"), id, &len), -ENOENT);
 	assert_int_equal(buildid_read_file("/", id, &len), -EISDIR);
+	assert_int_equal(buildid_read_file("/dev/null", id, &len), -ENOEXEC);
 	write_bytes("empty", "", 0);
 	assert_int_equal(buildid_read_file(tmp_path("empty"), id, &len), -ENOEXEC);
 	write_bytes("elfclass9", "\177ELF\011\001\001", 7);

@@ -399,7 +399,7 @@ static void test_kernel_mmap(void **state)
 {
 	struct bytes b;
 	struct rec r[8];
-	uint64_t text, etext;
+	uint64_t text = 0, etext = 0;
 
 	if (!kallsyms_lookup("_text", &text) || !kallsyms_lookup("_etext", &etext) || !text)
 		skip(); /* kptr_restrict: covered by test_kernel_mmap_hidden */
@@ -530,6 +530,27 @@ static void test_kernel_modules(void **state)
 	assert_int_equal(kmodule_path_find(tmp_path("mods"), "other", out, 8), -ENAMETOOLONG);
 }
 
+/* Byte-exact: header, pid, tid, name padded to 8, then the trailer. */
+static void test_comm_bytes(void **state)
+{
+	static const uint8_t want[] = {
+		3, 0, 0, 0, 0, 0, 56, 0,                   /* COMM, misc 0, size 56 */
+		42, 0, 0, 0, 43, 0, 0, 0,                  /* pid 42, tid 43 */
+		'p', 'e', 'r', 'f', '-', 'e', 'x', 'e',
+		'c', 0, 0, 0, 0, 0, 0, 0,
+		42, 0, 0, 0, 43, 0, 0, 0,                  /* trailer: pid/tid */
+		0, 0, 0, 0, 0, 0, 0, 0,                    /* time */
+		0, 0, 0, 0, 0, 0, 0, 0,                    /* cpu, res */
+	};
+	struct bytes b;
+
+	bytes_init(&b);
+	synth_comm(&b, &evl, 42, 43, "perf-exec");
+	assert_int_equal(b.len, sizeof(want));
+	assert_memory_equal(b.p, want, sizeof(want));
+	bytes_free(&b);
+}
+
 static void test_finished_init(void **state)
 {
 	struct bytes b;
@@ -571,6 +592,7 @@ int main(void)
 		cmocka_unit_test(test_kernel_mmap),
 		cmocka_unit_test(test_kernel_mmap_fake_kallsyms),
 		cmocka_unit_test(test_kernel_modules),
+		cmocka_unit_test(test_comm_bytes),
 		cmocka_unit_test(test_finished_init),
 	};
 	return cmocka_run_group_tests(tests, tmp_setup, tmp_teardown);

@@ -165,6 +165,40 @@ static void test_modules_lines(void **state)
 	}
 }
 
+struct mounts_case {
+	const char *line;
+	int rc;
+	const char *mnt, *type;
+};
+
+static const struct mounts_case mounts_cases[] = {
+	{ "hugetlbfs /dev/hugepages hugetlbfs rw,relatime,pagesize=2M 0 0\n", 0, "/dev/hugepages", "hugetlbfs" },
+	{ "none /mnt/huge\\040pages hugetlbfs rw 0 0", 0, "/mnt/huge pages", "hugetlbfs" },
+	{ "/dev/vda / ext4 rw,relatime 0 0\n", 0, "/", "ext4" },
+	{ "tmpfs /a\\134b\\011c tmpfs rw 0 0", 0, "/a\\b\tc", "tmpfs" },
+	{ "tmpfs /a\\9 tmpfs rw 0 0", 0, "/a\\9", "tmpfs" },
+	{ .line = "tmpfs /x", .rc = -EINVAL },
+	{ .line = "", .rc = -EINVAL },
+};
+
+static void test_mounts_lines(void **state)
+{
+	for (size_t i = 0; i < N(mounts_cases); i++) {
+		const struct mounts_case *c = &mounts_cases[i];
+		char line[256];
+		const char *mnt, *type;
+
+		snprintf(line, sizeof(line), "%s", c->line);
+		int rc = mounts_line_parse(line, &mnt, &type);
+		if (rc != c->rc)
+			fail_msg("case %zu \"%s\": rc %d, want %d", i, c->line, rc, c->rc);
+		if (rc)
+			continue;
+		assert_string_equal(mnt, c->mnt);
+		assert_string_equal(type, c->type);
+	}
+}
+
 struct status_case {
 	const char *text;
 	int rc;
@@ -212,6 +246,7 @@ int main(void)
 		cmocka_unit_test(test_maps_lines),
 		cmocka_unit_test(test_kallsyms_lines),
 		cmocka_unit_test(test_modules_lines),
+		cmocka_unit_test(test_mounts_lines),
 		cmocka_unit_test(test_status_texts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -23,20 +23,21 @@ static double cpu_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-#define SPIN(name)                                                        \
+/* Distinct constants keep the compiler from folding them into one. */
+#define SPIN(name, k)                                                     \
 	__attribute__((noinline)) static void name(double ms)            \
 	{                                                                 \
 		double end = cpu_ms() + ms;                               \
 		while (cpu_ms() < end)                                    \
-			for (int i = 0; i < 2000; i++)                    \
-				sink += (unsigned long)i * 7;             \
+			for (int i = 0; i < 20000; i++)                   \
+				sink += (unsigned long)i * (k);           \
 	}
 
-SPIN(hot_alpha)
-SPIN(hot_beta)
-SPIN(hot_gamma)
-SPIN(hot_delta)
-SPIN(hot_epsilon)
+SPIN(hot_alpha, 3)
+SPIN(hot_beta, 5)
+SPIN(hot_gamma, 7)
+SPIN(hot_delta, 11)
+SPIN(hot_epsilon, 13)
 
 __attribute__((noinline)) static void cpu_mix(double slice)
 {
