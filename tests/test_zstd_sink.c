@@ -421,48 +421,66 @@ static void test_file_too_large(void **state)
 	free(pool);
 }
 
-/* rotate(): the first file is final, the next is named after its segment. */
+static void segment_name(char *out, size_t n, const char *base, const struct perfsink_stream *s)
+{
+	time_t t = (time_t)(s->start_realtime_ns / 1000000000);
+	char stamp[32];
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	snprintf(out, n, "%s.%s.%06u", base, stamp, s->segment);
+}
+
+/*
+ * A rotating stream: every output is named after its segment, each one is
+ * final when the next begins, and max_files keeps the newest ones.
+ */
 static void test_rotate(void **state)
 {
-	char path[256], next_path[300], stamp[32];
+	char path[256], names[3][300];
 	struct run r = { path, "1", "1", "16K", 40, 0, NULL, 0, 0 };
-	struct perfsink_stream next = stream;
+	struct perfsink_stream seg[3];
 	struct tbuf *pool = pool_new();
-	struct result a, b;
-	size_t first_len;
-	time_t t;
-	struct tm tm;
+	size_t starts[4];
+	struct result res;
+	unsigned i;
 	void *ctx;
 
 	(void)state;
 	snprintf(path, sizeof(path), "%s/rot.data", dir);
-	r.in = malloc(2 * r.nr * sizeof(pool->mem) + 16);
+	r.in = malloc(3 * r.nr * sizeof(pool->mem) + 16);
 	set_values(&r);
+	for (i = 0; i < 3; i++) {
+		seg[i] = stream;
+		seg[i].flags = PERFSINK_STREAM_ROTATING;
+		seg[i].max_files = 2;
+		seg[i].segment = i;
+		seg[i].start_realtime_ns += i * 5000000000ll;
+		segment_name(names[i], sizeof(names[i]), path, &seg[i]);
+	}
 	assert_int_equal(ops->open(&inst, &ctx), 0);
-	assert_int_equal(ops->start(ctx, &stream), 0);
+	assert_int_equal(ops->start(ctx, &seg[0]), 0);
 	srand(3);
-	run_writes(ctx, &r, pool);
-	first_len = r.in_len;
-	next.segment = 1;
-	next.start_realtime_ns += 5000000000ll;
-	assert_int_equal(ops->rotate(ctx, &next), 0);
-	run_writes(ctx, &r, pool);
+	for (i = 0; i < 3; i++) {
+		if (i)
+			assert_int_equal(ops->rotate(ctx, &seg[i]), 0);
+		starts[i] = r.in_len;
+		run_writes(ctx, &r, pool);
+	}
+	starts[3] = r.in_len;
 	assert_int_equal(r.write_err, 0);
 	assert_int_equal(ops->close(ctx, NULL), 0);
-	t = (time_t)(next.start_realtime_ns / 1000000000);
-	localtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-	snprintf(next_path, sizeof(next_path), "%s.%s.0001", path, stamp);
-	read_back(path, &a);
-	read_back(next_path, &b);
-	assert_int_equal(a.d.len, first_len);
-	assert_memory_equal(a.d.data, r.in, first_len);
-	assert_int_equal(b.d.len, r.in_len - first_len);
-	assert_memory_equal(b.d.data, r.in + first_len, b.d.len);
-	assert_int_equal(b.d.frames, 1); /* a new stream for the new file */
-	assert_int_equal(b.file[16], 1);  /* the header of segment 1 */
-	result_free(&a);
-	result_free(&b);
+	assert_int_equal(access(path, F_OK), -1);     /* never used */
+	assert_int_equal(access(names[0], F_OK), -1); /* pruned: max_files = 2 */
+	for (i = 1; i < 3; i++) {
+		read_back(names[i], &res);
+		assert_int_equal(res.d.len, starts[i + 1] - starts[i]);
+		assert_memory_equal(res.d.data, r.in + starts[i], res.d.len);
+		assert_int_equal(res.d.frames, 1); /* a new stream for each file */
+		assert_int_equal(res.file[16], i); /* the header of segment i */
+		result_free(&res);
+	}
 	free(r.in);
 	free(pool);
 }

@@ -6,29 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "zs_file.h"
 
 #define ZS_RESERVE_MIN (64u * 1024)
-
-char *zs_segment_path(const char *base, uint32_t segment, int64_t start_ns)
-{
-	time_t t = (time_t)(start_ns / 1000000000);
-	struct tm tm;
-	char stamp[32];
-	size_t n = strlen(base) + 48;
-	char *p;
-
-	if (segment == 0)
-		return strdup(base);
-	if (!localtime_r(&t, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm))
-		return NULL;
-	p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s.%s.%04u", base, stamp, segment);
-	return p;
-}
 
 int zs_file_open(struct zs_file *f, const char *path)
 {

@@ -45,10 +45,6 @@ struct zs_file {
 	const struct perfsink_stream *stream;
 };
 
-/* Segment 0 is base itself; segment N > 0 is "<base>.<YYYYmmddHHMMSS>.<NNNN>"
- * (local time of start_ns).  Returns a malloc'd string or NULL. */
-char *zs_segment_path(const char *base, uint32_t segment, int64_t start_ns);
-
 /* Create or open path for writing, without truncating it yet. */
 int zs_file_open(struct zs_file *f, const char *path);
 /*

@@ -15,11 +15,12 @@
  * zs_pipe.h.  Space for the feature section is kept allocated so a full
  * disk still leaves a readable file: zs_file.h.
  *
- * Segments (rotate): segment 0 is written to `path`; segment N > 0 to
- * "<path>.<YYYYmmddHHMMSS>.<NNNN>", the time being the segment stream's
- * start_realtime_ns in local time and NNNN the segment number, as the
- * aio_file sink names them.  Each segment is a complete perf.data file with
- * its own zstd stream.
+ * Segments: without rotation the output is `path`.  When the stream says
+ * PERFSINK_STREAM_ROTATING, every output, the first one too, is
+ * "<path>.<YYYYmmddHHMMSS>.<NNNNNN>" (local time the segment began, segment
+ * number), named by plugins/common/segments.h as aio_file does, and
+ * stream->max_files prunes the oldest.  Each segment is a complete
+ * perf.data file with its own zstd stream.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,7 @@
 #include "zs_file.h"
 #include "zs_frame.h"
 #include "zs_pipe.h"
+#include "segments.h"
 
 enum { KEY_PATH, KEY_LEVEL, KEY_THREADS, KEY_MIN_BATCH, KEY_MAX_PENDING, KEY_CBLOCKS };
 
@@ -124,6 +126,36 @@ static int zsink_begin(struct zsink *z, const struct perfsink_stream *s)
 	return 0;
 }
 
+/*
+ * Begin the output of stream s.  open() created (or opened) `path`; a
+ * rotating stream names its outputs after the segment instead, and the
+ * unused `path` is closed (and removed when open() created it).
+ */
+static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
+{
+	char *p = segment_path(z->base_path, s);
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	if (z->file_ok && strcmp(p, z->file.path)) {
+		zs_file_close(&z->file);
+		z->file_ok = 0;
+	}
+	r = z->file_ok ? 0 : zsink_open_file(z, p);
+	free(p);
+	if (r == 0)
+		r = zsink_begin(z, s);
+	if (r == 0 && s->max_files) {
+		int n = segments_prune(z->base_path, s->max_files);
+
+		if (n < 0)
+			LOG(z, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
+			    z->base_path, strerror(-n));
+	}
+	return r;
+}
+
 static int zstd_start(void *ctx, const struct perfsink_stream *s)
 {
 	struct zsink *z = ctx;
@@ -135,17 +167,7 @@ static int zstd_start(void *ctx, const struct perfsink_stream *s)
 		LOG(z, PERFSINK_LOG_ERROR, "cannot start the compression threads: %s", strerror(-r));
 		return z->err = r;
 	}
-	if (s->segment) { /* the engine starts at a later segment: name it so */
-		char *p = zs_segment_path(z->base_path, s->segment, s->start_realtime_ns);
-
-		zs_file_close(&z->file);
-		z->file_ok = 0;
-		r = p ? zsink_open_file(z, p) : -ENOMEM;
-		free(p);
-		if (r < 0)
-			return z->err = r;
-	}
-	return z->err = zsink_begin(z, s);
+	return z->err = zsink_new_output(z, s);
 }
 
 static int zstd_write(void *ctx, struct perfsink_buf *buf)
@@ -215,7 +237,6 @@ static int zsink_finish(struct zsink *z)
 static int zstd_rotate(void *ctx, const struct perfsink_stream *next)
 {
 	struct zsink *z = ctx;
-	char *p;
 	int r;
 
 	if (z->err)
@@ -223,14 +244,10 @@ static int zstd_rotate(void *ctx, const struct perfsink_stream *next)
 	r = zsink_finish(z);
 	zs_file_close(&z->file);
 	z->file_ok = 0;
+	z->stream = NULL;
 	if (r < 0 || z->err)
 		return z->err = z->err ? z->err : r;
-	p = zs_segment_path(z->base_path, next->segment, next->start_realtime_ns);
-	r = p ? zsink_open_file(z, p) : -ENOMEM;
-	free(p);
-	if (r == 0)
-		r = zsink_begin(z, next);
-	return z->err = r;
+	return z->err = zsink_new_output(z, next);
 }
 
 static int zstd_close(void *ctx, const struct perfsink_summary *sum)
