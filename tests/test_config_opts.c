@@ -159,7 +159,6 @@ static void test_good_values(void **state)
 	assert_string_equal(o.plugin_dir, "/tmp");
 	SET("verbose", "-1");
 	assert_int_equal(o.verbose, -1);
-#undef SET
 	assert_true(record_opt_is_set(&o, "mmap_pages"));
 	assert_true(record_opt_is_set(&o, "call-graph"));
 	SET("switch-output", "signal");
@@ -178,6 +177,7 @@ static void test_good_values(void **state)
 	assert_int_equal(o.switch_max_files, 24);
 	SET("overwrite", "yes");
 	assert_true(o.overwrite);
+#undef SET
 	record_opts_free(&o);
 }
 
