@@ -37,6 +37,14 @@ static const char record_usage[] =
 	"      --config FILE        INI config: [record] options and [sink.NAME] sections\n"
 	"      --sink NAME          use only this configured sink (repeatable)\n"
 	"      --plugin-dir DIR     look for sink plugins here first\n"
+	"      --switch-output[=signal|SIZE|TIME]\n"
+	"                           rotate: finish each output and start the next on\n"
+	"                           SIGUSR2 (default), every SIZE of data (100M) or\n"
+	"                           every TIME (30s, 10m, 1h, 1d)\n"
+	"      --switch-max-files N keep only the newest N outputs\n"
+	"      --overwrite          flight recorder: the kernel overwrites the oldest\n"
+	"                           data; the rings are dumped to a new output on\n"
+	"                           SIGUSR2 and at the end\n"
 	"  -q, --quiet              print errors only\n"
 	"  -v, --verbose            more messages (repeatable)\n"
 	"  -h, --help               this text\n"
@@ -45,7 +53,8 @@ static const char record_usage[] =
 	"then exits with its status.  With -a, -C or -p and no command: until SIGINT,\n"
 	"SIGTERM or --duration.  See perfsink(1) and perfsink.ini(5).\n";
 
-enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR };
+enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -63,6 +72,9 @@ static const struct option record_long[] = {
 	{ "config", required_argument, NULL, OPT_CONFIG },
 	{ "sink", required_argument, NULL, OPT_SINK },
 	{ "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
+	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -117,6 +129,10 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		case 'g': r = push(sets, nsets, "call-graph", "fp"); break;
 		case 'a': r = push(sets, nsets, "all-cpus", "true"); break;
 		case OPT_AIO: r = push(sets, nsets, "aio", optarg ? optarg : "2"); break;
+		case OPT_SWITCH_OUTPUT:
+			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");
+			break;
+		case OPT_OVERWRITE: r = push(sets, nsets, "overwrite", "true"); break;
 		case OPT_CONFIG:
 			free(o->config_path);
 			o->config_path = strdup(optarg);

@@ -37,8 +37,14 @@ struct engine {
 	unsigned nr_rings;
 	struct pollfd *pfds;        /* rings, then the signal pipe */
 	struct sinkset ss;
-	struct perfsink_stream stream;
-	struct perfsink_stream_priv priv;
+	/* Two streams: rotate() finishes the old one while the next begins. */
+	struct perfsink_stream streams[2];
+	struct perfsink_stream_priv privs[2];
+	unsigned cur;
+	uint64_t seg_bytes;         /* ring bytes in the current segment */
+	int64_t seg_start_ns;       /* CLOCK_MONOTONIC */
+	bool rotate_requested;      /* SIGUSR2 */
+	struct bytes tail_synth;    /* --overwrite: latest records of the target */
 	const char **names;
 	struct bytes tracing;
 	struct workload wl;
@@ -51,9 +57,12 @@ struct engine {
 	char hostname[65];
 	/* counters for the summary */
 	uint64_t wakeups, passes, samples, lost_records, lost_in_records, lost_samples;
-	uint64_t ring_bytes, buffers;
+	uint64_t ring_bytes, buffers, rotations;
 	int error;                  /* first runtime error (negative errno) */
 };
+
+#define CUR_STREAM(e) (&(e)->streams[(e)->cur])
+#define CUR_PRIV(e) (&(e)->privs[(e)->cur])
 
 static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t nr_interrupts;
@@ -125,7 +134,8 @@ static int rings_setup(struct engine *e, char *err, size_t errlen)
 				if (leader < 0) {
 					/* The kernel redirects only into a ring that is mapped already. */
 					leader = fd;
-					r = ring_map(&e->rings[c], leader, evl->cpus[c], e->o->mmap_pages);
+					r = ring_map(&e->rings[c], leader, evl->cpus[c],
+						     e->o->mmap_pages, e->o->overwrite);
 					if (r < 0)
 						break;
 					continue;
@@ -152,7 +162,8 @@ static int rings_setup(struct engine *e, char *err, size_t errlen)
 				 (unsigned long long)e->rings[c].size);
 			return r;
 		}
-		e->pfds[c] = (struct pollfd){ .fd = leader, .events = POLLIN };
+		/* Overwrite rings are read on demand; poll them only for POLLHUP. */
+		e->pfds[c] = (struct pollfd){ .fd = leader, .events = e->o->overwrite ? 0 : POLLIN };
 	}
 	e->pfds[e->nr_rings] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
 	return 0;
@@ -210,13 +221,14 @@ static void scan_records(struct engine *e, const uint8_t *p, size_t len)
 		if (h->size < sizeof(*h) || off + h->size > len)
 			break;
 		if (h->type == PERF_RECORD_SAMPLE && h->size >= e->time_off + 8) {
+			struct perfsink_stream_priv *sp = CUR_PRIV(e);
 			uint64_t t;
 			memcpy(&t, p + off + e->time_off, sizeof(t));
-			if (!e->priv.samples || t < e->priv.first_sample_time)
-				e->priv.first_sample_time = t;
-			if (t > e->priv.last_sample_time)
-				e->priv.last_sample_time = t;
-			e->priv.samples++;
+			if (!sp->samples || t < sp->first_sample_time)
+				sp->first_sample_time = t;
+			if (t > sp->last_sample_time)
+				sp->last_sample_time = t;
+			sp->samples++;
 			e->samples++;
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
 			uint64_t lost;
@@ -233,26 +245,43 @@ static void scan_records(struct engine *e, const uint8_t *p, size_t len)
  * the buffers go out after the pass so the last one can carry the
  * FINISHED_ROUND that tells perf every ring was drained up to here.
  */
+/* Copy one ring into a pooled buffer: NULL when it had nothing. */
+static struct psbuf *read_ring(struct engine *e, unsigned c)
+{
+	struct ring *r = &e->rings[c];
+	if (!r->overwrite && !ring_ready(r))
+		return NULL;
+	struct psbuf *b = pool_get(e->pools[c]); /* waits while sinks hold them all */
+	size_t n;
+	if (r->overwrite) {
+		/* The kernel must not write while the newest records are copied. */
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
+		n = ring_read_backward(r, b->mem, b->cap - ROUND_BYTES);
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+	} else {
+		n = ring_read(r, b->mem, b->cap - ROUND_BYTES);
+	}
+	if (!n) {
+		psbuf_put(&b->pub);
+		return NULL;
+	}
+	b->pub.len = n;
+	b->pub.kind = PERFSINK_BUF_RING;
+	b->pub.cpu = r->cpu;
+	e->ring_bytes += n;
+	e->seg_bytes += n;
+	scan_records(e, b->mem, n);
+	return b;
+}
+
 static int drain_pass(struct engine *e)
 {
 	struct psbuf *batch[e->nr_rings];
 	unsigned k = 0;
 	for (unsigned c = 0; c < e->nr_rings; c++) {
-		struct ring *r = &e->rings[c];
-		if (!ring_ready(r))
-			continue;
-		struct psbuf *b = pool_get(e->pools[c]); /* waits while sinks hold them all */
-		size_t n = ring_read(r, b->mem, b->cap - ROUND_BYTES);
-		if (!n) {
-			psbuf_put(&b->pub);
-			continue;
-		}
-		b->pub.len = n;
-		b->pub.kind = PERFSINK_BUF_RING;
-		b->pub.cpu = r->cpu;
-		e->ring_bytes += n;
-		scan_records(e, b->mem, n);
-		batch[k++] = b;
+		struct psbuf *b = read_ring(e, c);
+		if (b)
+			batch[k++] = b;
 	}
 	if (!k)
 		return 0;
@@ -353,10 +382,15 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	if (uname(&u) == 0)
 		snprintf(e->hostname, sizeof(e->hostname), "%s", u.nodename);
 	make_session_id(e->session, sizeof(e->session));
-	e->priv = (struct perfsink_stream_priv){
+	e->privs[0] = (struct perfsink_stream_priv){
 		.evl = evl, .argc = argc, .argv = argv, .tracing_data = &e->tracing,
 	};
-	e->stream = (struct perfsink_stream){
+	uint32_t flags = 0;
+	if (e->o->switch_output != SWITCH_NONE || e->o->overwrite)
+		flags |= PERFSINK_STREAM_ROTATING;
+	if (e->o->overwrite)
+		flags |= PERFSINK_STREAM_OVERWRITE;
+	e->streams[0] = (struct perfsink_stream){
 		.nr_events = evl->nr,
 		.event_names = e->names,
 		.nr_rings = e->nr_rings,
@@ -366,34 +400,136 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		.session = e->session,
 		.host_name = e->hostname,
 		.start_realtime_ns = now_ns(CLOCK_REALTIME),
-		.priv = &e->priv,
+		.priv = &e->privs[0],
+		.max_files = e->o->switch_max_files,
+		.flags = flags,
 	};
+	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	e->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	return 0;
 }
 
-static int synthesize(struct engine *e)
+/* The records of the target's tasks as they are now. */
+static int synth_target(struct engine *e, struct bytes *b, bool initial)
+{
+	if (e->evl.system_wide)
+		return synth_all_processes(b, &e->evl);
+	pid_t pid = e->o->pid ? e->o->pid : e->o->tid ? e->o->tid : e->wl.pid;
+	if (initial && !e->o->pid && !e->o->tid) {
+		/* Not exec'd yet: its exec brings COMM and MMAPs through the ring. */
+		synth_comm(b, &e->evl, pid, pid, "perfsink-exec");
+		return 0;
+	}
+	if (e->wl.pid && e->child_done)
+		return 0; /* gone: the ring or the overwrite cache has its records */
+	return synth_process(b, &e->evl, pid);
+}
+
+/*
+ * Records that let perf resolve symbols, at the start of every output:
+ * kernel MMAP, the target's tasks, FINISHED_INIT.  With --overwrite they go
+ * with each dump instead (perf's --tail-synthesize), since the ring has
+ * long overwritten the originals.
+ */
+static int synthesize(struct engine *e, bool initial)
 {
 	struct bytes b;
 	bytes_init(&b);
 	int r = synth_kernel_mmap(&b, &e->evl);
-	if (r < 0)
+	if (r < 0 && initial)
 		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
-	if (e->evl.system_wide)
-		r = synth_all_processes(&b, &e->evl);
-	else if (e->o->pid)
-		r = synth_process(&b, &e->evl, e->o->pid);
-	else if (e->o->tid)
-		r = synth_process(&b, &e->evl, e->o->tid);
-	else
-		synth_comm(&b, &e->evl, e->wl.pid, e->wl.pid, "perfsink-exec"); /* exec brings the rest */
-	if (r < 0)
+	r = synth_target(e, &b, initial);
+	if (r < 0 && initial)
 		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
+	if (e->o->overwrite && e->tail_synth.len)
+		bytes_add(&b, e->tail_synth.p, e->tail_synth.len);
 	synth_finished_init(&b);
 	r = dispatch_bytes(e, &b);
 	bytes_free(&b);
 	return r;
+}
+
+static bool has_mmap2(const struct bytes *b)
+{
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= b->len;) {
+		const struct perf_event_header *h = (const void *)(b->p + off);
+		if (h->type == PERF_RECORD_MMAP2)
+			return true;
+		if (!h->size)
+			break;
+		off += h->size;
+	}
+	return false;
+}
+
+/* --overwrite, one task: keep its latest maps, for a dump after it exited. */
+static void refresh_tail_synth(struct engine *e)
+{
+	if (!e->o->overwrite || e->evl.system_wide || (e->wl.pid && e->child_done))
+		return;
+	pid_t pid = e->o->pid ? e->o->pid : e->o->tid ? e->o->tid : e->wl.pid;
+	struct bytes b;
+	bytes_init(&b);
+	/* A zombie has no maps left: keep the last snapshot that had some. */
+	if (synth_process(&b, &e->evl, pid) == 0 && !b.err && has_mmap2(&b)) {
+		bytes_free(&e->tail_synth);
+		e->tail_synth = b;
+	} else {
+		bytes_free(&b);
+	}
+}
+
+/*
+ * End the current output and begin the next: everything read so far goes
+ * to the old one (a full pass first), everything after to the new one, so
+ * nothing is lost or duplicated across the cut.
+ */
+static int rotate_segment(struct engine *e)
+{
+	if (!e->o->overwrite && drain_pass(e) < 0)
+		return -EPIPE;
+	unsigned nx = !e->cur;
+	e->privs[nx] = *CUR_PRIV(e);
+	e->privs[nx].samples = e->privs[nx].first_sample_time = e->privs[nx].last_sample_time = 0;
+	e->streams[nx] = *CUR_STREAM(e);
+	e->streams[nx].segment++;
+	e->streams[nx].start_realtime_ns = now_ns(CLOCK_REALTIME);
+	e->streams[nx].priv = &e->privs[nx];
+	int r = sinkset_rotate(&e->ss, &e->streams[nx]);
+	e->cur = nx;
+	e->seg_bytes = 0;
+	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
+	e->rotations++;
+	if (r < 0) {
+		if (!e->error)
+			e->error = r;
+		return r;
+	}
+	return e->o->overwrite ? 0 : synthesize(e, false);
+}
+
+/* --overwrite: the newest data of every ring, with the records to read it. */
+static int dump_rings(struct engine *e)
+{
+	int r = synthesize(e, false);
+	if (r < 0)
+		return r;
+	return drain_pass(e);
+}
+
+static bool rotation_due(struct engine *e)
+{
+	const struct record_opts *o = e->o;
+	if (e->rotate_requested) {
+		e->rotate_requested = false;
+		return true;
+	}
+	if (o->switch_output == SWITCH_SIZE)
+		return e->seg_bytes >= o->switch_size;
+	if (o->switch_output == SWITCH_TIME)
+		return now_ns(CLOCK_MONOTONIC) - e->seg_start_ns >= (int64_t)o->switch_ms * 1000000;
+	return false;
 }
 
 /* ----------------------------------------------------------- main loop */
@@ -421,6 +557,8 @@ static bool handle_signals(struct engine *e)
 				stop = true;
 			else if (sigs[i] == SIGCHLD)
 				reap_child(e);
+			else if (sigs[i] == SIGUSR2 && (e->o->switch_output != SWITCH_NONE || e->o->overwrite))
+				e->rotate_requested = true;
 		}
 	}
 	return stop || e->child_done;
@@ -455,8 +593,19 @@ static void record_loop(struct engine *e)
 		}
 		bool stop = handle_signals(e);
 		reap_child(e);
-		if (drain_pass(e) < 0)
-			break; /* a sink with on_error = stop failed */
+		if (e->o->overwrite) {
+			refresh_tail_synth(e);
+			if (e->rotate_requested && !stop) {
+				e->rotate_requested = false;
+				if (dump_rings(e) < 0 || rotate_segment(e) < 0)
+					break;
+			}
+		} else {
+			if (drain_pass(e) < 0)
+				break; /* a sink with on_error = stop failed */
+			if (!stop && rotation_due(e) && rotate_segment(e) < 0)
+				break;
+		}
 		/* -p: the target and its threads are gone. */
 		if (stop || e->child_done || (n > 0 && !e->wl.pid && !e->evl.system_wide && all_hung_up(e)))
 			break;
@@ -486,6 +635,9 @@ static void print_summary(struct engine *e)
 	if (waits)
 		pr_info("[ perfsink record: waited %llu times for a sink to return a buffer ]",
 			(unsigned long long)waits);
+	if (e->rotations)
+		pr_info("[ perfsink record: %llu outputs (rotated %llu times) ]",
+			(unsigned long long)e->rotations + 1, (unsigned long long)e->rotations);
 	sinkset_report(&e->ss);
 }
 
@@ -495,6 +647,7 @@ static void engine_free(struct engine *e)
 	rings_teardown(e);
 	evlist_free(&e->evl);
 	bytes_free(&e->tracing);
+	bytes_free(&e->tail_synth);
 	free(e->names);
 }
 
@@ -517,6 +670,13 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		evlist_free(&e->evl);
 		return EXIT_BAD_INPUT;
 	}
+	const char *norot;
+	if ((o->switch_output != SWITCH_NONE || o->overwrite) && !sinkset_can_rotate(&e->ss, &norot)) {
+		snprintf(err, sizeof(err), "sink '%s' cannot rotate its output, which %s needs",
+			 norot, o->overwrite ? "--overwrite" : "--switch-output");
+		r = -EINVAL;
+		goto fail;
+	}
 	if ((r = signals_setup()) < 0)
 		goto fail;
 	if (o->argv && (r = workload_prepare(&e->wl, o->argv)) < 0) {
@@ -531,7 +691,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
 		goto fail;
 	}
-	if (sinkset_start(&e->ss, &e->stream) < 0 || synthesize(e) < 0) {
+	if (sinkset_start(&e->ss, CUR_STREAM(e)) < 0 || (!o->overwrite && synthesize(e, true) < 0)) {
 		err[0] = '\0'; /* the sink said why */
 		r = -EPIPE;
 		goto fail;
@@ -548,7 +708,10 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		record_loop(e);
 
 	evlist_disable(&e->evl);
-	drain_all(e);
+	if (o->overwrite)
+		dump_rings(e);
+	else
+		drain_all(e);
 	lost_samples_records(e);
 	sinkset_barrier(&e->ss);
 	if (e->error && err[0])

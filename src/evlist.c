@@ -134,6 +134,8 @@ static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struc
 	a->enable_on_exec = o->argv != NULL && !evl->system_wide;
 	a->sample_id_all = 1;
 	a->exclude_guest = 1;
+	/* Flight recorder: the kernel overwrites the oldest data, newest at head. */
+	a->write_backward = o->overwrite;
 	if (first) {
 		/* Side-band records once per ring, from the first event only. */
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;

@@ -295,16 +295,81 @@ static int set_verbose(struct record_opts *o, const char *v, char *err, size_t e
 }
 
 /* Same order as record_opt_names; set_mask bits index both. */
+/* "signal", a size (100M: B/K/M/G suffix) or a time (30s, 10m, 2h, 1d). */
+static int set_switch_output(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	size_t n = strlen(v);
+	uint64_t x;
+	if (!strcmp(v, "signal")) {
+		o->switch_output = SWITCH_SIGNAL;
+		return 0;
+	}
+	if (!strcmp(v, "no") || !strcmp(v, "none")) {
+		o->switch_output = SWITCH_NONE;
+		return 0;
+	}
+	if (n > 1 && v[n - 1] == 'd') {
+		char *h = strndup(v, n - 1);
+		int64_t days;
+		int r = h ? parse_int(h, 1, 3650, &days) : -ENOMEM;
+		free(h);
+		if (r == 0) {
+			o->switch_output = SWITCH_TIME;
+			o->switch_ms = (uint64_t)days * 86400000ULL;
+			return 0;
+		}
+	} else if (n > 1 && strchr("smh", v[n - 1])) {
+		if (parse_duration_ms(v, &x) == 0 && x >= 100) {
+			o->switch_output = SWITCH_TIME;
+			o->switch_ms = x;
+			return 0;
+		}
+	} else if (n > 1 && strchr("BKMGbkmg", v[n - 1])) {
+		if (parse_size(v, &x) == 0 && x >= 4096) {
+			o->switch_output = SWITCH_SIZE;
+			o->switch_size = x;
+			return 0;
+		}
+	}
+	snprintf(err, errlen, "'%s' is not accepted; give signal, a size with a unit B, K, M or G "
+		 "(at least 4K, e.g. 100M) or a time with a unit s, m, h or d (at least 100ms, e.g. 30s)", v);
+	return -EINVAL;
+}
+
+static int set_switch_max_files(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	int64_t n;
+	if (parse_int(v, 0, 1000000, &n)) {
+		snprintf(err, errlen, "'%s' is not accepted; give how many segments to keep, "
+			 "0 (all) to 1000000", v);
+		return -EINVAL;
+	}
+	o->switch_max_files = (uint32_t)n;
+	return 0;
+}
+
+static int set_overwrite(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	if (parse_bool(v, &o->overwrite)) {
+		snprintf(err, errlen, "'%s' is not a boolean; accepted: true, false, yes, no, "
+			 "on, off, 1, 0", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const opt_setter setters[] = {
 	set_event, set_freq, set_count, set_call_graph, set_mmap_pages, set_aio,
 	set_all_cpus, set_cpu, set_pid, set_tid, set_output, set_duration,
-	set_plugin_dir, set_verbose,
+	set_plugin_dir, set_verbose, set_switch_output, set_switch_max_files,
+	set_overwrite,
 };
 
 const char *const record_opt_names[] = {
 	"event", "freq", "count", "call-graph", "mmap-pages", "aio",
 	"all-cpus", "cpu", "pid", "tid", "output", "duration",
-	"plugin-dir", "verbose", NULL,
+	"plugin-dir", "verbose", "switch-output", "switch-max-files",
+	"overwrite", NULL,
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))
@@ -418,6 +483,15 @@ int record_opts_check(const struct record_opts *o, char *err, size_t errlen)
 
 	if (!o->nr_events) {
 		snprintf(err, errlen, "no event to record; give -e NAME (e.g. -e cpu-clock)");
+		return -EINVAL;
+	}
+	if (o->overwrite && (o->switch_output == SWITCH_SIZE || o->switch_output == SWITCH_TIME)) {
+		snprintf(err, errlen, "--overwrite dumps the rings on SIGUSR2 and at the end; "
+			 "--switch-output by size or time does not go with it");
+		return -EINVAL;
+	}
+	if (o->switch_max_files && o->switch_output == SWITCH_NONE && !o->overwrite) {
+		snprintf(err, errlen, "--switch-max-files needs --switch-output (or --overwrite)");
 		return -EINVAL;
 	}
 	if ((o->pid || o->tid) && o->all_cpus) {

@@ -9,6 +9,8 @@
 #include <sys/types.h>
 
 enum callgraph_mode { CG_NONE = 0, CG_FP, CG_DWARF };
+/* --switch-output: rotate the outputs on SIGUSR2, on a size or on a time. */
+enum switch_mode { SWITCH_NONE = 0, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
 
 struct record_opts {
 	char **events;        /* -e, in order; default {"cpu-clock"} */
@@ -27,6 +29,11 @@ struct record_opts {
 	uint64_t duration_ms; /* --duration, 0: none */
 	char *plugin_dir;     /* extra plugin directory */
 	int verbose;          /* -v count; -1 with -q */
+	enum switch_mode switch_output;
+	uint64_t switch_size;      /* bytes of ring data per segment (SWITCH_SIZE) */
+	uint64_t switch_ms;        /* segment length (SWITCH_TIME) */
+	uint32_t switch_max_files; /* keep the newest N segments; 0 = all */
+	bool overwrite;            /* flight recorder: dump the rings on SIGUSR2 and exit */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */

@@ -257,22 +257,25 @@ static int write_total_mem(struct bytes *b, const struct perfsink_stream *s,
 	return 0;
 }
 
-/* Like perf: the binary's path first, then the arguments after argv[0]. */
+/*
+ * Like perf: the binary's path, then priv->argv, which starts at the
+ * subcommand ("record", options...), so perf shows "/usr/bin/perfsink record ...".
+ */
 static int write_cmdline(struct bytes *b, const struct perfsink_stream *s,
 			 const struct perfsink_compression *comp)
 {
 	const struct perfsink_stream_priv *p = s->priv;
-	int argc = p && p->argv ? p->argc : 0;
+	int argc = p && p->argv && p->argc > 0 ? p->argc : 0;
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 
 	if (n > 0)
 		exe[n] = '\0';
 	else
-		snprintf(exe, sizeof(exe), "%s", argc > 0 ? p->argv[0] : "perfsink");
-	bytes_u32(b, (uint32_t)(argc > 1 ? argc : 1));
+		snprintf(exe, sizeof(exe), "perfsink");
+	bytes_u32(b, (uint32_t)argc + 1);
 	bytes_perf_string(b, exe);
-	for (int i = 1; i < argc; i++)
+	for (int i = 0; i < argc; i++)
 		bytes_perf_string(b, p->argv[i] ? p->argv[i] : "");
 	return 0;
 }

@@ -9,6 +9,9 @@
  *   ...  perf_file_attr per event: attr (128 bytes) + ids {offset, size}
  *   data_offset: records
  *   data_offset + data_size: feature index {offset, size} per set bit, then payloads
+ *
+ * Pipe mode: "PERFILE2" + u64 16, HEADER_ATTR per event, HEADER_FEATURE
+ * records and their end marker, HEADER_TRACING_DATA, EVENT_UPDATE names.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,9 +32,20 @@ struct section {
 	uint64_t offset, size;
 };
 
-static const struct ps_evlist *stream_evlist(const struct perfsink_stream *s)
+/*
+ * The evlist behind s, checked: -EINVAL without one, -ENODATA for
+ * tracepoints without their TRACING_DATA (perf would reject the output, so
+ * fail at the first header rather than at the end of the recording).
+ */
+static int stream_evlist(const struct perfsink_stream *s, const struct ps_evlist **evl)
 {
-	return s && s->priv ? s->priv->evl : NULL;
+	*evl = s && s->priv ? s->priv->evl : NULL;
+	if (!*evl)
+		return -EINVAL;
+	const struct bytes *td = s->priv->tracing_data;
+	if ((*evl)->has_tracepoint && (!td || !td->len))
+		return -ENODATA;
+	return 0;
 }
 
 static uint64_t total_ids(const struct ps_evlist *evl)
@@ -58,10 +72,10 @@ static void add_attr(struct bytes *b, const struct perf_event_attr *attr)
 	bytes_add(b, raw, sizeof(raw));
 }
 
+/* Sets the bits of the features written in file mode; bits starts zeroed. */
 static void features_bitmap(uint64_t bits[FEAT_BITS / 64], const struct perfsink_stream *s,
 			    const struct perfsink_compression *comp)
 {
-	memset(bits, 0, FEAT_BITS / 8);
 	for (int f = 1; f < FEAT_BITS; f++)
 		if (feature_wanted(f, s, comp, false))
 			bits[f / 64] |= 1ULL << (f % 64);
@@ -81,9 +95,10 @@ static int bytes_finish(struct bytes *b, struct perfsink_bytes *out)
 int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file_end *end,
 		     struct perfsink_bytes *out)
 {
-	const struct ps_evlist *evl = stream_evlist(s);
-	if (!evl || !out)
-		return -EINVAL;
+	const struct ps_evlist *evl;
+	int err = stream_evlist(s, &evl);
+	if (err || !out)
+		return err ? err : -EINVAL;
 	uint64_t data_offset = data_offset_of(evl);
 	if (end && end->data_offset != data_offset)
 		return -EINVAL;
@@ -122,8 +137,10 @@ int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file
 int perf_file_features(const struct perfsink_stream *s, const struct perfsink_file_end *end,
 		       struct perfsink_bytes *out)
 {
-	if (!stream_evlist(s) || !end || !out)
-		return -EINVAL;
+	const struct ps_evlist *evl;
+	int err = stream_evlist(s, &evl);
+	if (err || !end || !out)
+		return err ? err : -EINVAL;
 
 	int ids[FEAT_BITS];
 	unsigned nr = 0;
@@ -137,7 +154,7 @@ int perf_file_features(const struct perfsink_stream *s, const struct perfsink_fi
 	bytes_zero(&b, nr * sizeof(struct section));
 	for (unsigned i = 0; i < nr && !b.err; i++) {
 		size_t start = b.len;
-		int err = feature_write(ids[i], &b, s, end->comp);
+		err = feature_write(ids[i], &b, s, end->comp);
 		if (err) {
 			bytes_free(&b);
 			return err;
@@ -222,22 +239,51 @@ static int pipe_tracing_data(struct bytes *b, const struct perfsink_stream *s)
 	return err ? err : b->err;
 }
 
+/*
+ * EVENT_UPDATE (name) per event, as perf record sends them in pipe mode.
+ * perf also takes names from EVENT_DESC, but that one record holds every
+ * id of every event and is dropped when it outgrows 64 KiB (many threads
+ * or CPUs); these small records keep the names in that case.
+ */
+static int pipe_event_names(struct bytes *b, const struct ps_evlist *evl)
+{
+	enum { EVENT_UPDATE_NAME = 2 };
+	for (unsigned i = 0; i < evl->nr; i++) {
+		const struct ps_event *ev = &evl->ev[i];
+		if (!ev->nr_ids || !ev->name)
+			continue;
+		size_t start = record_begin(b, PS_RECORD_EVENT_UPDATE, 0);
+		bytes_u64(b, EVENT_UPDATE_NAME);
+		bytes_u64(b, ev->ids[0]);
+		bytes_add(b, ev->name, strlen(ev->name) + 1);
+		/* Pad the record itself: the unpadded features may have left b unaligned. */
+		bytes_zero(b, (8 - (b->len - start) % 8) % 8);
+		int err = record_close(b, start);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 int perf_pipe_header(const struct perfsink_stream *s, const struct perfsink_compression *comp,
 		     struct perfsink_bytes *out)
 {
-	const struct ps_evlist *evl = stream_evlist(s);
-	if (!evl || !out)
-		return -EINVAL;
+	const struct ps_evlist *evl;
+	int err = stream_evlist(s, &evl);
+	if (err || !out)
+		return err ? err : -EINVAL;
 
 	struct bytes b;
 	bytes_init(&b);
 	bytes_u64(&b, PERF_MAGIC2);
 	bytes_u64(&b, 16);
-	int err = pipe_attrs(&b, evl);
+	err = pipe_attrs(&b, evl);
 	if (!err)
 		err = pipe_features(&b, s, comp);
 	if (!err)
 		err = pipe_tracing_data(&b, s);
+	if (!err)
+		err = pipe_event_names(&b, evl);
 	if (err) {
 		bytes_free(&b);
 		return err;

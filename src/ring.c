@@ -4,11 +4,12 @@
 #include <unistd.h>
 #include "ring.h"
 
-int ring_map(struct ring *r, int fd, int cpu, unsigned pages)
+int ring_map(struct ring *r, int fd, int cpu, unsigned pages, int overwrite)
 {
 	long page = sysconf(_SC_PAGESIZE);
 	size_t len = (size_t)(pages + 1) * (size_t)page;
-	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	int prot = overwrite ? PROT_READ : PROT_READ | PROT_WRITE;
+	void *m = mmap(NULL, len, prot, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED)
 		return -errno;
 	memset(r, 0, sizeof(*r));
@@ -18,6 +19,7 @@ int ring_map(struct ring *r, int fd, int cpu, unsigned pages)
 	r->size = (uint64_t)pages * (uint64_t)page;
 	r->fd = fd;
 	r->cpu = cpu;
+	r->overwrite = overwrite;
 	return 0;
 }
 
@@ -73,6 +75,45 @@ size_t ring_read(struct ring *r, uint8_t *dst, size_t cap)
 		memcpy(dst + first, r->data, len - first);
 	/* All reads of the data are done before the kernel may overwrite it. */
 	__atomic_store_n(&r->pc->data_tail, tail + len, __ATOMIC_RELEASE);
+	r->bytes += len;
+	r->reads++;
+	return len;
+}
+
+static void copy_out(const struct ring *r, uint8_t *dst, uint64_t from, uint64_t len)
+{
+	uint64_t start = from & (r->size - 1);
+	uint64_t first = start + len > r->size ? r->size - start : len;
+	memcpy(dst, r->data + start, first);
+	if (first < len)
+		memcpy(dst + first, r->data, len - first);
+}
+
+/* From head, the whole records that fit in the ring (perf's overwrite_rb_find_range). */
+static uint64_t backward_extent(const struct ring *r, uint64_t head)
+{
+	uint64_t n = 0;
+	for (;;) {
+		const struct perf_event_header *h = (const void *)(r->data + ((head + n) & (r->size - 1)));
+		if (h->size == 0 || n + h->size > r->size)
+			return n;
+		n += h->size;
+	}
+}
+
+size_t ring_read_backward(struct ring *r, uint8_t *dst, size_t cap)
+{
+	/* The kernel writes downward: head decreases; [head, prev) is new. */
+	uint64_t head = __atomic_load_n(&r->pc->data_head, __ATOMIC_ACQUIRE);
+	uint64_t len = r->prev - head;
+	if (len == 0)
+		return 0;
+	if (len > r->size)
+		len = backward_extent(r, head); /* wrapped: only whole records */
+	if (len > cap)
+		len = whole_records(r, head, cap);
+	copy_out(r, dst, head, len);
+	r->prev = head;
 	r->bytes += len;
 	r->reads++;
 	return len;

@@ -18,10 +18,16 @@ struct ring {
 	uint64_t bytes;                  /* read so far */
 	uint64_t reads;                  /* ring_read calls that returned data */
 	uint64_t overruns;               /* times head ran more than size ahead */
+	int overwrite;                   /* read-only, written backward by the kernel */
+	uint64_t prev;                   /* overwrite: head at the previous read */
 };
 
-/* mmap 1 + pages pages of fd; 0 or a negative errno. */
-int ring_map(struct ring *r, int fd, int cpu, unsigned pages);
+/*
+ * mmap 1 + pages pages of fd; 0 or a negative errno.  With overwrite the
+ * mapping is read-only, so the kernel overwrites the oldest data (the
+ * events must have attr.write_backward set).
+ */
+int ring_map(struct ring *r, int fd, int cpu, unsigned pages, int overwrite);
 void ring_unmap(struct ring *r);
 /* Bytes ready to read (head - tail). */
 uint64_t ring_ready(const struct ring *r);
@@ -31,5 +37,11 @@ uint64_t ring_ready(const struct ring *r);
  * the space at once.  Returns the bytes copied (0: empty).
  */
 size_t ring_read(struct ring *r, uint8_t *dst, size_t cap);
+/*
+ * Overwrite rings: copy the records written since the previous call (at
+ * most the whole ring, newest first as the kernel lays them out).  The
+ * caller pauses the ring's output around the call.
+ */
+size_t ring_read_backward(struct ring *r, uint8_t *dst, size_t cap);
 
 #endif

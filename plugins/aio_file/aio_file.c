@@ -5,8 +5,8 @@
  * completed.  data.size in the header follows the completed prefix, so a
  * crash or a full disk still leaves a file perf report reads.
  *
- * Rotation: segment N > 0 is written to "<path>.<YYYYmmddHHMMSS>.<NNNN>",
- * the time being the stream's start (local time) and NNNN the segment.
+ * Rotation: every segment is written to "<path>.<YYYYmmddHHMMSS>.<NNNNNN>"
+ * (plugins/common/segments.h); stream->max_files prunes the oldest.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,8 @@
 #include <unistd.h>
 #include <perfsink/sink.h>
 #include "aio_writer.h"
+#include "segments.h"
+#include <libgen.h>
 
 enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC };
 
@@ -63,6 +65,29 @@ static int open_output(struct aio_file *f, const char *path)
 	return 0;
 }
 
+/* The output is created at start(); fail here already if it cannot be. */
+static int check_writable(struct aio_file *f, const char *path)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	const char *dir = dirname(copy);
+	struct stat st;
+	int e = 0;
+	if (stat(dir, &st) < 0)
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else if (access(dir, W_OK | X_OK) < 0)
+		e = errno;
+	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		e = EISDIR;
+	if (e)
+		LOG(f, PERFSINK_LOG_ERROR, "cannot create '%s': %s", path, strerror(e));
+	free(copy);
+	return -e;
+}
+
 static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 {
 	struct aio_file *f = calloc(1, sizeof(*f));
@@ -74,18 +99,12 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 	f->base_path = strdup(inst->values[KEY_PATH].str);
 	f->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
 	f->fsync = (int)inst->values[KEY_FSYNC].num;
-	if (!f->base_path) {
-		free(f);
-		return -ENOMEM;
-	}
-	/* Create the file now: a bad path fails before any event is opened. */
-	int r = open_output(f, f->base_path);
+	int r = f->base_path ? check_writable(f, f->base_path) : -ENOMEM;
 	if (r < 0) {
 		free(f->base_path);
 		free(f);
 		return r;
 	}
-	f->path = strdup(f->base_path);
 	*ctx = f;
 	return 0;
 }
@@ -153,10 +172,30 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s)
 	return r;
 }
 
+/* Create the output of stream s and write its provisional header. */
+static int new_output(struct aio_file *f, const struct perfsink_stream *s)
+{
+	char *p = segment_path(f->base_path, s);
+	if (!p)
+		return -ENOMEM;
+	free(f->path);
+	f->path = p;
+	int r = open_output(f, p);
+	if (r == 0)
+		r = begin_file(f, s);
+	if (r == 0 && s->max_files) {
+		int n = segments_prune(f->base_path, s->max_files);
+		if (n < 0)
+			LOG(f, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
+			    f->base_path, strerror(-n));
+	}
+	return r;
+}
+
 static int aio_file_start(void *ctx, const struct perfsink_stream *s)
 {
 	struct aio_file *f = ctx;
-	return f->err = begin_file(f, s);
+	return f->err = new_output(f, s);
 }
 
 static int aio_file_write(void *ctx, struct perfsink_buf *buf)
@@ -244,37 +283,16 @@ static int finish_file(struct aio_file *f)
 	return f->err ? f->err : r;
 }
 
-static char *segment_path(const char *base, const struct perfsink_stream *s)
-{
-	time_t t = (time_t)(s->start_realtime_ns / 1000000000);
-	struct tm tm;
-	char stamp[32];
-	localtime_r(&t, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-	size_t n = strlen(base) + 64;
-	char *p = malloc(n);
-	if (p)
-		snprintf(p, n, "%s.%s.%04u", base, stamp, s->segment);
-	return p;
-}
-
 static int aio_file_rotate(void *ctx, const struct perfsink_stream *next)
 {
 	struct aio_file *f = ctx;
 	int r = finish_file(f);
 	close(f->fd);
 	f->fd = -1;
+	f->stream = NULL;
 	if (r < 0)
-		return r;
-	char *p = segment_path(f->base_path, next);
-	if (!p)
-		return f->err = -ENOMEM;
-	free(f->path);
-	f->path = p;
-	r = open_output(f, p);
-	if (r == 0)
-		r = begin_file(f, next);
-	return f->err = r;
+		return f->err = r;
+	return f->err = new_output(f, next);
 }
 
 static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
