@@ -45,6 +45,9 @@ static const char record_usage[] =
 	"      --overwrite          flight recorder: the kernel overwrites the oldest\n"
 	"                           data; the rings are dumped to a new output on\n"
 	"                           SIGUSR2 and at the end\n"
+	"      --exclude-self[=BOOL] with -a/-C, drop perfsink's own samples and\n"
+	"                           tracepoint hits in the kernel (default yes; no to\n"
+	"                           see perfsink itself)\n"
 	"  -q, --quiet              print errors only\n"
 	"  -v, --verbose            more messages (repeatable)\n"
 	"  -h, --help               this text\n"
@@ -54,7 +57,7 @@ static const char record_usage[] =
 	"SIGTERM or --duration.  See perfsink(1) and perfsink.ini(5).\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
-       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE };
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -73,6 +76,7 @@ static const struct option record_long[] = {
 	{ "sink", required_argument, NULL, OPT_SINK },
 	{ "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "exclude-self", optional_argument, NULL, OPT_EXCLUDE_SELF },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -133,6 +137,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");
 			break;
 		case OPT_OVERWRITE: r = push(sets, nsets, "overwrite", "true"); break;
+		case OPT_EXCLUDE_SELF:
+			r = push(sets, nsets, "exclude-self", optarg ? optarg : "true");
+			break;
 		case OPT_CONFIG:
 			free(o->config_path);
 			o->config_path = strdup(optarg);

@@ -20,6 +20,7 @@
 #include "pool.h"
 #include "record.h"
 #include "ring.h"
+#include "self_filter.h"
 #include "sinkset.h"
 #include "stream.h"
 #include "synth.h"
@@ -687,6 +688,8 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 	    (r = evlist_open(&e->evl, err, sizeof(err))) < 0 ||
 	    (r = rings_setup(e, err, sizeof(err))) < 0)
 		goto fail;
+	if (o->exclude_self && e->evl.system_wide && (r = self_filter_attach(&e->evl, getpid())) < 0)
+		pr_warn("cannot keep perfsink's own records out (%s); they are recorded too", strerror(-r));
 	if ((r = stream_setup(e, argc, argv)) < 0) {
 		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
 		goto fail;

@@ -34,6 +34,7 @@ struct record_opts {
 	uint64_t switch_ms;        /* segment length (SWITCH_TIME) */
 	uint32_t switch_max_files; /* keep the newest N segments; 0 = all */
 	bool overwrite;            /* flight recorder: dump the rings on SIGUSR2 and exit */
+	bool exclude_self;         /* -a/-C: drop perfsink's own records in the kernel (default) */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */
