@@ -45,6 +45,9 @@ static const char record_usage[] =
 	"      --overwrite          flight recorder: the kernel overwrites the oldest\n"
 	"                           data; the rings are dumped to a new output on\n"
 	"                           SIGUSR2 and at the end\n"
+	"  -r, --realtime PRIO      run perfsink's threads with SCHED_FIFO priority\n"
+	"                           PRIO (1..99), as perf record -r: the rings are\n"
+	"                           drained at once even when every CPU is busy\n"
 	"      --exclude-self[=BOOL] with -a/-C, drop perfsink's own samples and\n"
 	"                           tracepoint hits in the kernel (default yes; no to\n"
 	"                           see perfsink itself)\n"
@@ -77,6 +80,7 @@ static const struct option record_long[] = {
 	{ "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
 	{ "exclude-self", optional_argument, NULL, OPT_EXCLUDE_SELF },
+	{ "realtime", required_argument, NULL, 'r' },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -127,7 +131,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 	bool quiet = false;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qvh", record_long, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:r:qvh", record_long, NULL)) != -1) {
 		int r = 0;
 		switch (c) {
 		case 'g': r = push(sets, nsets, "call-graph", "fp"); break;

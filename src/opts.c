@@ -368,18 +368,31 @@ static int set_exclude_self(struct record_opts *o, const char *v, char *err, siz
 	return 0;
 }
 
+static int set_realtime(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	int64_t n;
+
+	if (parse_int(v, 0, 99, &n)) {
+		snprintf(err, errlen, "'%s' is not a SCHED_FIFO priority; give 1 to 99 "
+			 "(0: normal scheduling)", v);
+		return -EINVAL;
+	}
+	o->realtime = (uint32_t)n;
+	return 0;
+}
+
 static const opt_setter setters[] = {
 	set_event, set_freq, set_count, set_call_graph, set_mmap_pages, set_aio,
 	set_all_cpus, set_cpu, set_pid, set_tid, set_output, set_duration,
 	set_plugin_dir, set_verbose, set_switch_output, set_switch_max_files,
-	set_overwrite, set_exclude_self,
+	set_overwrite, set_exclude_self, set_realtime,
 };
 
 const char *const record_opt_names[] = {
 	"event", "freq", "count", "call-graph", "mmap-pages", "aio",
 	"all-cpus", "cpu", "pid", "tid", "output", "duration",
 	"plugin-dir", "verbose", "switch-output", "switch-max-files",
-	"overwrite", "exclude-self", NULL,
+	"overwrite", "exclude-self", "realtime", NULL,
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))

@@ -35,6 +35,7 @@ struct record_opts {
 	uint32_t switch_max_files; /* keep the newest N segments; 0 = all */
 	bool overwrite;            /* flight recorder: dump the rings on SIGUSR2 and exit */
 	bool exclude_self;         /* -a/-C: drop perfsink's own records in the kernel (default) */
+	uint32_t realtime;         /* -r: SCHED_FIFO priority of perfsink's threads; 0: normal */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */
