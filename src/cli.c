@@ -30,7 +30,8 @@ static const char record_usage[] =
 	"  -C, --cpu LIST           system-wide on these CPUs only (0-3,6)\n"
 	"  -p, --pid PID            an existing process and its threads\n"
 	"  -t, --tid TID            one existing thread\n"
-	"  -m, --mmap-pages N       ring size per CPU: pages (power of two) or size (512K)\n"
+	"  -m, --mmap-pages N       ring size per CPU: pages (power of two) or size (512K);\n"
+	"                           default 512K, 2M for root with up to 32 CPUs\n"
 	"  -o, --output PATH        path of the one file-writing sink (default ./perf.data)\n"
 	"      --aio[=N]            pooled buffers (AIO control blocks) per ring, 1..32 (default 2)\n"
 	"      --duration SECONDS   stop after this long (also 500ms, 2m)\n"
@@ -228,6 +229,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
 		goto out;
 	}
+	record_opts_default_ring(&o);
 	code = engine_record(&o, &cfg, argc, argv);
 out:
 	free(sets);

@@ -501,6 +501,16 @@ static uint64_t max_sample_rate(void)
 	return v;
 }
 
+void record_opts_default_ring(struct record_opts *o)
+{
+	long ps = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (record_opt_is_set(o, "mmap-pages") || geteuid() != 0 || ps <= 0 ||
+	    ncpu > PRIVILEGED_RING_MAX_CPUS)
+		return;
+	o->mmap_pages = (uint32_t)((2u << 20) / (unsigned long)ps);
+}
+
 int record_opts_check(const struct record_opts *o, char *err, size_t errlen)
 {
 	uint64_t max_rate;

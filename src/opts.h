@@ -71,6 +71,16 @@ void record_opts_source_begin(struct record_opts *o);
 /* True when option `name` was set explicitly (config or CLI). */
 bool record_opt_is_set(const struct record_opts *o, const char *name);
 
+/*
+ * The ring size when -m was not given: 512 KiB (perf's, which fits the
+ * default perf_event_mlock_kb of unprivileged users), or 2 MiB for root
+ * on machines with up to PRIVILEGED_RING_MAX_CPUS online CPUs: a ring
+ * that holds ~7 ms of a 1 M events/s tracepoint storm instead of ~2 ms
+ * loses nothing where the small one loses 1-15 % (docs/BENCHMARKS.md).
+ */
+#define PRIVILEGED_RING_MAX_CPUS 32
+void record_opts_default_ring(struct record_opts *o);
+
 /* Checks that need all options together (-p with -a, ...). */
 int record_opts_check(const struct record_opts *o, char *err, size_t errlen);
 
