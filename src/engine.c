@@ -18,8 +18,10 @@
 #include "log.h"
 #include "opts.h"
 #include "pool.h"
+#include "realtime.h"
 #include "record.h"
 #include "ring.h"
+#include "self_filter.h"
 #include "sinkset.h"
 #include "stream.h"
 #include "synth.h"
@@ -708,6 +710,11 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 	    (r = evlist_open(&e->evl, err, sizeof(err))) < 0 ||
 	    (r = rings_setup(e, err, sizeof(err))) < 0)
 		goto fail;
+	if (o->realtime && (r = realtime_apply((int)o->realtime)) < 0)
+		pr_warn("cannot use SCHED_FIFO priority %u (%s); recording with normal scheduling",
+			o->realtime, strerror(-r));
+	if (o->exclude_self && e->evl.system_wide && (r = self_filter_attach(&e->evl, getpid())) < 0)
+		pr_warn("cannot keep perfsink's own records out (%s); they are recorded too", strerror(-r));
 	if ((r = stream_setup(e, argc, argv)) < 0) {
 		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
 		goto fail;
