@@ -18,8 +18,10 @@
 #include "log.h"
 #include "opts.h"
 #include "pool.h"
+#include "realtime.h"
 #include "record.h"
 #include "ring.h"
+#include "self_filter.h"
 #include "sinkset.h"
 #include "stream.h"
 #include "synth.h"
@@ -44,6 +46,7 @@ struct engine {
 	uint64_t seg_bytes;         /* ring bytes in the current segment */
 	int64_t seg_start_ns;       /* CLOCK_MONOTONIC */
 	bool rotate_requested;      /* SIGUSR2 */
+	bool rotation_pending;      /* size or time reached: cut before the next data */
 	struct bytes tail_synth;    /* --overwrite: latest records of the target */
 	const char **names;
 	struct bytes tracing;
@@ -274,6 +277,8 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	return b;
 }
 
+static int next_segment(struct engine *e);
+
 static int drain_pass(struct engine *e)
 {
 	struct psbuf *batch[e->nr_rings];
@@ -285,6 +290,15 @@ static int drain_pass(struct engine *e)
 	}
 	if (!k)
 		return 0;
+	/* A size or time cut waits for data, so no output is left empty. */
+	if (e->rotation_pending) {
+		e->rotation_pending = false;
+		if (next_segment(e) < 0) {
+			for (unsigned i = 0; i < k; i++)
+				psbuf_put(&batch[i]->pub);
+			return -EPIPE;
+		}
+	}
 	struct psbuf *last = batch[k - 1];
 	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = ROUND_BYTES };
 	memcpy(last->mem + last->pub.len, &round, sizeof(round));
@@ -481,14 +495,12 @@ static void refresh_tail_synth(struct engine *e)
 }
 
 /*
- * End the current output and begin the next: everything read so far goes
- * to the old one (a full pass first), everything after to the new one, so
- * nothing is lost or duplicated across the cut.
+ * End the current output and begin the next.  Everything dispatched so far
+ * is in the old one, everything after goes to the new one, so nothing is
+ * lost or duplicated across the cut.
  */
-static int rotate_segment(struct engine *e)
+static int next_segment(struct engine *e)
 {
-	if (!e->o->overwrite && drain_pass(e) < 0)
-		return -EPIPE;
 	unsigned nx = !e->cur;
 	e->privs[nx] = *CUR_PRIV(e);
 	e->privs[nx].samples = e->privs[nx].first_sample_time = e->privs[nx].last_sample_time = 0;
@@ -509,6 +521,14 @@ static int rotate_segment(struct engine *e)
 	return e->o->overwrite ? 0 : synthesize(e, false);
 }
 
+/* SIGUSR2: cut now, after a full pass. */
+static int rotate_segment(struct engine *e)
+{
+	if (!e->o->overwrite && drain_pass(e) < 0)
+		return -EPIPE;
+	return next_segment(e);
+}
+
 /* --overwrite: the newest data of every ring, with the records to read it. */
 static int dump_rings(struct engine *e)
 {
@@ -518,13 +538,10 @@ static int dump_rings(struct engine *e)
 	return drain_pass(e);
 }
 
+/* Size or time reached (SIGUSR2 is handled at once). */
 static bool rotation_due(struct engine *e)
 {
 	const struct record_opts *o = e->o;
-	if (e->rotate_requested) {
-		e->rotate_requested = false;
-		return true;
-	}
 	if (o->switch_output == SWITCH_SIZE)
 		return e->seg_bytes >= o->switch_size;
 	if (o->switch_output == SWITCH_TIME)
@@ -603,8 +620,14 @@ static void record_loop(struct engine *e)
 		} else {
 			if (drain_pass(e) < 0)
 				break; /* a sink with on_error = stop failed */
-			if (!stop && rotation_due(e) && rotate_segment(e) < 0)
-				break;
+			if (!stop && e->rotate_requested) {
+				e->rotate_requested = false;
+				e->rotation_pending = false;
+				if (rotate_segment(e) < 0)
+					break;
+			} else if (!stop && rotation_due(e)) {
+				e->rotation_pending = true;
+			}
 		}
 		/* -p: the target and its threads are gone. */
 		if (stop || e->child_done || (n > 0 && !e->wl.pid && !e->evl.system_wide && all_hung_up(e)))
@@ -687,6 +710,11 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 	    (r = evlist_open(&e->evl, err, sizeof(err))) < 0 ||
 	    (r = rings_setup(e, err, sizeof(err))) < 0)
 		goto fail;
+	if (o->realtime && (r = realtime_apply((int)o->realtime)) < 0)
+		pr_warn("cannot use SCHED_FIFO priority %u (%s); recording with normal scheduling",
+			o->realtime, strerror(-r));
+	if (o->exclude_self && e->evl.system_wide && (r = self_filter_attach(&e->evl, getpid())) < 0)
+		pr_warn("cannot keep perfsink's own records out (%s); they are recorded too", strerror(-r));
 	if ((r = stream_setup(e, argc, argv)) < 0) {
 		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
 		goto fail;
