@@ -215,6 +215,8 @@ static void transfers_pump(struct uploader *u, int64_t now)
 
 static void part_delivered(struct uploader *u, struct part *p)
 {
+	if (part_in_memory_only(p))
+		u->q_mem -= p->len;
 	if (p == u->q_head)
 		part_unlink_head(&u->q_head, &u->q_tail, p);
 	else
