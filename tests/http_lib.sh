@@ -49,6 +49,7 @@ http {
 	server {
 		$listen
 		root $dir/root;
+		$NGINX_SERVER_EXTRA
 		location / {
 			dav_methods PUT;
 			create_full_put_path on;

@@ -65,6 +65,9 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 		free(h);
 		return rc;
 	}
+	if (!h->conf.tls_verify)
+		inst->host->log(inst, PERFSINK_LOG_WARN,
+				"tls_verify = false: the collector's certificate is not checked");
 	*ctx = h;
 	return 0;
 }
