@@ -1,3 +1,11 @@
+/* Command line of `perfsink`: subcommands and their options. */
 #ifndef PS_CLI_H
 #define PS_CLI_H
+
+/* Each returns the process exit code. */
+int cmd_record(int argc, char **argv);
+int cmd_sinks(int argc, char **argv);
+int cmd_upload(int argc, char **argv);
+void usage_main(void);
+
 #endif

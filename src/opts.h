@@ -9,6 +9,8 @@
 #include <sys/types.h>
 
 enum callgraph_mode { CG_NONE = 0, CG_FP, CG_DWARF };
+/* --switch-output: rotate the outputs on SIGUSR2, on a size or on a time. */
+enum switch_mode { SWITCH_NONE = 0, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
 
 struct record_opts {
 	char **events;        /* -e, in order; default {"cpu-clock"} */
@@ -27,11 +29,19 @@ struct record_opts {
 	uint64_t duration_ms; /* --duration, 0: none */
 	char *plugin_dir;     /* extra plugin directory */
 	int verbose;          /* -v count; -1 with -q */
+	enum switch_mode switch_output;
+	uint64_t switch_size;      /* bytes of ring data per segment (SWITCH_SIZE) */
+	uint64_t switch_ms;        /* segment length (SWITCH_TIME) */
+	uint32_t switch_max_files; /* keep the newest N segments; 0 = all */
+	bool overwrite;            /* flight recorder: dump the rings on SIGUSR2 and exit */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */
 	unsigned nr_sinks;
 	char **argv;          /* workload after --, NULL-terminated; NULL if none */
+	/* Bookkeeping of record_opt_set() */
+	uint64_t set_mask;    /* bit i: record_opt_names[i] was set explicitly */
+	uint64_t source_mask; /* the same, by the current source only */
 };
 
 void record_opts_init(struct record_opts *o);
@@ -44,8 +54,20 @@ void record_opts_free(struct record_opts *o);
  */
 int record_opt_set(struct record_opts *o, const char *name, const char *value,
 		   char *err, size_t errlen);
-/* Name list for help and for the config's error messages. */
+/* Name list for help and for the config's error messages; NULL-terminated. */
 extern const char *const record_opt_names[];
+
+/*
+ * Options come from sources applied in order: the config's [record], then
+ * the CLI.  A later source wins: its first "event" replaces the list (the
+ * default or an earlier source's) and later ones append; its "count" undoes
+ * an earlier source's "freq" and the other way round, while -F with -c from
+ * one source is an error (record_opts_check).  config_load() calls this when
+ * it has applied [record], so the CLI needs no call of its own.
+ */
+void record_opts_source_begin(struct record_opts *o);
+/* True when option `name` was set explicitly (config or CLI). */
+bool record_opt_is_set(const struct record_opts *o, const char *name);
 
 /* Checks that need all options together (-p with -a, ...). */
 int record_opts_check(const struct record_opts *o, char *err, size_t errlen);

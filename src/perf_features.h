@@ -13,10 +13,21 @@ enum {
 	FEAT_LAST = 32, /* HEADER_LAST_FEATURE in 6.1: end marker in pipe mode */
 };
 
-/* Whether feature f is written for this stream in file mode / in pipe mode. */
+/*
+ * Whether feature f is written for this stream in file mode / in pipe mode
+ * (pipe: the features perf 6.1 sends as HEADER_FEATURE; never TRACING_DATA,
+ * which has its own record).  A pure policy of s and comp, so the header
+ * bitmap and the feature index, built in separate calls, always agree.
+ * New features are one line in the table in perf_features.c.
+ */
 bool feature_wanted(int f, const struct perfsink_stream *s,
 		    const struct perfsink_compression *comp, bool pipe);
-/* Append the payload of feature f; 0 or a negative errno. */
+/*
+ * Append the payload of feature f (perf 6.1 encoding).  0, -EINVAL when f
+ * is not wanted for s, or -ENOMEM; what the system does not report (no
+ * /proc/cpuinfo, no sysfs topology) is written as a neutral value instead
+ * of failing.  Thread-safe: reads s, /proc and /sys only.
+ */
 int feature_write(int f, struct bytes *b, const struct perfsink_stream *s,
 		  const struct perfsink_compression *comp);
 

@@ -16,11 +16,24 @@ struct plugin {
 	const struct perfsink_sink_ops *ops;
 };
 
-/* Returns 0 or a negative errno with a one-line reason in err. */
+/*
+ * dlopen (RTLD_NOW | RTLD_LOCAL) and check the plugin.  Returns 0, or with a
+ * one-line reason in err: -ENOENT no file (err lists where it looked),
+ * -EPERM a world-writable file, -EPROTO abi_major differs, abi_minor is newer
+ * than the host's or struct_size is too small, -EINVAL anything else (not a
+ * regular file, dlopen error, no entry symbol, entry returned NULL, no name,
+ * no open/start/write/barrier/close, no keys table, a key with a bad type,
+ * an ENUM without choices, a key named "plugin" or "on_error", or
+ * PERFSINK_SINK_WRITES_FILES without a "path" key), -ENOMEM.
+ */
 int plugin_load(const char *name, const char *extra_dir, struct plugin **out,
 		char *err, size_t errlen);
 void plugin_unload(struct plugin *p);
-/* Every plugin found in the search path, for `perfsink sinks`. */
+/*
+ * Names of the plugins in the search path (NAME of NAME.so), sorted, without
+ * duplicates and without loading them; for `perfsink sinks`.  The caller
+ * frees each name and the array.
+ */
 int plugin_list(const char *extra_dir, char ***names, unsigned *n);
 
 #endif

@@ -1,1 +1,139 @@
-/* pool: being written */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pool.h"
+
+static void pool_free(struct pool *p)
+{
+	for (unsigned i = 0; i < p->n; i++)
+		free(p->bufs[i].mem);
+	free(p->bufs);
+	pthread_mutex_destroy(&p->lock);
+	pthread_cond_destroy(&p->returned);
+	free(p);
+}
+
+static void pool_unref(struct pool *p)
+{
+	if (__atomic_sub_fetch(&p->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		pool_free(p);
+}
+
+int pool_create(unsigned n, size_t cap, struct pool **out)
+{
+	struct pool *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->bufs = calloc(n, sizeof(*p->bufs));
+	if (!p->bufs) {
+		free(p);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->returned, NULL);
+	p->n = n;
+	p->refs = 1;
+	for (unsigned i = 0; i < n; i++) {
+		struct psbuf *b = &p->bufs[i];
+		b->mem = malloc(cap);
+		if (!b->mem) {
+			pool_free(p);
+			return -ENOMEM;
+		}
+		b->cap = cap;
+		b->pool = p;
+		b->next_free = p->free_list;
+		p->free_list = b;
+	}
+	p->nfree = n;
+	*out = p;
+	return 0;
+}
+
+void pool_release(struct pool *p)
+{
+	if (p)
+		pool_unref(p);
+}
+
+static struct psbuf *take(struct pool *p)
+{
+	struct psbuf *b = p->free_list;
+	p->free_list = b->next_free;
+	p->nfree--;
+	b->refs = 1;
+	memset(&b->pub, 0, sizeof(b->pub));
+	b->pub.data = b->mem;
+	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);
+	return b;
+}
+
+struct psbuf *pool_get(struct pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	if (!p->free_list) {
+		p->waits++;
+		while (!p->free_list)
+			pthread_cond_wait(&p->returned, &p->lock);
+	}
+	struct psbuf *b = take(p);
+	pthread_mutex_unlock(&p->lock);
+	return b;
+}
+
+struct psbuf *pool_try_get(struct pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	struct psbuf *b = p->free_list ? take(p) : NULL;
+	pthread_mutex_unlock(&p->lock);
+	return b;
+}
+
+unsigned pool_out(struct pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	unsigned out = p->n - p->nfree;
+	pthread_mutex_unlock(&p->lock);
+	return out;
+}
+
+struct psbuf *heapbuf_new(size_t cap)
+{
+	struct psbuf *b = calloc(1, sizeof(*b));
+	if (!b)
+		return NULL;
+	b->mem = malloc(cap ? cap : 1);
+	if (!b->mem) {
+		free(b);
+		return NULL;
+	}
+	b->cap = cap;
+	b->refs = 1;
+	b->pub.data = b->mem;
+	return b;
+}
+
+void psbuf_get(struct perfsink_buf *pub)
+{
+	__atomic_add_fetch(&psbuf_of(pub)->refs, 1, __ATOMIC_RELAXED);
+}
+
+void psbuf_put(struct perfsink_buf *pub)
+{
+	struct psbuf *b = psbuf_of(pub);
+	if (__atomic_sub_fetch(&b->refs, 1, __ATOMIC_ACQ_REL) != 0)
+		return;
+	struct pool *p = b->pool;
+	if (!p) {
+		free(b->mem);
+		free(b);
+		return;
+	}
+	pthread_mutex_lock(&p->lock);
+	b->next_free = p->free_list;
+	p->free_list = b;
+	p->nfree++;
+	pthread_cond_signal(&p->returned);
+	pthread_mutex_unlock(&p->lock);
+	pool_unref(p);
+}

@@ -1,3 +1,63 @@
+/*
+ * Refcounted buffers.  A pool holds the buffers of one ring; a buffer comes
+ * out with one reference (the engine's), every sink that keeps it takes its
+ * own, and the last put returns it to its pool, from any thread.  The pool
+ * is refcounted too: each buffer out of it holds a reference, so the pool
+ * outlives every buffer still in flight even after the engine let go.
+ *
+ * Locking: pool->lock guards the free list; taken on get and on the last
+ * put of a buffer, never with another lock held.
+ */
 #ifndef PS_POOL_H
 #define PS_POOL_H
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <perfsink/sink.h>
+
+struct pool;
+
+struct psbuf {
+	struct perfsink_buf pub; /* first: sinks see only this */
+	uint8_t *mem;
+	size_t cap;
+	uint32_t refs;           /* atomic */
+	struct pool *pool;       /* NULL: heap buffer, freed at the last put */
+	struct psbuf *next_free;
+};
+
+struct pool {
+	pthread_mutex_t lock;
+	pthread_cond_t returned;
+	struct psbuf *bufs;
+	unsigned n;
+	struct psbuf *free_list;
+	unsigned nfree;
+	uint32_t refs;           /* atomic: owner + buffers out */
+	uint64_t waits;          /* pool_get had to wait (backpressure) */
+};
+
+/* n buffers of cap bytes each; 0 or -ENOMEM. */
+int pool_create(unsigned n, size_t cap, struct pool **out);
+/* The owner lets go; the pool is freed when its last buffer comes back. */
+void pool_release(struct pool *p);
+/* A free buffer with len 0 and one reference; waits while all are out. */
+struct psbuf *pool_get(struct pool *p);
+/* Non-blocking: NULL when all are out. */
+struct psbuf *pool_try_get(struct pool *p);
+/* Buffers currently out of the pool. */
+unsigned pool_out(struct pool *p);
+
+/* A one-off buffer of cap bytes, freed at its last put. */
+struct psbuf *heapbuf_new(size_t cap);
+
+void psbuf_get(struct perfsink_buf *b);
+void psbuf_put(struct perfsink_buf *b);
+
+static inline struct psbuf *psbuf_of(struct perfsink_buf *b)
+{
+	return (struct psbuf *)b;
+}
+
 #endif

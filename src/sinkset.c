@@ -1,1 +1,205 @@
-/* sinkset: being written */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config_file.h"
+#include "log.h"
+#include "perf_file.h"
+#include "plugin.h"
+#include "pool.h"
+#include "sinkset.h"
+
+static void host_log(const struct perfsink_instance *inst, enum perfsink_log_level lvl,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (inst && inst->host_priv && lvl == PERFSINK_LOG_ERROR)
+		((struct sink_inst *)inst->host_priv)->logged_error = true;
+	log_vmsg((enum log_level)lvl, inst ? inst->name : NULL, fmt, ap);
+	va_end(ap);
+}
+
+const struct perfsink_host sinkset_host = {
+	.struct_size = sizeof(struct perfsink_host),
+	.abi_minor = PERFSINK_ABI_MINOR,
+	.log = host_log,
+	.buf_get = psbuf_get,
+	.buf_put = psbuf_put,
+	.file_header = perf_file_header,
+	.file_features = perf_file_features,
+	.data_size_offset = PERF_FILE_DATA_SIZE_OFFSET,
+	.pipe_header = perf_pipe_header,
+	.bytes_free = perf_bytes_free,
+};
+
+int sinkset_open(struct sinkset *ss, const struct config *c)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->v = calloc(c->nr_sinks, sizeof(*ss->v));
+	if (!ss->v)
+		return -ENOMEM;
+	ss->n = c->nr_sinks;
+	for (unsigned i = 0; i < c->nr_sinks; i++) {
+		struct sink_inst *si = &ss->v[i];
+		si->conf = &c->sinks[i];
+		si->ops = si->conf->plugin->ops;
+		si->pub.name = si->conf->name;
+		si->pub.host = &sinkset_host;
+		si->pub.values = si->conf->values;
+		si->pub.host_priv = si;
+		int r = si->ops->open(&si->pub, &si->ctx);
+		if (r < 0) {
+			/* One line: the sink's own, or this one if it said nothing. */
+			if (!si->logged_error)
+				pr_err("sink '%s' (%s) could not be opened: %s", si->pub.name,
+				       si->ops->name, strerror(-r));
+			sinkset_close(ss, NULL);
+			return r;
+		}
+		si->opened = true;
+	}
+	return 0;
+}
+
+static void fail(struct sinkset *ss, struct sink_inst *si, int err)
+{
+	if (si->err)
+		return;
+	si->err = err;
+	if (si->conf->on_error == ON_ERROR_STOP) {
+		ss->nr_stop_failed++;
+	} else {
+		pr_warn("sink '%s' failed (%s); recording goes on without it (on_error = detach)",
+			si->pub.name, strerror(-err));
+	}
+}
+
+int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		int r = si->ops->start(si->ctx, s);
+		if (r < 0)
+			fail(ss, si, r);
+	}
+	return ss->nr_stop_failed ? -EPIPE : (sinkset_alive(ss) ? 0 : -EPIPE);
+}
+
+int sinkset_write(struct sinkset *ss, struct perfsink_buf *buf)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (si->err)
+			continue;
+		int r = si->ops->write(si->ctx, buf);
+		if (r < 0)
+			fail(ss, si, r);
+	}
+	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
+}
+
+int sinkset_barrier(struct sinkset *ss)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (si->err)
+			continue;
+		int r = si->ops->barrier(si->ctx);
+		if (r < 0)
+			fail(ss, si, r);
+	}
+	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
+}
+
+bool sinkset_can_rotate(const struct sinkset *ss, const char **which)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		if (!ss->v[i].ops->rotate) {
+			*which = ss->v[i].pub.name;
+			return false;
+		}
+	}
+	return true;
+}
+
+int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next)
+{
+	int r = sinkset_barrier(ss);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (si->err || !si->ops->rotate)
+			continue;
+		int e = si->ops->rotate(si->ctx, next);
+		if (e < 0)
+			fail(ss, si, e);
+	}
+	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
+}
+
+bool sinkset_alive(const struct sinkset *ss)
+{
+	for (unsigned i = 0; i < ss->n; i++)
+		if (!ss->v[i].err)
+			return true;
+	return false;
+}
+
+static void human(char *out, size_t n, uint64_t bytes)
+{
+	snprintf(out, n, "%.3f MB", (double)bytes / (1024.0 * 1024.0));
+}
+
+void sinkset_report(struct sinkset *ss)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (!si->opened || !si->ops->stats)
+			continue;
+		struct perfsink_sink_stats st = { 0 };
+		si->ops->stats(si->ctx, &st);
+		char in[32], out[32];
+		human(in, sizeof(in), st.bytes_in);
+		human(out, sizeof(out), st.bytes_out);
+		char extra[256] = "";
+		size_t k = 0;
+		if (st.retries)
+			k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", %llu retries",
+					      (unsigned long long)st.retries);
+		if (st.pending_bytes && k < sizeof(extra))
+			k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", %llu bytes left to send later",
+					      (unsigned long long)st.pending_bytes);
+		if ((st.dropped_bytes || st.dropped_records) && k < sizeof(extra))
+			snprintf(extra + k, sizeof(extra) - k, ", LOST %llu bytes (%llu records)",
+				 (unsigned long long)st.dropped_bytes,
+				 (unsigned long long)st.dropped_records);
+		log_msg(st.dropped_bytes || si->err ? LOG_WARN : LOG_INFO, NULL,
+			"[ sink %s (%s): %s in, %s written%s%s ]", si->pub.name, si->ops->name, in,
+			out, extra, si->err ? ", FAILED" : "");
+	}
+}
+
+int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum)
+{
+	int first = 0;
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (!si->opened)
+			continue;
+		int r = si->ops->close(si->ctx, sum);
+		si->opened = false;
+		si->ctx = NULL;
+		if (r < 0 && !first)
+			first = r;
+	}
+	return first;
+}
+
+void sinkset_free(struct sinkset *ss)
+{
+	free(ss->v);
+	memset(ss, 0, sizeof(*ss));
+}

@@ -1,0 +1,32 @@
+# TAP helpers for the integration tests.  Source it; then plan N, check...
+set -u
+: "${PERFSINK:?run through make check}" "${PERF:=/usr/bin/perf}"
+WORKLOAD="$TESTS_BUILDDIR/workload"
+T=$(mktemp -d /tmp/perfsink-test.XXXXXX)
+trap 'cleanup_hook 2>/dev/null; rm -rf "$T"' EXIT
+cleanup_hook() { :; }
+_n=0
+_failed=0
+
+plan() { echo "1..$1"; }
+skip_all() { echo "1..0 # SKIP $*"; exit 0; }
+ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
+not_ok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
+diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
+# check DESCRIPTION COMMAND...: ok when the command succeeds.
+check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; fi; }
+# Files whose content should be shown when a check fails.
+show() { for f in "$@"; do diag "--- $f:"; [ -f "$f" ] && head -c 3000 "$f" | sed 's/^/# /'; done; }
+done_testing() { exit $((_failed > 0)); }
+
+need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root for perf_event_open"; }
+
+# perf_clean FILE: perf report reads FILE with nothing on stderr.
+perf_clean() {
+	"$PERF" report -i "$1" --stdio >"$1.report" 2>"$1.report.err" && [ ! -s "$1.report.err" ]
+}
+# Sample count of a perf.data as perf itself counts it.
+perf_samples() { "$PERF" script -i "$1" -F tid 2>/dev/null | wc -l; }
+# Top N symbols by self overhead.
+perf_top() { "$PERF" report -i "$1" --stdio --no-children --sort sym 2>/dev/null |
+	awk '/^ +[0-9.]+%/ {print $NF}' | head -n "$2"; }

@@ -162,12 +162,24 @@ struct perfsink_stream {
 	uint64_t buffer_size;           /* bytes of one pooled buffer */
 	uint64_t ring_mmap_len;         /* bytes of one ring mmap, control page included */
 	uint32_t segment;               /* 0, then +1 at each rotation */
-	uint32_t reserved;
+	uint32_t max_files;             /* rotation: keep the newest N outputs; 0 = all */
 	const char *session;            /* unique id of this recording run */
 	const char *host_name;          /* uname nodename */
-	int64_t start_realtime_ns;      /* CLOCK_REALTIME at start */
+	int64_t start_realtime_ns;      /* CLOCK_REALTIME when this segment began */
 	const struct perfsink_stream_priv *priv; /* engine's own */
+	uint32_t flags;                 /* PERFSINK_STREAM_* */
+	uint32_t reserved;
 };
+
+/*
+ * stream->flags.  ROTATING: rotate() will be called (on size, time or
+ * SIGUSR2); file sinks name every output, the first one too, after the
+ * segment ("<path>.<YYYYmmddHHMMSS>.<NNNNNN>", local time of the segment's
+ * start) so names sort in time order.  OVERWRITE: flight recorder; each
+ * segment is one dump of the rings' newest data.
+ */
+#define PERFSINK_STREAM_ROTATING  (1u << 0)
+#define PERFSINK_STREAM_OVERWRITE (1u << 1)
 
 /* Where a file-mode output ended: input of the final header and features. */
 struct perfsink_file_end {

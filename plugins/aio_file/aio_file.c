@@ -1,4 +1,339 @@
-/* aio_file: being written; placeholder so the tree builds. */
+/*
+ * aio_file: writes perf.data (file mode) with POSIX AIO, the design of
+ * perf record --aio.  Every buffer becomes one asynchronous write at an
+ * explicitly computed offset; its reference is dropped when the write has
+ * completed.  data.size in the header follows the completed prefix, so a
+ * crash or a full disk still leaves a file perf report reads.
+ *
+ * Rotation: every segment is written to "<path>.<YYYYmmddHHMMSS>.<NNNNNN>"
+ * (plugins/common/segments.h); stream->max_files prunes the oldest.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 #include <perfsink/sink.h>
-__attribute__((visibility("default"))) const struct perfsink_sink_ops *perfsink_sink_entry(void);
-const struct perfsink_sink_ops *perfsink_sink_entry(void) { return 0; }
+#include "aio_writer.h"
+#include "segments.h"
+#include <libgen.h>
+
+enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC };
+
+static const struct perfsink_key aio_file_keys[] = {
+	[KEY_PATH] = { "path", PERFSINK_KEY_PATH, "perf.data",
+		       "output file (perf.data format); -o sets it", 0, 0, NULL },
+	[KEY_CBLOCKS] = { "cblocks", PERFSINK_KEY_INT, "0",
+			  "AIO control blocks in flight; 0 = one per pooled buffer", 0, 1024, NULL },
+	[KEY_FSYNC] = { "fsync", PERFSINK_KEY_BOOL, "false",
+			"fdatasync the file before it is closed", 0, 0, NULL },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+struct aio_file {
+	const struct perfsink_instance *inst;
+	const struct perfsink_host *host;
+	const struct perfsink_stream *stream;
+	char *base_path;
+	char *path;       /* current output */
+	int fd;
+	unsigned cblocks;
+	int fsync;
+	uint64_t data_offset;
+	struct aiow *w;
+	int err;
+	struct perfsink_sink_stats st;
+};
+
+#define LOG(f, lvl, ...) (f)->host->log((f)->inst, (lvl), __VA_ARGS__)
+
+static int open_output(struct aio_file *f, const char *path)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int e = errno;
+		LOG(f, PERFSINK_LOG_ERROR, "cannot create '%s': %s", path, strerror(e));
+		return -e;
+	}
+	/* O_CREAT keeps the mode of an existing file; recordings are private. */
+	if (fchmod(fd, 0600) < 0)
+		LOG(f, PERFSINK_LOG_WARN, "chmod 0600 '%s': %s", path, strerror(errno));
+	f->fd = fd;
+	return 0;
+}
+
+/* The output is created at start(); fail here already if it cannot be. */
+static int check_writable(struct aio_file *f, const char *path)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	const char *dir = dirname(copy);
+	struct stat st;
+	int e = 0;
+	if (stat(dir, &st) < 0)
+		e = errno;
+	else if (!S_ISDIR(st.st_mode))
+		e = ENOTDIR;
+	else if (access(dir, W_OK | X_OK) < 0)
+		e = errno;
+	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		e = EISDIR;
+	if (e)
+		LOG(f, PERFSINK_LOG_ERROR, "cannot create '%s': %s", path, strerror(e));
+	free(copy);
+	return -e;
+}
+
+static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
+{
+	struct aio_file *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	f->inst = inst;
+	f->host = inst->host;
+	f->fd = -1;
+	f->base_path = strdup(inst->values[KEY_PATH].str);
+	f->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
+	f->fsync = (int)inst->values[KEY_FSYNC].num;
+	int r = f->base_path ? check_writable(f, f->base_path) : -ENOMEM;
+	if (r < 0) {
+		free(f->base_path);
+		free(f);
+		return r;
+	}
+	*ctx = f;
+	return 0;
+}
+
+static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
+{
+	const uint8_t *b = p;
+	while (len) {
+		ssize_t n = pwrite(fd, b, len, (off_t)off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		b += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* Completion thread: keep data.size at the completed prefix. */
+static void on_commit(void *arg, uint64_t end)
+{
+	struct aio_file *f = arg;
+	uint64_t size = end - f->data_offset;
+	(void)pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
+}
+
+/* Completion thread: the write is over (errors are sticky in the writer). */
+static void on_done(void *ctx, void *arg, int err)
+{
+	struct aio_file *f = ctx;
+	f->host->buf_put(arg);
+}
+
+static int begin_file(struct aio_file *f, const struct perfsink_stream *s)
+{
+	struct perfsink_bytes hdr;
+	int r = f->host->file_header(s, NULL, &hdr);
+	if (r < 0) {
+		LOG(f, PERFSINK_LOG_ERROR, "cannot build the file header: %s", strerror(-r));
+		return r;
+	}
+	r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
+	f->data_offset = hdr.len;
+	f->host->bytes_free(&hdr);
+	if (r < 0) {
+		LOG(f, PERFSINK_LOG_ERROR, "write '%s': %s", f->path, strerror(-r));
+		return r;
+	}
+	struct aiow_config cfg = {
+		.fd = f->fd,
+		.nr_cb = f->cblocks ? f->cblocks : (s->nr_buffers ? s->nr_buffers : 2),
+		.offset = f->data_offset,
+		.on_commit = on_commit,
+		.commit_arg = f,
+		.done_ctx = f,
+	};
+	r = aiow_create(&cfg, &f->w);
+	if (r < 0)
+		LOG(f, PERFSINK_LOG_ERROR, "cannot start the AIO writer: %s", strerror(-r));
+	f->stream = s;
+	return r;
+}
+
+/* Create the output of stream s and write its provisional header. */
+static int new_output(struct aio_file *f, const struct perfsink_stream *s)
+{
+	char *p = segment_path(f->base_path, s);
+	if (!p)
+		return -ENOMEM;
+	free(f->path);
+	f->path = p;
+	int r = open_output(f, p);
+	if (r == 0)
+		r = begin_file(f, s);
+	if (r == 0 && s->max_files) {
+		int n = segments_prune(f->base_path, s->max_files);
+		if (n < 0)
+			LOG(f, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
+			    f->base_path, strerror(-n));
+	}
+	return r;
+}
+
+static int aio_file_start(void *ctx, const struct perfsink_stream *s)
+{
+	struct aio_file *f = ctx;
+	return f->err = new_output(f, s);
+}
+
+static int aio_file_write(void *ctx, struct perfsink_buf *buf)
+{
+	struct aio_file *f = ctx;
+	if (f->err)
+		return f->err;
+	f->host->buf_get(buf);
+	int r = aiow_write(f->w, buf->data, buf->len, on_done, buf);
+	if (r < 0) {
+		f->host->buf_put(buf);
+		f->err = r;
+		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
+		    (unsigned long long)aiow_committed(f->w), strerror(-r));
+		return r;
+	}
+	f->st.bytes_in += buf->len;
+	f->st.buffers++;
+	return 0;
+}
+
+static int aio_file_barrier(void *ctx)
+{
+	struct aio_file *f = ctx;
+	if (!f->w)
+		return f->err;
+	int r = aiow_drain(f->w);
+	if (r < 0 && !f->err) {
+		f->err = r;
+		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
+		    (unsigned long long)aiow_committed(f->w), strerror(-r));
+	}
+	return f->err;
+}
+
+/*
+ * Make the file final: data.size = the completed prefix, features after it,
+ * header rewritten.  After a write error the junk past the prefix is cut
+ * off first, and if the features do not fit they are cut off again: perf
+ * reads a file whose announced features are missing.
+ */
+static int finish_file(struct aio_file *f)
+{
+	int r = 0;
+	uint64_t end = f->data_offset;
+	if (f->w) {
+		aio_file_barrier(f);
+		end = aiow_committed(f->w);
+		struct aiow_stats as;
+		aiow_stats(f->w, &as);
+		f->st.bytes_out += as.bytes;
+		f->st.retries += as.retries;
+		aiow_destroy(f->w);
+		f->w = NULL;
+	}
+	if (!f->stream)
+		return f->err;
+	if (f->err && ftruncate(f->fd, (off_t)end) < 0)
+		r = -errno;
+	struct perfsink_file_end fe = { f->data_offset, end - f->data_offset, NULL };
+	struct perfsink_bytes feat, hdr;
+	if (f->host->file_features(f->stream, &fe, &feat) == 0) {
+		if (pwrite_all(f->fd, feat.data, feat.len, end) < 0) {
+			if (ftruncate(f->fd, (off_t)end) < 0)
+				r = -errno;
+		}
+		f->host->bytes_free(&feat);
+	}
+	if (f->host->file_header(f->stream, &fe, &hdr) == 0) {
+		int w = pwrite_all(f->fd, hdr.data, hdr.len, 0);
+		if (w < 0) {
+			LOG(f, PERFSINK_LOG_ERROR, "rewrite header of '%s': %s", f->path, strerror(-w));
+			r = w;
+		}
+		f->host->bytes_free(&hdr);
+	}
+	if (f->fsync && fdatasync(f->fd) < 0) {
+		LOG(f, PERFSINK_LOG_ERROR, "fdatasync '%s': %s", f->path, strerror(errno));
+		r = -errno;
+	}
+	if (f->err)
+		LOG(f, PERFSINK_LOG_WARN, "'%s' holds the %llu bytes of records written before the error; perf report reads it",
+		    f->path, (unsigned long long)(end - f->data_offset));
+	f->st.files++;
+	return f->err ? f->err : r;
+}
+
+static int aio_file_rotate(void *ctx, const struct perfsink_stream *next)
+{
+	struct aio_file *f = ctx;
+	int r = finish_file(f);
+	close(f->fd);
+	f->fd = -1;
+	f->stream = NULL;
+	if (r < 0)
+		return f->err = r;
+	return f->err = new_output(f, next);
+}
+
+static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
+{
+	struct aio_file *f = ctx;
+	int r = finish_file(f);
+	if (f->fd >= 0 && close(f->fd) < 0 && r == 0)
+		r = -errno;
+	free(f->path);
+	free(f->base_path);
+	free(f);
+	return r;
+}
+
+static void aio_file_stats(void *ctx, struct perfsink_sink_stats *out)
+{
+	struct aio_file *f = ctx;
+	*out = f->st;
+	if (f->w) {
+		struct aiow_stats as;
+		aiow_stats(f->w, &as);
+		out->bytes_out += as.bytes;
+		out->retries += as.retries;
+	}
+}
+
+static const struct perfsink_sink_ops aio_file_ops = {
+	.abi_major = PERFSINK_ABI_MAJOR,
+	.abi_minor = PERFSINK_ABI_MINOR,
+	.struct_size = sizeof(struct perfsink_sink_ops),
+	.flags = PERFSINK_SINK_WRITES_FILES,
+	.name = "aio_file",
+	.description = "perf.data file written with POSIX AIO",
+	.keys = aio_file_keys,
+	.open = aio_file_open,
+	.start = aio_file_start,
+	.write = aio_file_write,
+	.barrier = aio_file_barrier,
+	.rotate = aio_file_rotate,
+	.close = aio_file_close,
+	.stats = aio_file_stats,
+};
+
+PERFSINK_DEFINE_SINK(aio_file_ops)

@@ -24,8 +24,11 @@
 
 struct aiow;
 
-/* err: 0 when all len bytes are on file, else a negative errno. */
-typedef void (*aiow_done_fn)(void *arg, int err);
+/*
+ * ctx: aiow_config.done_ctx; arg: the write's own argument; err: 0 when all
+ * len bytes are on file, else a negative errno.
+ */
+typedef void (*aiow_done_fn)(void *ctx, void *arg, int err);
 /* The contiguous completed prefix of the file grew to end (bytes). */
 typedef void (*aiow_commit_fn)(void *arg, uint64_t end);
 
@@ -35,6 +38,7 @@ struct aiow_config {
 	uint64_t offset;       /* where the first write goes */
 	aiow_commit_fn on_commit; /* optional */
 	void *commit_arg;
+	void *done_ctx;        /* first argument of every done() */
 };
 
 struct aiow_stats {

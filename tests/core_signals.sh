@@ -1,0 +1,26 @@
+#!/bin/sh
+# Ending a recording with signals: SIGINT, SIGTERM, and a second SIGINT
+# during shutdown all leave a complete file.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+plan 6
+cd "$T"
+for sig in INT TERM; do
+	"$PERFSINK" record -q -a -o $sig.data 2>err.$sig &
+	pid=$!
+	sleep 1
+	kill -$sig $pid
+	wait $pid
+	rc=$?
+	check "SIG$sig ends the recording with exit 0 (got $rc)" [ $rc -eq 0 ] || show err.$sig
+	check "SIG$sig: perf report reads the file" perf_clean $sig.data || show $sig.data.report.err
+done
+"$PERFSINK" record -q -a -g -F 5000 -o twice.data 2>err.twice &
+pid=$!
+sleep 1
+kill -INT $pid
+kill -INT $pid
+wait $pid
+check "second SIGINT: still exit 0" [ $? -eq 0 ] || show err.twice
+check "second SIGINT: perf report reads the file" perf_clean twice.data || show twice.data.report.err
+done_testing

@@ -1,0 +1,252 @@
+/* record_opts: defaults, a table of option values, and the whole-set checks. */
+#include <config.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "opts.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void assert_contains(const char *hay, const char *needle)
+{
+	if (!strstr(hay, needle))
+		fail_msg("'%s' does not contain '%s'", hay, needle);
+}
+
+static void test_defaults(void **state)
+{
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	record_opts_init(&o);
+	assert_int_equal(o.nr_events, 1);
+	assert_string_equal(o.events[0], "cpu-clock");
+	assert_int_equal(o.freq, 4000);
+	assert_int_equal(o.period, 0);
+	assert_int_equal(o.mmap_pages, 128);
+	assert_int_equal(o.aio, 2);
+	assert_int_equal(o.dwarf_stack, 8192);
+	assert_int_equal(o.callgraph, CG_NONE);
+	assert_false(o.all_cpus);
+	assert_null(o.output);
+	assert_int_equal(o.set_mask, 0);
+	assert_int_equal(record_opts_check(&o, err, sizeof(err)), 0);
+	record_opts_free(&o);
+}
+
+/* Every bad value: the error says what is accepted. */
+static void test_bad_values(void **state)
+{
+	static const struct { const char *name, *value; int ret; const char *why; } bad[] = {
+		{ "bogus", "1", -ENOENT, "unknown option 'bogus'" },
+		{ "freq", "abc", -EINVAL, "'abc' is not a sampling frequency" },
+		{ "freq", "0", -EINVAL, "from 1" },
+		{ "freq", "-1", -EINVAL, "'-1'" },
+		{ "count", "12x", -EINVAL, "'12x' is not a sample period" },
+		{ "call-graph", "lbr", -EINVAL, "fp, dwarf[,SIZE], no" },
+		{ "call-graph", "dwarfx", -EINVAL, "fp, dwarf[,SIZE], no" },
+		{ "call-graph", "dwarf,12", -EINVAL, "multiple of 8" },
+		{ "call-graph", "dwarf,65536", -EINVAL, "65528" },
+		{ "call-graph", "dwarf,0", -EINVAL, "multiple of 8" },
+		{ "call-graph", "dwarf,", -EINVAL, "multiple of 8" },
+		{ "mmap-pages", "100", -EINVAL, "power-of-two" },
+		{ "mmap-pages", "0", -EINVAL, "power-of-two" },
+		{ "mmap-pages", "500K", -EINVAL, "512K" },
+		{ "aio", "0", -EINVAL, "1 to 32" },
+		{ "aio", "33", -EINVAL, "1 to 32" },
+		{ "all-cpus", "maybe", -EINVAL, "true, false" },
+		{ "cpu", "1-0", -EINVAL, "ascending" },
+		{ "cpu", "", -EINVAL, "not a CPU list" },
+		{ "cpu", "8000", -EINVAL, "not online; online CPUs:" },
+		{ "cpu", "0-9000", -EINVAL, "not a CPU list" },
+		{ "pid", "0", -EINVAL, "not a process id" },
+		{ "tid", "x", -EINVAL, "not a thread id" },
+		{ "output", "", -EINVAL, "empty output path" },
+		{ "duration", "0", -EINVAL, "positive" },
+		{ "duration", "1e99", -EINVAL, "250ms" },
+		{ "duration", "5d", -EINVAL, "ms, s, m or h" },
+		{ "plugin-dir", "", -EINVAL, "empty plugin directory" },
+		{ "verbose", "10", -EINVAL, "-1 (quiet) to 9" },
+		{ "event", "", -EINVAL, "empty event name" },
+		{ "event", "cpu-clock,", -EINVAL, "empty event name" },
+		{ "event", "a,,b", -EINVAL, "empty event name" },
+	};
+	struct record_opts o;
+	char err[512];
+
+	(void)state;
+	for (size_t i = 0; i < N(bad); i++) {
+		record_opts_init(&o);
+		err[0] = '\0';
+		assert_int_equal(record_opt_set(&o, bad[i].name, bad[i].value, err, sizeof(err)),
+				 bad[i].ret);
+		assert_contains(err, bad[i].why);
+		assert_int_equal(o.set_mask, 0);
+		record_opts_free(&o);
+	}
+}
+
+static void test_good_values(void **state)
+{
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	record_opts_init(&o);
+#define SET(n, v) assert_int_equal(record_opt_set(&o, n, v, err, sizeof(err)), 0)
+	SET("event", "sched:sched_switch,task-clock");
+	SET("event", "cpu-clock");
+	assert_int_equal(o.nr_events, 3);
+	assert_string_equal(o.events[0], "sched:sched_switch");
+	assert_string_equal(o.events[1], "task-clock");
+	assert_string_equal(o.events[2], "cpu-clock");
+	record_opts_source_begin(&o); /* the CLI's list replaces the config's */
+	SET("event", "page-faults");
+	SET("event", "task-clock");
+	assert_int_equal(o.nr_events, 2);
+	assert_string_equal(o.events[0], "page-faults");
+	assert_string_equal(o.events[1], "task-clock");
+	SET("freq", "999");
+	assert_int_equal(o.freq, 999);
+	SET("count", "0x10");
+	assert_int_equal(o.period, 16);
+	assert_int_equal(o.freq, 0);
+	SET("call-graph", "dwarf,16K");
+	assert_int_equal(o.callgraph, CG_DWARF);
+	assert_int_equal(o.dwarf_stack, 16384);
+	SET("call_graph", "dwarf");
+	assert_int_equal(o.dwarf_stack, 8192);
+	SET("call-graph", "fp");
+	assert_int_equal(o.callgraph, CG_FP);
+	SET("mmap_pages", "1M");
+	assert_int_equal(o.mmap_pages, 256);
+	SET("mmap-pages", "64");
+	assert_int_equal(o.mmap_pages, 64);
+	SET("aio", "32");
+	assert_int_equal(o.aio, 32);
+	SET("all-cpus", NULL);
+	assert_true(o.all_cpus);
+	SET("all_cpus", "off");
+	assert_false(o.all_cpus);
+	SET("cpu", "0");
+	assert_string_equal(o.cpu_list, "0");
+	SET("pid", "1");
+	assert_int_equal(o.pid, 1);
+	SET("tid", "0x10");
+	assert_int_equal(o.tid, 16);
+	SET("output", "x.data");
+	SET("output", "y.data");
+	assert_string_equal(o.output, "y.data");
+	SET("duration", "1.5s");
+	assert_int_equal(o.duration_ms, 1500);
+	SET("plugin-dir", "/tmp");
+	assert_string_equal(o.plugin_dir, "/tmp");
+	SET("verbose", "-1");
+	assert_int_equal(o.verbose, -1);
+#undef SET
+	assert_true(record_opt_is_set(&o, "mmap_pages"));
+	assert_true(record_opt_is_set(&o, "call-graph"));
+	record_opts_free(&o);
+}
+
+static void test_names(void **state)
+{
+	struct record_opts o;
+	char err[256];
+	unsigned n = 0;
+
+	(void)state;
+	/* every listed name is accepted by record_opt_set */
+	for (; record_opt_names[n]; n++) {
+		record_opts_init(&o);
+		assert_int_not_equal(record_opt_set(&o, record_opt_names[n], "x", err, sizeof(err)),
+				     -ENOENT);
+		record_opts_free(&o);
+	}
+	assert_int_equal(n, 14);
+}
+
+static unsigned long long read_max_rate(void)
+{
+	unsigned long long v = 0;
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "r");
+
+	assert_non_null(f);
+	assert_int_equal(fscanf(f, "%llu", &v), 1);
+	fclose(f);
+	return v;
+}
+
+static void test_check(void **state)
+{
+	static char *cmd[] = { "true", NULL };
+	struct record_opts o;
+	char err[512], val[32], want[64];
+	unsigned long long max = read_max_rate();
+
+	(void)state;
+#define CHECK_FAILS(setup, why) do {                                          \
+		record_opts_init(&o);                                             \
+		setup;                                                            \
+		err[0] = '\0';                                                    \
+		assert_int_equal(record_opts_check(&o, err, sizeof(err)), -EINVAL); \
+		assert_contains(err, why);                                        \
+		o.argv = NULL;                                                    \
+		record_opts_free(&o);                                             \
+	} while (0)
+	CHECK_FAILS((o.pid = 1, o.all_cpus = true), "-p/--pid and -a/--all-cpus");
+	CHECK_FAILS((o.tid = 1, o.all_cpus = true), "-t/--tid and -a/--all-cpus");
+	CHECK_FAILS((o.pid = 1, o.tid = 2), "-p/--pid and -t/--tid");
+	CHECK_FAILS((o.pid = 1, o.argv = cmd), "-p/--pid and a command");
+	CHECK_FAILS((record_opt_set(&o, "freq", "100", err, sizeof(err)),
+		     record_opt_set(&o, "count", "100", err, sizeof(err))),
+		    "-F/--freq and -c/--count");
+	snprintf(val, sizeof(val), "%llu", max + 1);
+	snprintf(want, sizeof(want), "kernel's limit %llu", max);
+	CHECK_FAILS(record_opt_set(&o, "freq", val, err, sizeof(err)), want);
+#undef CHECK_FAILS
+	/* a later source's -c undoes an earlier -F, and the other way round */
+	record_opts_init(&o);
+	assert_int_equal(record_opt_set(&o, "freq", "100", err, sizeof(err)), 0);
+	record_opts_source_begin(&o);
+	assert_int_equal(record_opt_set(&o, "count", "1000", err, sizeof(err)), 0);
+	assert_int_equal(record_opts_check(&o, err, sizeof(err)), 0);
+	assert_false(record_opt_is_set(&o, "freq"));
+	record_opts_source_begin(&o);
+	assert_int_equal(record_opt_set(&o, "freq", "200", err, sizeof(err)), 0);
+	assert_int_equal(record_opts_check(&o, err, sizeof(err)), 0);
+	assert_int_equal(o.freq, 200);
+	assert_int_equal(o.period, 0);
+	record_opts_free(&o);
+	/* at the limit, and a period alone, are fine */
+	record_opts_init(&o);
+	snprintf(val, sizeof(val), "%llu", max);
+	assert_int_equal(record_opt_set(&o, "freq", val, err, sizeof(err)), 0);
+	assert_int_equal(record_opts_check(&o, err, sizeof(err)), 0);
+	record_opts_free(&o);
+	record_opts_init(&o);
+	assert_int_equal(record_opt_set(&o, "count", "100000000", err, sizeof(err)), 0);
+	assert_int_equal(record_opts_check(&o, err, sizeof(err)), 0);
+	record_opts_free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_good_values),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_check),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
