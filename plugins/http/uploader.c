@@ -34,6 +34,7 @@ struct uploader {
 	struct perfsink_buf **bq;  /* engine -> thread, ring of bq_cap */
 	size_t bq_cap, bq_head, bq_len;
 	int taking;                /* thread holds buffers taken from bq */
+	int sending;               /* parts are queued and the collector is up */
 	int flushing;              /* a barrier waits: ignore the block throttle */
 	uint8_t *prologue;         /* handed over by uploader_start */
 	size_t prologue_len;
@@ -352,7 +353,8 @@ static int64_t poll_timeout(struct uploader *u, int64_t now)
 }
 
 /* Take buffers (and the prologue) from the engine side; returns how many. */
-static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, int *stop)
+static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, int *stop,
+			       int *flush)
 {
 	uint8_t *pro = NULL;
 	size_t pro_len = 0, n = 0;
@@ -371,6 +373,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	}
 	u->taking = n > 0;
 	*stop = u->stopping && !u->bq_len;
+	*flush = u->flushing && !u->bq_len;
 	upload_req = u->upload_req;
 	if (n)
 		pthread_cond_broadcast(&u->cond);
@@ -390,6 +393,7 @@ static void shared_publish(struct uploader *u)
 
 	pthread_mutex_lock(&u->lock);
 	u->taking = 0;
+	u->sending = (u->q_head || u->cut.open) && !u->down && !u->err;
 	u->st.pending_bytes = pending;
 	if (u->upload_req && !u->backlog && !u->upload_done) {
 		u->upload_done = 1;
@@ -447,14 +451,14 @@ static void *uploader_main(void *arg)
 	struct perfsink_buf *bufs[TAKE_MAX];
 
 	for (;;) {
-		int stop, running;
-		size_t n = engine_side_take(u, bufs, &stop);
+		int stop, flush, running;
+		size_t n = engine_side_take(u, bufs, &stop, &flush);
 		int64_t now;
 
 		buffers_append(u, bufs, n);
 		now = now_ms();
 		part_enqueue(u, part_cutter_expire(&u->cut, now));
-		if (stop)
+		if (stop || flush)
 			part_enqueue(u, part_cutter_flush(&u->cut));
 		transfers_pump(u, now);
 		curl_multi_perform(u->multi, &running);
@@ -573,18 +577,38 @@ int uploader_write(struct uploader *u, struct perfsink_buf *buf)
 	return rc;
 }
 
+static void deadline_after(struct timespec *ts, int64_t ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
+
 int uploader_barrier(struct uploader *u)
 {
-	int rc;
+	struct timespec until;
+	int rc, late = 0;
 
+	/*
+	 * Everything queued becomes parts, and the parts are sent unless the
+	 * collector is down (they are in the spool then) or drain_timeout
+	 * passes: so stats() after a barrier tell what is really pending.
+	 */
+	deadline_after(&until, u->conf->drain_timeout_ms);
 	pthread_mutex_lock(&u->lock);
 	u->flushing++;
-	while (!u->err && (u->bq_len || u->taking)) {
+	while (!u->err && (u->bq_len || u->taking || (u->sending && !late))) {
 		pthread_mutex_unlock(&u->lock);
 		wake(u);
 		pthread_mutex_lock(&u->lock);
 		if (u->bq_len || u->taking)
 			pthread_cond_wait(&u->cond, &u->lock);
+		else if (u->sending)
+			late = pthread_cond_timedwait(&u->cond, &u->lock, &until) == ETIMEDOUT;
 	}
 	u->flushing--;
 	rc = u->err;
@@ -597,13 +621,7 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 	struct timespec ts;
 	int rc = 0;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	ts.tv_sec += timeout_ms / 1000;
-	ts.tv_nsec += (timeout_ms % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
+	deadline_after(&ts, timeout_ms);
 	pthread_mutex_lock(&u->lock);
 	u->upload_req = 1;
 	pthread_mutex_unlock(&u->lock);
