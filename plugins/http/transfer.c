@@ -189,8 +189,9 @@ static int headers_build(struct transfer *t)
 			memset(buf, 0, sizeof(buf));
 		}
 		if (rc == 0 && t->stage != ST_PUT && t->stage != ST_MP_PART)
+			/* Set, not removed: curl 7.88 signs a header it is told to drop. */
 			rc = hdr_add(t, t->stage == ST_MP_COMPLETE ? "Content-Type: application/xml"
-								   : "Content-Type:");
+								   : "Content-Type: application/octet-stream");
 	} else {
 		rc = rc ? rc : hdr_add(t, "Content-Type: application/octet-stream");
 	}
