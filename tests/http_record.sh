@@ -8,7 +8,7 @@ command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0;
 
 T=$(mktemp -d /tmp/http_record.XXXXXX)
 trap 'nginx_stop; rm -rf "$T"' EXIT
-echo "1..13"
+echo "1..15"
 
 P=$(free_port)
 nginx_conf "$T/ng" "$P"
@@ -42,6 +42,12 @@ config "$T/c2.ini" "url = http://127.0.0.1:$P/r2"
 (cd "$T" && "$PERFSINK" record -e sched:sched_switch -a --config c2.ini -- "$WORKLOAD" sleep 300 \
 	>"$T/r2.out" 2>"$T/r2.err")
 check "a tracepoint recording (tracing data in part 0) reads the same" same_scripts "$T/ng/root/r2"
+
+config "$T/c4.ini" "url = http://127.0.0.1:$P/r4" "compress = zstd"
+(cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 -g --config c4.ini -- "$WORKLOAD" cpu 1000 \
+	>"$T/r4.out" 2>"$T/r4.err")
+check "compress = zstd: the COMPRESSED stream reads like the local file" same_scripts "$T/ng/root/r4"
+check "and is smaller than it" test "$(stat -c %s "$T/got.pipe")" -lt "$(stat -c %s "$T/local.data")"
 
 bad() { # bad NAME EXPECTED-MESSAGE KEY-LINES...
 	local name=$1 msg=$2; shift 2

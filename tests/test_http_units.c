@@ -202,7 +202,7 @@ static void test_cutter(void **state)
 	assert_int_equal(p->kind, PART_META);
 	part_free(p);
 	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
-		assert_int_equal(part_cutter_append(&c, data, steps[i].len, steps[i].t, &p), 0);
+		assert_int_equal(part_cutter_append(&c, data, steps[i].len, steps[i].len / 8, steps[i].t, &p), 0);
 		assert_int_equal(p != NULL, steps[i].sealed);
 		if (p) {
 			assert_int_equal(p->len, steps[i].sealed_len);

@@ -59,6 +59,9 @@ const struct perfsink_key http_keys[K_COUNT + 1] = {
 	[K_MULTIPART_CHUNK] = KEYR("multipart_chunk", PERFSINK_KEY_SIZE, "8M",
 				   "s3: parts larger than this are sent as a multipart upload of such chunks",
 				   5ll << 20, 5ll << 30),
+	[K_COMPRESS] = KEYE("compress", "none", "zstd: COMPRESSED records in the stream (perf -z style)",
+			    "none|zstd"),
+	[K_COMPRESS_LEVEL] = KEYR("compress_level", PERFSINK_KEY_INT, "1", "zstd level", 1, 19),
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -324,6 +327,8 @@ int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *er
 	c->prefix = v[K_PREFIX].str;
 	c->path_style = (int)v[K_PATH_STYLE].num;
 	c->multipart_chunk = (size_t)v[K_MULTIPART_CHUNK].num;
+	c->compress = (int)v[K_COMPRESS].num;
+	c->compress_level = (int)v[K_COMPRESS_LEVEL].num;
 	if (c->backoff_cap_ms < c->backoff_base_ms) {
 		snprintf(err, errlen, "backoff_cap (%lld ms) is below backoff_base (%lld ms)",
 			 (long long)c->backoff_cap_ms, (long long)c->backoff_base_ms);

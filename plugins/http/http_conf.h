@@ -19,7 +19,7 @@ enum http_key {
 	K_CONNECT_TIMEOUT, K_STALL_TIMEOUT, K_TLS_VERIFY, K_CA_FILE, K_CLIENT_CERT,
 	K_CLIENT_KEY, K_BEARER_TOKEN_FILE, K_USER, K_PASSWORD_FILE, K_HEADERS,
 	K_REGION, K_BUCKET, K_PREFIX, K_PATH_STYLE, K_CREDENTIALS_FILE, K_PROFILE,
-	K_MULTIPART_CHUNK,
+	K_MULTIPART_CHUNK, K_COMPRESS, K_COMPRESS_LEVEL,
 	K_COUNT
 };
 
@@ -47,6 +47,8 @@ struct http_conf {
 	int path_style;
 	char *access_key, *secret_key, *session_token;
 	size_t multipart_chunk;
+	int compress;           /* 0 none, 1 zstd */
+	int compress_level;
 };
 
 /*

@@ -16,6 +16,7 @@
  * PERF_RECORD_LOST whose count is the number of records lost, so perf
  * reports the gap ("lost N chunks").
  */
+#include "compress.h"
 #include "http_conf.h"
 #include "spool.h"
 #include "uploader.h"
@@ -55,7 +56,9 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 		h->spool.dir = NULL;
 	if (rc == 0) {
 		rc = uploader_new(inst, &h->conf, &h->spool, &h->up);
-		if (rc < 0)
+		if (rc == -ENOTSUP)
+			snprintf(err, sizeof(err), "compress = zstd: this build has no zstd support");
+		else if (rc < 0)
 			snprintf(err, sizeof(err), "cannot start the upload thread: %s", strerror(-rc));
 	}
 	if (rc < 0) {
@@ -76,8 +79,12 @@ static int http_start(void *ctx, const struct perfsink_stream *stream)
 {
 	struct http_sink *h = ctx;
 	const struct perfsink_host *host = h->inst->host;
+	struct perfsink_compression comp = { 1, 0, 0, COMPRESS_MMAP_LEN };
 	struct perfsink_bytes hdr = { 0 };
-	int rc = host->pipe_header(stream, NULL, &hdr);
+	int rc;
+
+	comp.level = (uint32_t)h->conf.compress_level;
+	rc = host->pipe_header(stream, h->conf.compress ? &comp : NULL, &hdr);
 
 	if (rc < 0) {
 		host->log(h->inst, PERFSINK_LOG_ERROR, "cannot build the stream header: %s", strerror(-rc));

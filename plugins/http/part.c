@@ -1,6 +1,5 @@
 /* Parts and the part cutter; see part.h. */
 #include "part.h"
-#include "perf_records.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -54,7 +53,7 @@ void part_cutter_init(struct part_cutter *c, size_t part_size, int64_t max_laten
 }
 
 int part_cutter_append(struct part_cutter *c, const uint8_t *data, size_t len,
-		       int64_t now_ms, struct part **sealed)
+		       uint64_t records, int64_t now_ms, struct part **sealed)
 {
 	*sealed = NULL;
 	if (c->open && c->open->len > 0 && c->open->len + len > c->part_size)
@@ -68,7 +67,7 @@ int part_cutter_append(struct part_cutter *c, const uint8_t *data, size_t len,
 	}
 	if (part_append(c->open, data, len) < 0)
 		return -ENOMEM;
-	c->open->records += perf_records_count(data, len, NULL);
+	c->open->records += records;
 	return 0;
 }
 

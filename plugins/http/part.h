@@ -46,12 +46,13 @@ struct part_cutter {
 
 void part_cutter_init(struct part_cutter *c, size_t part_size, int64_t max_latency_ms);
 /*
- * Append one buffer of whole records.  When the open part had to be sealed
+ * Append one buffer of whole records (records: how many, for loss
+ * accounting; compressed bytes hold more records than headers).  When the open part had to be sealed
  * first, *sealed receives it (the caller owns it); else *sealed = NULL.
  * Returns 0 or -ENOMEM (nothing appended).
  */
 int part_cutter_append(struct part_cutter *c, const uint8_t *data, size_t len,
-		       int64_t now_ms, struct part **sealed);
+		       uint64_t records, int64_t now_ms, struct part **sealed);
 /* The open part if it is at least max_latency old, sealed; else NULL. */
 struct part *part_cutter_expire(struct part_cutter *c, int64_t now_ms);
 /* The open part, sealed, whatever its age or size; NULL when none. */

@@ -1,6 +1,7 @@
 /* The http sink's thread: parts, uploads, retries, spool; see uploader.h. */
 #include "uploader.h"
 #include "backoff.h"
+#include "compress.h"
 #include "http_conf.h"
 #include "part.h"
 #include "perf_records.h"
@@ -57,6 +58,7 @@ struct uploader {
 	int down;                  /* last attempt failed; retrying */
 	struct lost_template lt;
 	int have_lt;
+	struct compressor *comp;   /* compress = zstd, else NULL */
 	uint64_t lost_parts;
 	int loss_warned;
 };
@@ -328,11 +330,19 @@ static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_
 
 	for (i = 0; i < n; i++) {
 		struct part *sealed = NULL;
+		const uint8_t *d = bufs[i]->data;
+		size_t len = bufs[i]->len;
+		uint64_t records = perf_records_count(d, len, NULL);
+		int rc = 0;
 
-		if (part_cutter_append(&u->cut, bufs[i]->data, bufs[i]->len, now_ms(), &sealed) < 0 &&
-		    !u->err) {
-			LOG(u, ERROR, "out of memory for a part");
-			u->err = -ENOMEM;
+		if (u->comp)
+			rc = compressor_run(u->comp, bufs[i]->data, bufs[i]->len, bufs[i]->tail_round,
+					    &d, &len);
+		if (rc == 0)
+			rc = part_cutter_append(&u->cut, d, len, records, now_ms(), &sealed);
+		if (rc < 0 && !u->err) {
+			LOG(u, ERROR, "cannot add a buffer to a part: %s", strerror(-rc));
+			u->err = rc;
 		}
 		part_enqueue(u, sealed);
 		u->host->buf_put(bufs[i]);
@@ -491,6 +501,13 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	u->conf = conf;
 	u->spool = spool;
 	part_cutter_init(&u->cut, conf->part_size, conf->max_latency_ms);
+	if (conf->compress) {
+		u->comp = compressor_new(conf->compress_level);
+		if (!u->comp) {
+			free(u);
+			return -ENOTSUP;
+		}
+	}
 	backoff_init(&u->bo, conf->backoff_base_ms, conf->backoff_cap_ms,
 		     (uint64_t)now_ms() ^ ((uint64_t)(uintptr_t)u << 16));
 	u->multi = curl_multi_init();
@@ -509,6 +526,7 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	pthread_cond_destroy(&u->cond);
 	pthread_mutex_destroy(&u->lock);
 fail:
+	compressor_free(u->comp);
 	if (u->multi)
 		curl_multi_cleanup(u->multi);
 	free(u->key_base);
@@ -653,6 +671,7 @@ int uploader_close(struct uploader *u, int64_t drain_ms)
 	for (i = 0; i < u->bq_len; i++)
 		u->host->buf_put(u->bq[(u->bq_head + i) % u->bq_cap]);
 	part_cutter_destroy(&u->cut);
+	compressor_free(u->comp);
 	curl_multi_cleanup(u->multi);
 	pthread_cond_destroy(&u->cond);
 	pthread_mutex_destroy(&u->lock);
