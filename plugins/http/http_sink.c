@@ -66,6 +66,7 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 		spool_close(&h->spool);
 		http_conf_free(&h->conf);
 		free(h);
+		curl_global_cleanup();
 		return rc;
 	}
 	if (!h->conf.tls_verify)
@@ -126,6 +127,7 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 	spool_close(&h->spool);
 	http_conf_free(&h->conf);
 	free(h);
+	curl_global_cleanup(); /* balances open(); libcurl counts them */
 	return rc;
 }
 
