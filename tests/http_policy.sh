@@ -7,7 +7,7 @@ command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0;
 
 T=$(mktemp -d /tmp/http_policy.XXXXXX)
 trap 'nginx_stop; rm -rf "$T"' EXIT
-echo "1..6"
+echo "1..8"
 
 make_stream "$T/s.pipe"
 P=$(free_port)
@@ -28,6 +28,21 @@ check "the stream is the one sent, with dropped parts marked LOST" test $? = 0
 read -r lb lr lm < <(sed 's/[a-z_]*=//g' "$T/d1.diff")
 check "the drops are counted exactly ($lb bytes, $lr records)" \
 	grep -q "lost $lb bytes ($lr records) in $lm parts" "$T/d1.err"
+
+# A host name that does not resolve, inside a network namespace with only
+# loopback (so the lookup fails at once and no packet leaves the machine).
+if unshare -n true 2>/dev/null; then
+	unshare -n -- sh -c 'ip link set lo up 2>/dev/null; exec "$@"' sh \
+		"$HTTP_DRIVER" record "$HTTP_PLUGIN" "$T/s.pipe" -s n1 url=http://no-such-host.invalid/perf \
+		spool_dir="$T/spool3" drain_timeout=1s $COMMON >"$T/n1.out" 2>"$T/n1.err"
+	check "unknown host: the run still ends cleanly" test $? = 0
+	check "it is reported and the parts are spooled" \
+		bash -c "grep -q \"Couldn't resolve host name; retrying\" '$T/n1.err' &&
+			test -n \"\$(find '$T/spool3' -type f)\""
+else
+	ok "# SKIP unshare -n not available"
+	ok "# SKIP unshare -n not available"
+fi
 
 # block: the collector is down for 3 s at the start; nothing may be lost.
 nginx_stop
