@@ -45,7 +45,8 @@ check "the newest one is kept" sh -c "echo '$last' | grep -qv '\.000000$'"
 rm -f seg.data.*
 "$PERFSINK" record -F 999 --switch-output -o sig.data -- "$WORKLOAD" cpu 3000 >/dev/null 2>err &
 pid=$!
-sleep 1; kill -USR2 $pid; sleep 1; kill -USR2 $pid
+wait_recording 'sig.data.*'
+kill -USR2 $pid; sleep 1; kill -USR2 $pid
 wait $pid
 n=$(ls sig.data.* | wc -l)
 check "SIGUSR2 rotation: 3 outputs ($n)" [ "$n" -eq 3 ] || show err

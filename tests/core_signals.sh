@@ -8,7 +8,7 @@ cd "$T"
 for sig in INT TERM; do
 	"$PERFSINK" record -q -a -o $sig.data 2>err.$sig &
 	pid=$!
-	sleep 1
+	wait_recording $sig.data
 	kill -$sig $pid
 	wait $pid
 	rc=$?
@@ -17,7 +17,7 @@ for sig in INT TERM; do
 done
 "$PERFSINK" record -q -a -g -F 5000 -o twice.data 2>err.twice &
 pid=$!
-sleep 1
+wait_recording twice.data
 kill -INT $pid
 kill -INT $pid
 wait $pid

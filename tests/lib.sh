@@ -30,3 +30,20 @@ perf_samples() { "$PERF" script -i "$1" -F tid 2>/dev/null | wc -l; }
 # Top N symbols by self overhead.
 perf_top() { "$PERF" report -i "$1" --stdio --no-children --sort sym 2>/dev/null |
 	awk '/^ +[0-9.]+%/ {print $NF}' | head -n "$2"; }
+# wait_recording PATTERN: until perfsink has written its first records to
+# the first file matching PATTERN (data.size in its header is no longer 0),
+# at most 20 s.  Then the rings are being read.
+wait_recording() {
+	i=0
+	while [ $i -lt 200 ]; do
+		# shellcheck disable=SC2086
+		f=$(ls $1 2>/dev/null | head -n 1)
+		if [ -n "$f" ] && [ -s "$f" ] && [ "$(od -An -t u8 -j 48 -N 8 "$f" 2>/dev/null | tr -d ' ')" != 0 ]; then
+			sleep 0.5
+			return 0
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}

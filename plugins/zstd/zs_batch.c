@@ -1,0 +1,108 @@
+/* zs_batch: see zs_batch.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "zs_batch.h"
+
+struct zs_batch *zs_batch_new(void)
+{
+	return calloc(1, sizeof(struct zs_batch));
+}
+
+int zs_batch_add(struct zs_batch *b, struct perfsink_buf *buf)
+{
+	if (b->nr == b->cap) {
+		unsigned cap = b->cap ? b->cap * 2 : 8;
+		struct perfsink_buf **n = realloc(b->bufs, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		b->bufs = n;
+		b->cap = cap;
+	}
+	b->bufs[b->nr++] = buf;
+	b->in_bytes += buf->len;
+	return 0;
+}
+
+uint64_t zs_records_count(const uint8_t *data, size_t len)
+{
+	uint64_t n = 0;
+	size_t off = 0;
+
+	while (off + 8 <= len) {
+		uint16_t size;
+
+		memcpy(&size, data + off + 6, sizeof(size));
+		if (size < 8)
+			break;
+		off += size;
+		n++;
+	}
+	return n;
+}
+
+/* Raw bytes: straight out when no group is open, else behind it. */
+static int batch_raw(struct zs_batch *b, struct zs_frame *f, const void *p, size_t len)
+{
+	if (!len)
+		return 0;
+	return zs_obuf_append(zs_frame_pending(f) ? &b->held : &b->out, p, len);
+}
+
+int zs_batch_feed(struct zs_batch *b, struct zs_frame *f, const struct perfsink_buf *buf)
+{
+	size_t comp = 0;
+	int err;
+
+	b->records += zs_records_count(buf->data, buf->len);
+	if (buf->kind == PERFSINK_BUF_RING && buf->tail_round <= buf->len)
+		comp = buf->len - buf->tail_round;
+	if (!comp)
+		return batch_raw(b, f, buf->data, buf->len);
+	if (b->held.len) { /* the open group ends before the raw bytes */
+		err = zs_frame_put(f, &b->out, NULL, 0, ZS_FLUSH);
+		if (!err)
+			err = zs_obuf_append(&b->out, b->held.data, b->held.len);
+		if (err)
+			return err;
+		zs_obuf_reset(&b->held);
+	}
+	err = zs_frame_put(f, &b->out, buf->data, comp, ZS_KEEP);
+	if (err)
+		return err;
+	return batch_raw(b, f, buf->data + comp, buf->len - comp);
+}
+
+int zs_batch_finish(struct zs_batch *b, struct zs_frame *f, int independent)
+{
+	int err = 0;
+
+	if (zs_frame_pending(f))
+		err = zs_frame_put(f, &b->out, NULL, 0, independent ? ZS_END : ZS_FLUSH);
+	if (!err && b->held.len)
+		err = zs_obuf_append(&b->out, b->held.data, b->held.len);
+	zs_obuf_free(&b->held);
+	return err;
+}
+
+void zs_batch_drop(struct zs_batch *b, zs_put_fn put, void *arg)
+{
+	for (; b->taken < b->nr; b->taken++) {
+		struct perfsink_buf *buf = b->bufs[b->taken];
+
+		b->records += zs_records_count(buf->data, buf->len);
+		b->bufs[b->taken] = NULL;
+		put(arg, buf);
+	}
+}
+
+void zs_batch_free(struct zs_batch *b)
+{
+	if (!b)
+		return;
+	free(b->bufs);
+	zs_obuf_free(&b->out);
+	zs_obuf_free(&b->held);
+	free(b);
+}

@@ -1,0 +1,365 @@
+/* zs_pipe: see zs_pipe.h. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "zs_pipe.h"
+
+struct zs_worker {
+	struct zs_pipe *p;
+	pthread_t tid;
+	struct zs_frame frame;
+	unsigned gen;           /* file generation of the frame's stream */
+};
+
+struct zs_pipe {
+	struct zs_pipe_config cfg;
+	const struct perfsink_host *host;
+	struct zs_worker *workers;
+	unsigned nr_workers;
+	pthread_t writer;
+	int writer_started;
+
+	pthread_mutex_t mu;
+	pthread_cond_t work_cv;     /* a buffer or batch was queued, or stop */
+	pthread_cond_t done_cv;     /* a batch finished, left, or was written */
+	struct zs_batch *head, *tail; /* not yet taken by the writer */
+	struct zs_batch *next_claim;  /* oldest batch no worker took */
+	unsigned writing;           /* batches given to the file, not done */
+	int appending;              /* the writer is inside zs_file_append */
+	uint64_t pending_in;        /* input bytes pushed, not yet done */
+	struct zs_file *file;
+	unsigned gen;
+	int stop;
+	int err;
+	struct zs_pipe_stats st;
+};
+
+#define PLOG(p, lvl, ...) (p)->host->log((p)->cfg.inst, (lvl), __VA_ARGS__)
+
+/* Record the first error and say it once.  Called with p->mu held. */
+static void pipe_fail(struct zs_pipe *p, int err)
+{
+	if (p->err || !err)
+		return;
+	p->err = err;
+	PLOG(p, PERFSINK_LOG_ERROR, "writing '%s' failed: %s; records after the last complete write are dropped",
+	     p->file ? p->file->path : "?", strerror(-err));
+	pthread_cond_broadcast(&p->done_cv);
+}
+
+/* A batch leaves the pipe without reaching the file.  p->mu held. */
+static void pipe_count_drop(struct zs_pipe *p, struct zs_batch *b)
+{
+	p->pending_in -= b->in_bytes;
+	p->st.dropped_bytes += b->in_bytes;
+	p->st.dropped_records += b->records;
+}
+
+/* Worker, without the lock: compress one buffer and release it. */
+static void worker_feed(struct zs_worker *wk, struct zs_batch *b, struct perfsink_buf *buf,
+			int failed)
+{
+	struct zs_pipe *p = wk->p;
+	uint64_t in0 = wk->frame.in_bytes, out0 = wk->frame.out_bytes;
+
+	if (failed || b->err)
+		b->records += zs_records_count(buf->data, buf->len);
+	else
+		b->err = zs_batch_feed(b, &wk->frame, buf);
+	p->host->buf_put(buf);
+	pthread_mutex_lock(&p->mu);
+	p->st.comp_in += wk->frame.in_bytes - in0;
+	p->st.comp_out += wk->frame.out_bytes - out0;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* Worker: take b's buffers as they come until it is closed.  p->mu held. */
+static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
+{
+	struct zs_pipe *p = wk->p;
+	uint64_t out0;
+
+	if (wk->gen != b->gen) { /* new file: new stream */
+		b->err = zs_frame_reset(&wk->frame);
+		wk->gen = b->gen;
+	}
+	for (;;) {
+		if (b->taken < b->nr) {
+			struct perfsink_buf *buf = b->bufs[b->taken];
+			int failed = p->err;
+
+			b->bufs[b->taken++] = NULL;
+			pthread_mutex_unlock(&p->mu);
+			worker_feed(wk, b, buf, failed);
+			pthread_mutex_lock(&p->mu);
+		} else if (b->closed) {
+			break;
+		} else {
+			pthread_cond_wait(&p->work_cv, &p->mu);
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+	out0 = wk->frame.out_bytes;
+	if (!b->err)
+		b->err = zs_batch_finish(b, &wk->frame, p->nr_workers > 1);
+	if (b->err)
+		zs_frame_reset(&wk->frame); /* never continue a stream that lost bytes */
+	pthread_mutex_lock(&p->mu);
+	p->st.comp_out += wk->frame.out_bytes - out0;
+	b->state = ZB_DONE;
+	pthread_cond_broadcast(&p->done_cv);
+}
+
+static void *worker_main(void *arg)
+{
+	struct zs_worker *wk = arg;
+	struct zs_pipe *p = wk->p;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct zs_batch *b;
+
+		while (!p->stop && !p->next_claim)
+			pthread_cond_wait(&p->work_cv, &p->mu);
+		if (!p->next_claim)
+			break;
+		b = p->next_claim;
+		p->next_claim = b->next;
+		b->claimed = 1;
+		b->state = ZB_BUSY;
+		worker_batch(wk, b);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* Aio thread: the batch's bytes are on file (err 0) or lost. */
+static void pipe_written(void *ctx, void *arg, int err)
+{
+	struct zs_pipe *p = ctx;
+	struct zs_batch *b = arg;
+
+	pthread_mutex_lock(&p->mu);
+	p->writing--;
+	if (err) {
+		pipe_fail(p, err);
+		pipe_count_drop(p, b);
+	} else {
+		p->pending_in -= b->in_bytes;
+		p->st.bytes_out += b->out.len;
+	}
+	pthread_cond_broadcast(&p->done_cv);
+	pthread_mutex_unlock(&p->mu);
+	zs_batch_free(b);
+}
+
+/* Writer: hand b to the file.  Called with p->mu held; drops it inside. */
+static void writer_append(struct zs_pipe *p, struct zs_batch *b)
+{
+	struct zs_file *f = p->file;
+	int r;
+
+	p->writing++;
+	p->appending = 1;
+	pthread_mutex_unlock(&p->mu);
+	r = zs_file_append(f, b->out.data, b->out.len, pipe_written, b);
+	pthread_mutex_lock(&p->mu);
+	p->appending = 0;
+	if (r) {
+		p->writing--;
+		pipe_fail(p, r);
+		pipe_count_drop(p, b);
+		zs_batch_free(b);
+	}
+}
+
+static void *writer_main(void *arg)
+{
+	struct zs_pipe *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct zs_batch *b;
+
+		while (!(p->head && p->head->state == ZB_DONE) && !(p->stop && !p->head))
+			pthread_cond_wait(&p->done_cv, &p->mu);
+		if (!p->head)
+			break;
+		b = p->head;
+		p->head = b->next;
+		if (!p->head)
+			p->tail = NULL;
+		pipe_fail(p, b->err);
+		if (p->err) {
+			pipe_count_drop(p, b);
+			zs_batch_free(b);
+		} else {
+			writer_append(p, b);
+		}
+		pthread_cond_broadcast(&p->done_cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static int pipe_start_threads(struct zs_pipe *p)
+{
+	unsigned i;
+	int r;
+
+	for (i = 0; i < p->cfg.threads; i++) {
+		struct zs_worker *wk = &p->workers[i];
+
+		wk->p = p;
+		r = zs_frame_init(&wk->frame, p->cfg.level);
+		if (r)
+			return r;
+		r = -pthread_create(&wk->tid, NULL, worker_main, wk);
+		if (r) {
+			zs_frame_fini(&wk->frame);
+			return r;
+		}
+		p->nr_workers++;
+	}
+	r = -pthread_create(&p->writer, NULL, writer_main, p);
+	p->writer_started = !r;
+	return r;
+}
+
+int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out)
+{
+	struct zs_pipe *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	p->cfg = *cfg;
+	p->host = cfg->inst->host;
+	p->workers = calloc(cfg->threads, sizeof(*p->workers));
+	if (!p->workers) {
+		free(p);
+		return -ENOMEM;
+	}
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work_cv, NULL);
+	pthread_cond_init(&p->done_cv, NULL);
+	r = pipe_start_threads(p);
+	if (r) {
+		zs_pipe_destroy(p);
+		return r;
+	}
+	*out = p;
+	return 0;
+}
+
+void zs_pipe_set_file(struct zs_pipe *p, struct zs_file *f)
+{
+	pthread_mutex_lock(&p->mu);
+	p->file = f;
+	p->gen++;
+	pthread_mutex_unlock(&p->mu);
+}
+
+/* The batch buffers go to: the tail while it gathers, else a new one. */
+static struct zs_batch *pipe_open_batch(struct zs_pipe *p)
+{
+	struct zs_batch *b = p->tail;
+
+	if (b && !b->closed)
+		return b;
+	b = zs_batch_new();
+	if (!b)
+		return NULL;
+	b->gen = p->gen;
+	if (p->tail)
+		p->tail->next = b;
+	else
+		p->head = b;
+	p->tail = b;
+	if (!p->next_claim)
+		p->next_claim = b;
+	return b;
+}
+
+int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
+{
+	struct zs_batch *b;
+	int err;
+
+	pthread_mutex_lock(&p->mu);
+	while (!p->err && p->pending_in && p->pending_in + buf->len > p->cfg.max_pending)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	err = p->err;
+	b = err ? NULL : pipe_open_batch(p);
+	if (!err && (!b || zs_batch_add(b, buf) < 0))
+		err = -ENOMEM;
+	if (!err) {
+		p->host->buf_get(buf);
+		p->pending_in += buf->len;
+		if (b->in_bytes >= p->cfg.min_batch)
+			b->closed = 1;
+		pthread_cond_broadcast(&p->work_cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return err;
+}
+
+int zs_pipe_wait_idle(struct zs_pipe *p)
+{
+	int err;
+
+	pthread_mutex_lock(&p->mu);
+	if (p->tail && !p->tail->closed) {
+		p->tail->closed = 1;
+		pthread_cond_broadcast(&p->work_cv);
+	}
+	while (p->head || p->writing || p->appending)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	err = p->err;
+	pthread_mutex_unlock(&p->mu);
+	return err;
+}
+
+int zs_pipe_error(struct zs_pipe *p)
+{
+	int err;
+
+	pthread_mutex_lock(&p->mu);
+	err = p->err;
+	pthread_mutex_unlock(&p->mu);
+	return err;
+}
+
+void zs_pipe_stats(struct zs_pipe *p, struct zs_pipe_stats *out)
+{
+	pthread_mutex_lock(&p->mu);
+	*out = p->st;
+	pthread_mutex_unlock(&p->mu);
+}
+
+void zs_pipe_destroy(struct zs_pipe *p)
+{
+	unsigned i;
+
+	if (!p)
+		return;
+	if (p->writer_started)
+		zs_pipe_wait_idle(p);
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->work_cv);
+	pthread_cond_broadcast(&p->done_cv);
+	pthread_mutex_unlock(&p->mu);
+	for (i = 0; i < p->nr_workers; i++) {
+		pthread_join(p->workers[i].tid, NULL);
+		zs_frame_fini(&p->workers[i].frame);
+	}
+	if (p->writer_started)
+		pthread_join(p->writer, NULL);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->work_cv);
+	pthread_cond_destroy(&p->done_cv);
+	free(p->workers);
+	free(p);
+}

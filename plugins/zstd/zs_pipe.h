@@ -1,0 +1,67 @@
+/*
+ * zs_pipe: compression off the engine thread, output in stream order.
+ *
+ *   engine thread --push--> FIFO of batches --> a worker claims the oldest
+ *                            unclaimed batch and compresses its buffers as
+ *                            they arrive, releasing each one at once; the
+ *                            batch is closed at min_batch bytes or barrier
+ *                                  |
+ *                                  +--> writer thread appends DONE batches
+ *                                       from the FIFO head, in order, to the
+ *                                       zs_file; the aio thread frees them.
+ *
+ * With one worker the frame stays open across batches (one continuous zstd
+ * stream per file, like perf -z, best ratio).  With more, every batch ends
+ * its frame so workers are independent; perf reads both.
+ *
+ * Buffers are released by the workers as soon as zstd took their bytes,
+ * never held while a batch gathers, so the engine never waits on a later
+ * call into the sink even with one pooled buffer per ring.  push() waits
+ * (backpressure) while the input bytes not yet on file exceed max_pending.
+ *
+ * Errors are sticky: the first failure (compression, ENOSPC, EIO...) is
+ * logged once through host->log; later batches are dropped and counted.
+ *
+ * THREADS.  zs_pipe_* are called from the engine thread only.
+ * Locking: one mutex p->mu guards the FIFO, counters and error; it nests
+ * inside nothing of ours, and zs_file/aio_writer calls are made without it.
+ */
+#ifndef ZS_PIPE_H
+#define ZS_PIPE_H
+#include <stdint.h>
+#include <perfsink/sink.h>
+#include "zs_batch.h"
+#include "zs_file.h"
+
+struct zs_pipe;
+
+struct zs_pipe_config {
+	unsigned threads;       /* compression workers, >= 1 */
+	int level;              /* zstd level */
+	uint64_t min_batch;     /* input bytes that close a batch */
+	uint64_t max_pending;   /* input bytes in flight before push waits */
+	const struct perfsink_instance *inst;
+};
+
+struct zs_pipe_stats {
+	uint64_t comp_in, comp_out; /* ring bytes compressed, COMPRESSED bytes made */
+	uint64_t bytes_out;         /* bytes appended to files, completed */
+	uint64_t dropped_bytes, dropped_records;
+};
+
+int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out);
+/* Direct later batches to f (a new generation: frames restart).  Idle only. */
+void zs_pipe_set_file(struct zs_pipe *p, struct zs_file *f);
+/*
+ * Take a reference on buf (host->buf_get) and queue it.  Returns 0, or the
+ * sticky error / -ENOMEM without taking the reference.
+ */
+int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf);
+/* Close the gathering batch, wait until all is on file or dropped. */
+int zs_pipe_wait_idle(struct zs_pipe *p);
+int zs_pipe_error(struct zs_pipe *p);
+void zs_pipe_stats(struct zs_pipe *p, struct zs_pipe_stats *out);
+/* Waits idle, stops the threads, frees. */
+void zs_pipe_destroy(struct zs_pipe *p);
+
+#endif

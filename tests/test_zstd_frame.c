@@ -1,0 +1,365 @@
+/*
+ * zstd sink framing: COMPRESSED records and batches, decoded back the way
+ * perf 6.1 reads them (zstd_decode.c).  Table-driven over sizes around the
+ * flush group, compressible and random data, flushed and ended frames,
+ * batch layouts and the two stream models (continuous, independent).
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "zs_batch.h"
+#include "zs_frame.h"
+#include "zstd_decode.h"
+
+static uint8_t *fake_bytes(size_t len, unsigned seed, int compressible)
+{
+	uint8_t *p = malloc(len + 16);
+	size_t i;
+
+	assert_non_null(p);
+	srand(seed);
+	for (i = 0; i < len; i++)
+		p[i] = compressible ? (uint8_t)("perf record -z "[(i / 3) % 15] + (rand() % 4 == 0))
+				    : (uint8_t)rand();
+	return p;
+}
+
+/* Decode out as a data section and compare with want. */
+static void expect_decodes(const struct zs_obuf *out, const uint8_t *want, size_t len,
+			   struct zdec *d)
+{
+	char err[200] = "";
+
+	if (zdec_section(out->data, out->len, ZS_GROUP_MAX, d, err, sizeof(err)) != 0)
+		fail_msg("decode: %s", err);
+	assert_int_equal(d->len, len);
+	if (len)
+		assert_memory_equal(d->data, want, len);
+	assert_true(d->max_record <= 65535);
+	assert_true(d->max_decomp <= ZS_GROUP_MAX);
+}
+
+static const size_t frame_sizes[] = {
+	1, 8, 4096, ZS_GROUP_MAX - 1, ZS_GROUP_MAX, ZS_GROUP_MAX + 1,
+	3 * ZS_GROUP_MAX, 1 << 20,
+};
+
+static void frame_case(size_t len, int compressible, enum zs_mode mode)
+{
+	uint8_t *in = fake_bytes(len, (unsigned)len, compressible);
+	struct zs_obuf out = { 0 };
+	struct zs_frame f;
+	struct zdec d;
+	size_t off = 0;
+
+	assert_int_equal(zs_frame_init(&f, 1), 0);
+	srand((unsigned)len * 7);
+	while (off < len) { /* pieces of random size, the last one with mode */
+		size_t n = 1 + (size_t)rand() % 20000;
+
+		if (n >= len - off)
+			n = len - off;
+		assert_int_equal(zs_frame_put(&f, &out, in + off, n,
+					      off + n == len ? mode : ZS_KEEP), 0);
+		off += n;
+	}
+	expect_decodes(&out, in, len, &d);
+	assert_int_equal(d.frames, 1);
+	assert_int_equal(d.frame_open, mode == ZS_FLUSH);
+	assert_int_equal(d.compressed, (len + ZS_GROUP_MAX - 1) / ZS_GROUP_MAX);
+	assert_int_equal(f.in_bytes, len);
+	assert_int_equal(f.out_bytes, out.len);
+	zdec_free(&d);
+	zs_obuf_free(&out);
+	zs_frame_fini(&f);
+	free(in);
+}
+
+static void test_frame_sizes(void **state)
+{
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(frame_sizes) / sizeof(frame_sizes[0]); i++) {
+		frame_case(frame_sizes[i], 1, ZS_FLUSH);
+		frame_case(frame_sizes[i], 1, ZS_END);
+		frame_case(frame_sizes[i], 0, ZS_FLUSH); /* incompressible: worst record size */
+		frame_case(frame_sizes[i], 0, ZS_END);
+	}
+}
+
+static void test_frame_levels(void **state)
+{
+	static const int levels[] = { 1, 3, 19, 22 };
+	size_t len = 200 * 1024, i;
+	uint8_t *in = malloc(len);
+
+	(void)state;
+	zdec_fake_records(in, len, 5, 1);
+	for (i = 0; i < 4; i++) {
+		struct zs_obuf out = { 0 };
+		struct zs_frame f;
+		struct zdec d;
+
+		assert_int_equal(zs_frame_init(&f, levels[i]), 0);
+		assert_int_equal(zs_frame_put(&f, &out, in, len, ZS_END), 0);
+		expect_decodes(&out, in, len, &d);
+		assert_true(out.len < len / 4);
+		zdec_free(&d);
+		zs_obuf_free(&out);
+		zs_frame_fini(&f);
+	}
+	free(in);
+}
+
+/* Ending a frame needs a group with data: perf rejects an empty record. */
+static void test_frame_end_needs_data(void **state)
+{
+	struct zs_obuf out = { 0 };
+	struct zs_frame f;
+	size_t len;
+
+	(void)state;
+	assert_int_equal(zs_frame_init(&f, 1), 0);
+	assert_int_equal(zs_frame_put(&f, &out, NULL, 0, ZS_FLUSH), 0);
+	assert_int_equal(out.len, 0); /* nothing begun, nothing written */
+	assert_int_equal(zs_frame_put(&f, &out, "abcdefgh", 8, ZS_FLUSH), 0);
+	len = out.len;
+	assert_int_equal(zs_frame_put(&f, &out, NULL, 0, ZS_FLUSH), 0);
+	assert_int_equal(out.len, len);
+	assert_int_equal(zs_frame_put(&f, &out, NULL, 0, ZS_END), -EINVAL);
+	assert_int_equal(zs_frame_reset(&f), 0);
+	assert_int_equal(zs_frame_put(&f, &out, NULL, 0, ZS_END), 0);
+	zs_obuf_free(&out);
+	zs_frame_fini(&f);
+}
+
+/* ------------------------------------------------------------ batches */
+
+struct tbuf {
+	struct perfsink_buf pub;
+	uint8_t *mem;
+	int refs;
+};
+
+static const uint8_t round_rec[8] = { 68, 0, 0, 0, 0, 0, 8, 0 };
+
+/* A buffer of len record bytes (RING: plus a round when round is set). */
+static void tbuf_make(struct tbuf *t, uint32_t kind, size_t len, int round, unsigned seed)
+{
+	size_t total = len + (round ? 8 : 0);
+
+	memset(t, 0, sizeof(*t));
+	t->mem = malloc(total + 8);
+	assert_non_null(t->mem);
+	if (len)
+		zdec_fake_records(t->mem, len, seed, 1);
+	if (round)
+		memcpy(t->mem + len, round_rec, 8);
+	t->pub.data = t->mem;
+	t->pub.len = total;
+	t->pub.kind = kind;
+	t->pub.tail_round = round ? 8 : 0;
+	t->pub.cpu = kind == PERFSINK_BUF_RING ? 0 : -1;
+}
+
+static void tput(void *arg, struct perfsink_buf *buf)
+{
+	(void)arg;
+	((struct tbuf *)buf)->refs--;
+}
+
+static void cat_bufs(struct tbuf *t, unsigned n, uint8_t **out, size_t *len)
+{
+	unsigned i;
+
+	*len = 0;
+	for (i = 0; i < n; i++)
+		*len += t[i].pub.len;
+	*out = malloc(*len + 1);
+	*len = 0;
+	for (i = 0; i < n; i++) {
+		memcpy(*out + *len, t[i].pub.data, t[i].pub.len);
+		*len += t[i].pub.len;
+	}
+}
+
+/* Feed bufs [from, to) into one batch and finish it. */
+static void batch_run(struct zs_batch *b, struct zs_frame *f, struct tbuf *t, unsigned from,
+		      unsigned to, int independent)
+{
+	unsigned i;
+
+	for (i = from; i < to; i++) {
+		t[i].refs++;
+		assert_int_equal(zs_batch_add(b, &t[i].pub), 0);
+	}
+	for (i = from; i < to; i++) {
+		assert_int_equal(zs_batch_feed(b, f, b->bufs[b->taken]), 0);
+		tput(NULL, b->bufs[b->taken]);
+		b->bufs[b->taken++] = NULL;
+	}
+	assert_int_equal(zs_batch_finish(b, f, independent), 0);
+}
+
+/* Raw SYNTH in place, each FINISHED_ROUND right after the data it closes. */
+static void test_batch_layout(void **state)
+{
+	struct tbuf t[7];
+	struct zs_batch *b = zs_batch_new();
+	struct zs_frame f;
+	struct zdec d;
+	uint8_t *want;
+	size_t len;
+	unsigned i;
+
+	(void)state;
+	tbuf_make(&t[0], PERFSINK_BUF_SYNTH, 4096, 0, 1);
+	tbuf_make(&t[1], PERFSINK_BUF_RING, 70000, 1, 2);
+	tbuf_make(&t[2], PERFSINK_BUF_RING, 0, 1, 3);   /* a round alone */
+	tbuf_make(&t[3], PERFSINK_BUF_RING, 5000, 0, 4);
+	tbuf_make(&t[4], PERFSINK_BUF_RING, 3000, 1, 5);
+	tbuf_make(&t[5], PERFSINK_BUF_SYNTH, 800, 0, 6);
+	tbuf_make(&t[6], PERFSINK_BUF_RING, 200, 1, 7);
+	assert_int_equal(zs_frame_init(&f, 1), 0);
+	batch_run(b, &f, t, 0, 7, 1);
+	cat_bufs(t, 7, &want, &len);
+	expect_decodes(&b->out, want, len, &d);
+	assert_int_equal(d.frames, 1);
+	assert_int_equal(d.frame_open, 0);
+	assert_int_equal(b->records, zs_records_count(want, len));
+	for (i = 0; i < 7; i++) {
+		assert_int_equal(t[i].refs, 0);
+		free(t[i].mem);
+	}
+	free(want);
+	zdec_free(&d);
+	zs_batch_free(b);
+	zs_frame_fini(&f);
+}
+
+/* Random sequences cut into random batches, in both stream models. */
+static void batch_random(unsigned seed, int independent)
+{
+	enum { N = 60 };
+	struct tbuf t[N];
+	struct zs_obuf all = { 0 };
+	struct zs_frame f;
+	struct zdec d;
+	unsigned i, from = 0, batches = 0;
+	uint8_t *want;
+	size_t len;
+
+	srand(seed);
+	for (i = 0; i < N; i++) {
+		int r = rand();
+
+		tbuf_make(&t[i], r % 7 == 0 ? PERFSINK_BUF_SYNTH : PERFSINK_BUF_RING,
+			  8 * (size_t)(r % 3 == 0 ? rand() % 30000 : rand() % 400), r % 2, seed + i);
+		if (t[i].pub.kind == PERFSINK_BUF_SYNTH && t[i].pub.len == 0) {
+			free(t[i].mem);
+			tbuf_make(&t[i], PERFSINK_BUF_SYNTH, 64, 0, seed + i);
+		}
+	}
+	assert_int_equal(zs_frame_init(&f, 1), 0);
+	while (from < N) {
+		unsigned to = from + 1 + (unsigned)rand() % 12;
+		struct zs_batch *b = zs_batch_new();
+
+		if (to > N)
+			to = N;
+		batch_run(b, &f, t, from, to, independent);
+		assert_int_equal(zs_obuf_append(&all, b->out.data, b->out.len), 0);
+		zs_batch_free(b);
+		from = to;
+		batches++;
+	}
+	cat_bufs(t, N, &want, &len);
+	expect_decodes(&all, want, len, &d);
+	if (independent)
+		assert_int_equal(d.frame_open, 0);
+	else
+		assert_true(d.frames <= 1); /* one stream across the batches */
+	for (i = 0; i < N; i++) {
+		assert_int_equal(t[i].refs, 0);
+		free(t[i].mem);
+	}
+	free(want);
+	zdec_free(&d);
+	zs_obuf_free(&all);
+	zs_frame_fini(&f);
+}
+
+static void test_batch_random(void **state)
+{
+	unsigned seed;
+
+	(void)state;
+	for (seed = 1; seed <= 30; seed++) {
+		batch_random(seed, 0);
+		batch_random(seed, 1);
+	}
+}
+
+/* Independent batches decode alone: what lets workers run in parallel. */
+static void test_batch_independent_alone(void **state)
+{
+	struct tbuf t[3];
+	struct zs_frame f;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(zs_frame_init(&f, 1), 0);
+	for (i = 0; i < 3; i++) {
+		struct zs_batch *b = zs_batch_new();
+		struct zdec d;
+
+		tbuf_make(&t[i], PERFSINK_BUF_RING, 40000, 1, 11 + i);
+		batch_run(b, &f, t, i, i + 1, 1);
+		expect_decodes(&b->out, t[i].pub.data, t[i].pub.len, &d);
+		assert_int_equal(d.frames, 1);
+		assert_int_equal(d.frame_open, 0);
+		zdec_free(&d);
+		zs_batch_free(b);
+		free(t[i].mem);
+	}
+	zs_frame_fini(&f);
+}
+
+static void test_records_count(void **state)
+{
+	uint8_t p[64] = { 0 };
+	uint16_t s;
+
+	(void)state;
+	s = 16; memcpy(p + 6, &s, 2);
+	s = 24; memcpy(p + 16 + 6, &s, 2);
+	s = 8;  memcpy(p + 40 + 6, &s, 2);
+	assert_int_equal(zs_records_count(p, 48), 3);
+	assert_int_equal(zs_records_count(p, 40), 2);
+	assert_int_equal(zs_records_count(p, 30), 2); /* a cut body still counts */
+	assert_int_equal(zs_records_count(p, 20), 1); /* a cut header does not */
+	assert_int_equal(zs_records_count(p, 0), 0);
+	s = 0;  memcpy(p + 6, &s, 2);
+	assert_int_equal(zs_records_count(p, 48), 0); /* size 0: stop, never loop */
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_frame_sizes),
+		cmocka_unit_test(test_frame_levels),
+		cmocka_unit_test(test_frame_end_needs_data),
+		cmocka_unit_test(test_batch_layout),
+		cmocka_unit_test(test_batch_random),
+		cmocka_unit_test(test_batch_independent_alone),
+		cmocka_unit_test(test_records_count),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,53 @@
+#!/bin/sh
+# Rotation with the zstd sink next to aio_file: the same segments, each a
+# complete compressed perf.data with the events of its aio_file twin;
+# --switch-max-files prunes; --overwrite dumps compressed too.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+plan 8
+cd "$T"
+cat >rot.ini <<INI
+[record]
+freq = 2000
+
+[sink.plain]
+plugin = aio_file
+path = $T/p.data
+
+[sink.z]
+plugin = zstd
+path = $T/z.data
+threads = 2
+INI
+"$PERFSINK" record --config rot.ini --switch-output=1s -g -- "$WORKLOAD" cpu 3500 >/dev/null 2>err
+check "rotating run exits 0" [ $? -eq 0 ] || show err
+nz=$(ls z.data.* 2>/dev/null | wc -l)
+np=$(ls p.data.* 2>/dev/null | wc -l)
+check "as many zstd segments as aio_file ones, at least 2 ($nz, $np)" [ "$nz" -eq "$np" ] && [ "$nz" -ge 2 ]
+check "no unused z.data left behind" [ ! -e z.data ]
+same=0
+for z in z.data.*; do
+	"$PERF" script -i "$z" >z.script 2>z.err
+	"$PERF" script -i "p${z#z}" >p.script 2>/dev/null
+	if cmp -s z.script p.script && [ ! -s z.err ] && [ -s z.script ]; then
+		same=$((same + 1))
+	else
+		diag "$z differs from its aio_file twin"
+	fi
+done
+check "every segment gives its twin's perf script" [ "$same" -eq "$nz" ]
+
+rm -f z.data.* p.data.*
+"$PERFSINK" record --config rot.ini --switch-output=1s --switch-max-files 2 -- "$WORKLOAD" cpu 3500 >/dev/null 2>err
+check "--switch-max-files 2 keeps two zstd segments" [ "$(ls z.data.* | wc -l)" -eq 2 ] || show err
+last=$(ls z.data.* | tail -n 1)
+check "the newest one is readable" perf_clean "$last" || show "$last.report.err"
+
+rm -f z.data.* p.data.*
+"$PERFSINK" record --config rot.ini --overwrite -g -- "$WORKLOAD" cpu 800 >/dev/null 2>err
+z=$(ls z.data.* 2>/dev/null | head -n 1)
+check "flight recorder: a zstd dump" [ -n "$z" ] && [ -s "$z" ] || show err
+"$PERF" script -i "$z" >z.script 2>/dev/null
+"$PERF" script -i "p${z#z}" >p.script 2>/dev/null
+check "with the events of the aio_file dump" cmp z.script p.script
+done_testing
