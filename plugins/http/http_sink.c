@@ -18,6 +18,7 @@
  */
 #include "compress.h"
 #include "http_conf.h"
+#include "segments.h"
 #include "spool.h"
 #include "uploader.h"
 
@@ -76,24 +77,41 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 	return 0;
 }
 
-static int http_start(void *ctx, const struct perfsink_stream *stream)
+/*
+ * Start a stream (start, or rotate after a barrier).  With rotation every
+ * segment, the first too, is a stream of its own under
+ * {host}/{session}.{YYYYmmddHHMMSS}.{NNNNNN}, named like the file sinks'
+ * segments; stream->max_files is not applied to what is on the collector.
+ */
+static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *stream)
 {
-	struct http_sink *h = ctx;
 	const struct perfsink_host *host = h->inst->host;
 	struct perfsink_compression comp = { 1, 0, 0, COMPRESS_MMAP_LEN };
 	struct perfsink_bytes hdr = { 0 };
+	char *session;
 	int rc;
 
 	comp.level = (uint32_t)h->conf.compress_level;
 	rc = host->pipe_header(stream, h->conf.compress ? &comp : NULL, &hdr);
-
 	if (rc < 0) {
 		host->log(h->inst, PERFSINK_LOG_ERROR, "cannot build the stream header: %s", strerror(-rc));
 		return rc;
 	}
-	rc = uploader_start(h->up, stream, hdr.data, hdr.len);
+	session = segment_path(stream->session, stream);
+	rc = session ? uploader_start(h->up, stream, session, hdr.data, hdr.len) : -ENOMEM;
+	free(session);
 	host->bytes_free(&hdr);
 	return rc;
+}
+
+static int http_start(void *ctx, const struct perfsink_stream *stream)
+{
+	return http_stream_begin(ctx, stream);
+}
+
+static int http_rotate(void *ctx, const struct perfsink_stream *next)
+{
+	return http_stream_begin(ctx, next);
 }
 
 static int http_write(void *ctx, struct perfsink_buf *buf)
@@ -150,7 +168,7 @@ static const struct perfsink_sink_ops http_ops = {
 	.start = http_start,
 	.write = http_write,
 	.barrier = http_barrier,
-	.rotate = NULL,
+	.rotate = http_rotate,
 	.close = http_close,
 	.stats = http_stats,
 	.upload = http_upload,

@@ -39,7 +39,7 @@ struct uploader {
 	int flushing;              /* a barrier waits: ignore the block throttle */
 	uint8_t *prologue;         /* handed over by uploader_start */
 	size_t prologue_len;
-	char *key_base;            /* "{host}/{session}" */
+	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
 	int upload_req, upload_done;
 	int stopping;
 	int64_t drain_until;
@@ -58,6 +58,7 @@ struct uploader {
 	int down;                  /* last attempt failed; retrying */
 	struct lost_template lt;
 	int have_lt;
+	char *key_base;            /* "{host}/{session}" of the parts being cut */
 	struct compressor *comp;   /* compress = zstd, else NULL */
 	uint64_t lost_parts;
 	int loss_warned;
@@ -297,9 +298,18 @@ static void transfers_reap(struct uploader *u)
 
 /* ----------------------------------------------------------------- thread */
 
-static void prologue_take(struct uploader *u, uint8_t *bytes, size_t len)
+/*
+ * A new stream (start, or a rotation): the last part of the previous one is
+ * sealed under its name, then numbering starts again at 0 under the new one.
+ */
+static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, size_t len)
 {
 	struct part *p;
+
+	part_enqueue(u, part_cutter_flush(&u->cut));
+	free(u->key_base);
+	u->key_base = key_base;
+	u->cut.next_seq = 0;
 
 	u->have_lt = lost_template_from_pipe_header(bytes, len, &u->lt) == 0;
 	p = part_cutter_meta(&u->cut, bytes, len);
@@ -367,6 +377,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 			       int *flush)
 {
 	uint8_t *pro = NULL;
+	char *key_base;
 	size_t pro_len = 0, n = 0;
 	int upload_req, throttled;
 
@@ -374,6 +385,8 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	pro = u->prologue;
 	pro_len = u->prologue_len;
 	u->prologue = NULL;
+	key_base = u->next_key_base;
+	u->next_key_base = NULL;
 	throttled = u->conf->overflow == OVERFLOW_BLOCK && u->q_mem >= u->conf->queue_size &&
 		    !u->flushing && !u->stopping;
 	while (!throttled && n < TAKE_MAX && u->bq_len) {
@@ -390,7 +403,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	pthread_mutex_unlock(&u->lock);
 	if (pro) {
 		backlog_scan(u);
-		prologue_take(u, pro, pro_len);
+		prologue_take(u, key_base, pro, pro_len);
 	}
 	if (upload_req)
 		backlog_scan(u);
@@ -539,22 +552,22 @@ static void wake(struct uploader *u)
 	curl_multi_wakeup(u->multi);
 }
 
-int uploader_start(struct uploader *u, const struct perfsink_stream *s,
+int uploader_start(struct uploader *u, const struct perfsink_stream *s, const char *session,
 		   const uint8_t *prologue, size_t len)
 {
 	size_t cap = (s->nr_buffers ? s->nr_buffers : 1024) + 1;
-	size_t n = strlen(s->host_name) + strlen(s->session) + 2;
+	size_t n = strlen(s->host_name) + strlen(session) + 2;
 	char *base = malloc(n), *host, *slash;
-	struct perfsink_buf **bq = calloc(cap, sizeof(*bq));
+	struct perfsink_buf **bq = u->bq ? NULL : calloc(cap, sizeof(*bq));
 	uint8_t *copy = malloc(len ? len : 1);
 
-	if (!base || !bq || !copy) {
+	if (!base || (!u->bq && !bq) || !copy) {
 		free(base);
 		free(bq);
 		free(copy);
 		return -ENOMEM;
 	}
-	snprintf(base, n, "%s/%s", s->host_name, s->session);
+	snprintf(base, n, "%s/%s", s->host_name, session);
 	host = base;
 	slash = base + strlen(s->host_name);
 	*slash = '\0';
@@ -563,11 +576,14 @@ int uploader_start(struct uploader *u, const struct perfsink_stream *s,
 	*slash = '/';
 	memcpy(copy, prologue, len);
 	pthread_mutex_lock(&u->lock);
-	free(u->key_base);
-	u->key_base = base;
-	free(u->bq);
-	u->bq = bq;
-	u->bq_cap = cap;
+	/* A rotation comes after a barrier: the queue is empty, keep it. */
+	if (bq) {
+		u->bq = bq;
+		u->bq_cap = cap;
+	}
+	free(u->next_key_base);
+	u->next_key_base = base;
+	free(u->prologue);
 	u->prologue = copy;
 	u->prologue_len = len;
 	pthread_mutex_unlock(&u->lock);
@@ -676,6 +692,7 @@ int uploader_close(struct uploader *u, int64_t drain_ms)
 	pthread_cond_destroy(&u->cond);
 	pthread_mutex_destroy(&u->lock);
 	free(u->prologue);
+	free(u->next_key_base);
 	free(u->bq);
 	free(u->key_base);
 	free(u);

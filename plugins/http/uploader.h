@@ -24,8 +24,12 @@ struct spool;
  */
 int uploader_new(const struct perfsink_instance *inst, const struct http_conf *conf,
 		 struct spool *spool, struct uploader **out);
-/* Begin a stream: prologue (pipe header bytes, copied) goes first, as part 0. */
-int uploader_start(struct uploader *u, const struct perfsink_stream *s,
+/*
+ * Begin a stream, at start or at a rotation (after a barrier): its parts go
+ * under {s->host_name}/{session}, numbered from 0; prologue (pipe header
+ * bytes, copied) is part 0.
+ */
+int uploader_start(struct uploader *u, const struct perfsink_stream *s, const char *session,
 		   const uint8_t *prologue, size_t len);
 /* Queue one buffer (a reference is taken); blocks only with overflow = block. */
 int uploader_write(struct uploader *u, struct perfsink_buf *buf);
