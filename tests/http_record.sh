@@ -8,7 +8,7 @@ command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0;
 
 T=$(mktemp -d /tmp/http_record.XXXXXX)
 trap 'nginx_stop; rm -rf "$T"' EXIT
-echo "1..15"
+echo "1..17"
 
 P=$(free_port)
 nginx_conf "$T/ng" "$P"
@@ -48,6 +48,25 @@ config "$T/c4.ini" "url = http://127.0.0.1:$P/r4" "compress = zstd"
 	>"$T/r4.out" 2>"$T/r4.err")
 check "compress = zstd: the COMPRESSED stream reads like the local file" same_scripts "$T/ng/root/r4"
 check "and is smaller than it" test "$(stat -c %s "$T/got.pipe")" -lt "$(stat -c %s "$T/local.data")"
+
+# Rotation: every segment is a stream of its own, next to aio_file's segment.
+config "$T/c5.ini" "url = http://127.0.0.1:$P/r5"
+sed -i "s|^path = .*|path = $T/seg.data|" "$T/c5.ini"
+(cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 -g --switch-output=1s --config c5.ini -- \
+	"$WORKLOAD" cpu 2500 >"$T/r5.out" 2>"$T/r5.err")
+check "--switch-output with http: the recording succeeds" test $? = 0
+segments_match() {
+	local n=0 d seg
+	for d in "$T"/ng/root/r5/*/*; do
+		seg=${d##*/}
+		seg=${seg#*.}
+		cp "$T/seg.data.$seg" "$T/local.data" || return 1
+		same_scripts "$d" || return 1
+		n=$((n + 1))
+	done
+	[ $n -ge 2 ] && [ $n = "$(ls "$T"/seg.data.* | wc -l)" ]
+}
+check "each segment's parts read like the matching aio_file segment" segments_match
 
 bad() { # bad NAME EXPECTED-MESSAGE KEY-LINES...
 	local name=$1 msg=$2; shift 2
