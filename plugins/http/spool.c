@@ -218,7 +218,8 @@ struct scan {
 	uint64_t bytes;
 };
 
-static int scan_add(struct scan *sc, const char *dir, const char *rel, const char *path)
+static int scan_add(struct scan *sc, const char *dir, const char *rel, const char *path,
+		    size_t size)
 {
 	struct part *p;
 
@@ -237,6 +238,7 @@ static int scan_add(struct scan *sc, const char *dir, const char *rel, const cha
 		part_free(p);
 		return -ENOMEM;
 	}
+	p->len = size; /* bytes on disk; data stays NULL until spool_load */
 	sc->v[sc->n++] = p;
 	return 0;
 }
@@ -275,7 +277,7 @@ static int scan_dir(struct scan *sc, const char *base, const char *rel, int dept
 			unlink(path);
 		} else if (S_ISREG(st.st_mode) && depth == 1) {
 			sc->bytes += (uint64_t)st.st_size;
-			rc = scan_add(sc, base, r, path);
+			rc = scan_add(sc, base, r, path, (size_t)st.st_size);
 		}
 		free(r);
 		free(path);

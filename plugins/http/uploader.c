@@ -452,13 +452,16 @@ static void uploader_finish(struct uploader *u)
 		part_free(p);
 	}
 	while ((p = u->backlog)) {
+		parts++;
+		bytes += p->len;
 		part_unlink_head(&u->backlog, NULL, p);
 		part_free(p);
 	}
-	LOG(u, INFO, "summary: sent %" PRIu64 " parts (%" PRIu64 " bytes), %" PRIu64 " retries, "
-	    "left %" PRIu64 " parts (%" PRIu64 " bytes) in the spool, lost %" PRIu64 " bytes (%" PRIu64
-	    " records) in %" PRIu64 " parts", u->st.files, u->st.bytes_out, u->st.retries, parts, bytes,
-	    u->st.dropped_bytes, u->st.dropped_records, u->lost_parts);
+	if (u->backlog_scanned) /* a stream began, or upload() ran */
+		LOG(u, INFO, "summary: sent %" PRIu64 " parts (%" PRIu64 " bytes), %" PRIu64 " retries, "
+		    "left %" PRIu64 " parts (%" PRIu64 " bytes) in the spool, lost %" PRIu64 " bytes (%"
+		    PRIu64 " records) in %" PRIu64 " parts", u->st.files, u->st.bytes_out, u->st.retries,
+		    parts, bytes, u->st.dropped_bytes, u->st.dropped_records, u->lost_parts);
 	if (parts)
 		LOG(u, WARN, "%" PRIu64 " parts (%" PRIu64 " bytes) not sent; they wait in %s for the next "
 		    "run or `perfsink upload`", parts, bytes, u->spool->dir);
