@@ -30,6 +30,7 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 	if (!b)
 		return -ENOMEM;
 	memcpy(b->mem, recs->p, recs->len);
+	dso_set_scan(&e->dsos, recs->p, recs->len);
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
 	b->pub.cpu = -1;
@@ -54,6 +55,8 @@ static void scan_records(struct engine *e, const uint8_t *p, size_t len)
 				sp->last_sample_time = t;
 			sp->samples++;
 			e->samples++;
+		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
+			dso_set_scan(&e->dsos, p + off, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
 			uint64_t lost;
 			memcpy(&lost, p + off + 16, sizeof(lost));
@@ -171,3 +174,9 @@ int lost_samples_records(struct engine *e)
 	return r;
 }
 
+
+void build_ids_update(struct engine *e)
+{
+	if (dso_set_build_ids(&e->dsos, &e->build_ids) == 0)
+		CUR_PRIV(e)->build_ids = &e->build_ids;
+}

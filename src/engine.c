@@ -343,6 +343,8 @@ static void engine_free(struct engine *e)
 	evlist_free(&e->evl);
 	bytes_free(&e->tracing);
 	bytes_free(&e->tail_synth);
+	bytes_free(&e->build_ids);
+	dso_set_free(&e->dsos);
 	free(e->names);
 }
 
@@ -414,6 +416,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		drain_all(e);
 	lost_samples_records(e);
 	sinkset_barrier(&e->ss);
+	build_ids_update(e);
 	if (e->error && err[0])
 		pr_err("%s", err);
 	if (log_verbosity() >= 0)
