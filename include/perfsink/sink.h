@@ -232,7 +232,10 @@ struct perfsink_host {
 	 * offset 0 up to the data section, with data.size 0 and no features
 	 * (write them first).  file_header(stream, end, out): the same bytes,
 	 * final, to be written again at offset 0.  Both have the same length,
-	 * which is the data offset.
+	 * which is the data offset.  Errors: -ENOMEM; -EINVAL when
+	 * end->data_offset is not that length; -ENODATA when tracepoints are
+	 * recorded but their format data is missing (perf would refuse the
+	 * file).
 	 */
 	int (*file_header)(const struct perfsink_stream *s,
 			   const struct perfsink_file_end *end,
@@ -245,9 +248,13 @@ struct perfsink_host {
 	uint64_t data_size_offset;
 
 	/*
-	 * perf.data pipe mode: header, HEADER_ATTR, HEADER_FEATURE records
-	 * (COMPRESSED first when comp is not NULL) and HEADER_TRACING_DATA.
-	 * The records from the buffers follow it as they are.
+	 * perf.data pipe mode: header, HEADER_ATTR per event, HEADER_FEATURE
+	 * records in bit order (COMPRESSED among them when comp is not NULL;
+	 * all before any data, as perf needs), HEADER_TRACING_DATA with
+	 * tracepoints, then EVENT_UPDATE name records.  The records from the
+	 * buffers follow it as they are.  Its length need not be a multiple
+	 * of 8 (perf does not pad HEADER_FEATURE).  -E2BIG: one event has so
+	 * many ids that its HEADER_ATTR passes 65535 bytes.
 	 */
 	int (*pipe_header)(const struct perfsink_stream *s,
 			   const struct perfsink_compression *comp,
