@@ -38,7 +38,7 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 }
 
 /* Count samples and kernel-reported loss; track the sample time range. */
-static void scan_records(struct engine *e, const uint8_t *p, size_t len)
+static void scan_records(struct engine *e, struct ring *r, const uint8_t *p, size_t len)
 {
 	size_t off = 0;
 	while (off + sizeof(struct perf_event_header) <= len) {
@@ -62,6 +62,7 @@ static void scan_records(struct engine *e, const uint8_t *p, size_t len)
 			memcpy(&lost, p + off + 16, sizeof(lost));
 			e->lost_records++;
 			e->lost_in_records += lost;
+			r->lost += lost;
 		}
 		off += h->size;
 	}
@@ -97,7 +98,7 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	b->pub.cpu = r->cpu;
 	e->ring_bytes += n;
 	e->seg_bytes += n;
-	scan_records(e, b->mem, n);
+	scan_records(e, r, b->mem, n);
 	return b;
 }
 

@@ -318,9 +318,16 @@ static void print_summary(struct engine *e)
 	uint64_t lost = e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records;
 	if (lost) {
 		double pct = 100.0 * (double)lost / (double)(lost + e->samples);
-		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%) in %llu LOST records: the rings "
-			"filled up; try a larger -m, a lower -F, or fewer events ]",
-			(unsigned long long)lost, pct, (unsigned long long)e->lost_records);
+		char per_cpu[256] = "";
+		size_t k = 0;
+		for (unsigned c = 0; c < e->nr_rings && k < sizeof(per_cpu); c++)
+			if (e->rings[c].lost)
+				k += (size_t)snprintf(per_cpu + k, sizeof(per_cpu) - k, "%sCPU %d: %llu",
+						      k ? ", " : "; by ring, ", e->rings[c].cpu,
+						      (unsigned long long)e->rings[c].lost);
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%) in %llu LOST records%s: the rings "
+			"filled up; try a larger -m, a lower -F, fewer events, or -r ]",
+			(unsigned long long)lost, pct, (unsigned long long)e->lost_records, per_cpu);
 	} else {
 		pr_info("[ perfsink record: lost 0 samples ]");
 	}
