@@ -30,7 +30,8 @@ static const char record_usage[] =
 	"  -C, --cpu LIST           system-wide on these CPUs only (0-3,6)\n"
 	"  -p, --pid PID            an existing process and its threads\n"
 	"  -t, --tid TID            one existing thread\n"
-	"  -m, --mmap-pages N       ring size per CPU: pages (power of two) or size (512K)\n"
+	"  -m, --mmap-pages N       ring size per CPU: pages (power of two) or size (512K);\n"
+	"                           default 512K, 2M for root with up to 32 CPUs\n"
 	"  -o, --output PATH        path of the one file-writing sink (default ./perf.data)\n"
 	"      --aio[=N]            pooled buffers (AIO control blocks) per ring, 1..32 (default 2)\n"
 	"      --duration SECONDS   stop after this long (also 500ms, 2m)\n"
@@ -45,6 +46,12 @@ static const char record_usage[] =
 	"      --overwrite          flight recorder: the kernel overwrites the oldest\n"
 	"                           data; the rings are dumped to a new output on\n"
 	"                           SIGUSR2 and at the end\n"
+	"  -r, --realtime PRIO      run perfsink's threads with SCHED_FIFO priority\n"
+	"                           PRIO (1..99), as perf record -r: the rings are\n"
+	"                           drained at once even when every CPU is busy\n"
+	"      --exclude-self[=BOOL] with -a/-C, drop perfsink's own samples and\n"
+	"                           tracepoint hits in the kernel (default yes; no to\n"
+	"                           see perfsink itself)\n"
 	"  -q, --quiet              print errors only\n"
 	"  -v, --verbose            more messages (repeatable)\n"
 	"  -h, --help               this text\n"
@@ -54,7 +61,7 @@ static const char record_usage[] =
 	"SIGTERM or --duration.  See perfsink(1) and perfsink.ini(5).\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
-       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE };
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -73,6 +80,8 @@ static const struct option record_long[] = {
 	{ "sink", required_argument, NULL, OPT_SINK },
 	{ "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
 	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "exclude-self", optional_argument, NULL, OPT_EXCLUDE_SELF },
+	{ "realtime", required_argument, NULL, 'r' },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -123,7 +132,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 	bool quiet = false;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:qvh", record_long, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:r:qvh", record_long, NULL)) != -1) {
 		int r = 0;
 		switch (c) {
 		case 'g': r = push(sets, nsets, "call-graph", "fp"); break;
@@ -133,6 +142,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");
 			break;
 		case OPT_OVERWRITE: r = push(sets, nsets, "overwrite", "true"); break;
+		case OPT_EXCLUDE_SELF:
+			r = push(sets, nsets, "exclude-self", optarg ? optarg : "true");
+			break;
 		case OPT_CONFIG:
 			free(o->config_path);
 			o->config_path = strdup(optarg);
@@ -217,6 +229,7 @@ int cmd_record(int argc, char **argv)
 		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
 		goto out;
 	}
+	record_opts_default_ring(&o);
 	code = engine_record(&o, &cfg, argc, argv);
 out:
 	free(sets);
@@ -234,8 +247,10 @@ static void print_key(const struct perfsink_key *k)
 	       k->description ? k->description : "");
 	if (k->type == PERFSINK_KEY_ENUM && k->choices)
 		printf(" [%s]", k->choices);
-	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && (k->min || k->max))
+	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && k->max)
 		printf(" [%lld..%lld]", (long long)k->min, (long long)k->max);
+	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && k->min)
+		printf(" [%lld..]", (long long)k->min);
 	putchar('\n');
 }
 

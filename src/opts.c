@@ -358,18 +358,41 @@ static int set_overwrite(struct record_opts *o, const char *v, char *err, size_t
 	return 0;
 }
 
+static int set_exclude_self(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	if (parse_bool(v, &o->exclude_self)) {
+		snprintf(err, errlen, "'%s' is not a boolean; accepted: true, false, yes, no, "
+			 "on, off, 1, 0", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_realtime(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	int64_t n;
+
+	if (parse_int(v, 0, 99, &n)) {
+		snprintf(err, errlen, "'%s' is not a SCHED_FIFO priority; give 1 to 99 "
+			 "(0: normal scheduling)", v);
+		return -EINVAL;
+	}
+	o->realtime = (uint32_t)n;
+	return 0;
+}
+
 static const opt_setter setters[] = {
 	set_event, set_freq, set_count, set_call_graph, set_mmap_pages, set_aio,
 	set_all_cpus, set_cpu, set_pid, set_tid, set_output, set_duration,
 	set_plugin_dir, set_verbose, set_switch_output, set_switch_max_files,
-	set_overwrite,
+	set_overwrite, set_exclude_self, set_realtime,
 };
 
 const char *const record_opt_names[] = {
 	"event", "freq", "count", "call-graph", "mmap-pages", "aio",
 	"all-cpus", "cpu", "pid", "tid", "output", "duration",
 	"plugin-dir", "verbose", "switch-output", "switch-max-files",
-	"overwrite", NULL,
+	"overwrite", "exclude-self", "realtime", NULL,
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))
@@ -404,6 +427,7 @@ void record_opts_init(struct record_opts *o)
 	o->mmap_pages = DEFAULT_MMAP_PAGES;
 	o->aio = DEFAULT_AIO;
 	o->dwarf_stack = DEFAULT_DWARF_STACK;
+	o->exclude_self = true;
 	o->verbose = 1;
 	if (events_add(o, DEFAULT_EVENT))
 		o->nr_events = 0; /* record_opts_check reports it */
@@ -475,6 +499,16 @@ static uint64_t max_sample_rate(void)
 		v = 0;
 	fclose(f);
 	return v;
+}
+
+void record_opts_default_ring(struct record_opts *o)
+{
+	long ps = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (record_opt_is_set(o, "mmap-pages") || geteuid() != 0 || ps <= 0 ||
+	    ncpu > PRIVILEGED_RING_MAX_CPUS)
+		return;
+	o->mmap_pages = (uint32_t)((2u << 20) / (unsigned long)ps);
 }
 
 int record_opts_check(const struct record_opts *o, char *err, size_t errlen)

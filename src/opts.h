@@ -34,6 +34,8 @@ struct record_opts {
 	uint64_t switch_ms;        /* segment length (SWITCH_TIME) */
 	uint32_t switch_max_files; /* keep the newest N segments; 0 = all */
 	bool overwrite;            /* flight recorder: dump the rings on SIGUSR2 and exit */
+	bool exclude_self;         /* -a/-C: drop perfsink's own records in the kernel (default) */
+	uint32_t realtime;         /* -r: SCHED_FIFO priority of perfsink's threads; 0: normal */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */
@@ -68,6 +70,16 @@ extern const char *const record_opt_names[];
 void record_opts_source_begin(struct record_opts *o);
 /* True when option `name` was set explicitly (config or CLI). */
 bool record_opt_is_set(const struct record_opts *o, const char *name);
+
+/*
+ * The ring size when -m was not given: 512 KiB (perf's, which fits the
+ * default perf_event_mlock_kb of unprivileged users), or 2 MiB for root
+ * on machines with up to PRIVILEGED_RING_MAX_CPUS online CPUs: a ring
+ * that holds ~7 ms of a 1 M events/s tracepoint storm instead of ~2 ms
+ * loses nothing where the small one loses 1-15 % (docs/BENCHMARKS.md).
+ */
+#define PRIVILEGED_RING_MAX_CPUS 32
+void record_opts_default_ring(struct record_opts *o);
 
 /* Checks that need all options together (-p with -a, ...). */
 int record_opts_check(const struct record_opts *o, char *err, size_t errlen);

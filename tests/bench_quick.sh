@@ -1,0 +1,62 @@
+#!/bin/bash
+# bench/perfbench --quick: every workload and recorder runs, the counter
+# reads every output, and the figures make sense.  No timing assertions.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+command -v python3 >/dev/null || skip_all "python3 runs the benchmark driver"
+[ -x "$TOP_BUILDDIR/bench/psb_count" ] || skip_all "bench programs not built"
+plan 7
+
+OUT="$T/bench"
+PSB_BUILDDIR="$TOP_BUILDDIR" python3 "$TOP_SRCDIR/bench/perfbench" --quick --out "$OUT" \
+	--perf "$PERF" --perfsink "$PERFSINK" >"$T/stdout" 2>"$T/stderr"
+rc=$?
+check "perfbench --quick exits 0" [ "$rc" = 0 ] || show "$T/stderr"
+check "results.csv, results.json and results.md written" \
+	test -s "$OUT/results.csv" -a -s "$OUT/results.json" -a -s "$OUT/results.md"
+check "the markdown table names the machine and the command" \
+	grep -q "^Command: \`bench/perfbench --quick" "$OUT/results.md"
+
+# One python check per property, so a failure says which.
+sane() {
+	python3 - "$OUT/results.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+runs, what = d["runs"], sys.argv[2]
+bad = []
+for r in runs:
+    name = f'{r["workload"]}/{r["recorder"]}'
+    if what == "all":
+        # every (workload, recorder) pair ran and was counted
+        if "capture_pct" not in r or r.get("bad_records"):
+            bad.append(name)
+    elif what == "figures":
+        # a recording holds samples, no more of the workload than it made (+10 %
+        # for timer jitter), some of it unless the rings overflow by design
+        # (dwarf at 100 kHz can keep almost none on a loaded machine), and
+        # the recorder used CPU
+        some = r["capture_pct"] > 0 or r["workload"] == "dwarf"
+        if not (some and 0 <= r["capture_pct"] <= 110 and r["samples"] > 0 and r["expected"] > 0
+                and r["out_bytes"] > 0 and r["cpu_s"] > 0 and r["rss_mb"] > 0 and r["lost"] >= 0
+                and r["exit_s"] >= 0):
+            bad.append(f'{name}: capture {r["capture_pct"]:.1f} expected {r["expected"]} '
+                       f'out {r["out_bytes"]} cpu {r["cpu_s"]} exit {r["exit_s"]:.3f}')
+    elif what == "self":
+        # exclude-self: perfsink never samples or traces itself
+        if r["recorder"].startswith("perfsink") and r["own"] != 0:
+            bad.append(f'{name}: {r["own"]} own samples')
+    elif what == "summary":
+        pass
+if what == "summary":
+    pairs = {(r["workload"], r["recorder"]) for r in runs}
+    if len(d["summary"]) != len(pairs) or not runs:
+        bad.append(f'{len(d["summary"])} summary rows for {len(pairs)} pairs')
+print("\n".join("# " + b for b in bad))
+sys.exit(1 if bad else 0)
+PY
+}
+check "every workload/recorder pair was recorded and counted" sane all
+check "capture, output, CPU, RSS and exit figures are sane" sane figures
+check "perfsink has no samples of its own in any output" sane self
+check "one median row per workload and recorder" sane summary
+done_testing
