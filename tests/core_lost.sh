@@ -13,6 +13,6 @@ said=$(sed -n 's/.*LOST \([0-9]*\) samples.*/\1/p' err)
 check "the summary reports the loss ($said), per ring" grep -q 'by ring, CPU 0: ' err || show err
 "$PERF" report -i lost.data --stdio >report 2>report.err
 got=$(sed -n 's/^# Total Lost Samples: //p' report)
-check "perf report shows the same number ($got)" [ -n "$said" ] && [ "$said" = "$got" ]
+check "perf report shows the same number ($got)" [ -n "$said" -a "$said" = "$got" ]
 check "and LOST records in the data" grep -q 'lost [0-9]* chunks' report.err || show report.err
 done_testing

@@ -23,7 +23,7 @@ check "BUILD_ID names the workload with its build-id" grep -q "^$id .*workload\$
 check "and the kernel" grep -q '\[kernel.kallsyms\]$' ids || show ids
 samples=$(perf_samples perf.data)
 # 1.5 s of CPU at 999 Hz: about 1500 samples (wide margin; -F is adaptive).
-check "sample count near 1500 ($samples)" [ "$samples" -gt 1000 ] && [ "$samples" -lt 2000 ]
+check "sample count near 1500 ($samples)" [ "$samples" -gt 1000 -a "$samples" -lt 2000 ]
 
 "$PERFSINK" record -q -o exit.data -- "$WORKLOAD" exit 3 2>/dev/null
 check "returns the workload's exit status" [ $? -eq 3 ]

@@ -23,7 +23,7 @@ INI
 check "rotating run exits 0" [ $? -eq 0 ] || show err
 nz=$(ls z.data.* 2>/dev/null | wc -l)
 np=$(ls p.data.* 2>/dev/null | wc -l)
-check "as many zstd segments as aio_file ones, at least 2 ($nz, $np)" [ "$nz" -eq "$np" ] && [ "$nz" -ge 2 ]
+check "as many zstd segments as aio_file ones, at least 2 ($nz, $np)" [ "$nz" -eq "$np" -a "$nz" -ge 2 ]
 check "no unused z.data left behind" [ ! -e z.data ]
 same=0
 for z in z.data.*; do
@@ -46,12 +46,12 @@ last=$(ls z.data.* | tail -n 1)
 # perf script, not report: a last segment cut just before the end may hold
 # no sample, and perf report says so on stderr.
 "$PERF" script -i "$last" >last.script 2>last.err
-check "the newest one is readable" [ $? -eq 0 ] && [ ! -s last.err ] || show last.err
+check "the newest one is readable" [ $? -eq 0 -a ! -s last.err ] || show last.err
 
 rm -f z.data.* p.data.*
 "$PERFSINK" record --config rot.ini --overwrite -g -- "$WORKLOAD" cpu 800 >/dev/null 2>err
 z=$(ls z.data.* 2>/dev/null | head -n 1)
-check "flight recorder: a zstd dump" [ -n "$z" ] && [ -s "$z" ] || show err
+check "flight recorder: a zstd dump" [ -n "$z" -a -s "$z" ] || show err
 "$PERF" script -i "$z" >z.script 2>/dev/null
 "$PERF" script -i "p${z#z}" >p.script 2>/dev/null
 check "with the events of the aio_file dump" cmp z.script p.script
