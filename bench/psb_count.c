@@ -136,7 +136,9 @@ static size_t count_records_at(struct counter *k, const uint8_t *p, size_t len, 
 
 static void count_record(struct counter *k, const uint8_t *p, size_t len)
 {
-	const struct perf_event_header *h = (const void *)p;
+	struct perf_event_header hdr_copy; /* records after COMPRESSED are not aligned */
+	memcpy(&hdr_copy, p, sizeof(hdr_copy));
+	const struct perf_event_header *h = &hdr_copy;
 	k->c.records++;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -179,7 +181,9 @@ static size_t count_records_at(struct counter *k, const uint8_t *p, size_t len, 
 {
 	size_t off = 0;
 	while (off + sizeof(struct perf_event_header) <= len) {
-		const struct perf_event_header *h = (const void *)(p + off);
+		struct perf_event_header hdr_copy; /* records after COMPRESSED are not aligned */
+		memcpy(&hdr_copy, p + off, sizeof(hdr_copy));
+		const struct perf_event_header *h = &hdr_copy;
 		if (h->size < sizeof(*h)) {
 			k->c.bad_records++;
 			return len;
@@ -289,7 +293,9 @@ static int count_pipe_mode(struct counter *k, const uint8_t *m, size_t size, con
 {
 	size_t off = 16;
 	while (off + 8 <= size) {
-		const struct perf_event_header *h = (const void *)(m + off);
+		struct perf_event_header hdr_copy; /* records after COMPRESSED are not aligned */
+		memcpy(&hdr_copy, m + off, sizeof(hdr_copy));
+		const struct perf_event_header *h = &hdr_copy;
 		if (h->size < 8 || off + h->size > size)
 			break;
 		if (h->type == REC_HEADER_ATTR && h->size >= 8 + 8) {
