@@ -352,7 +352,7 @@ static int cfg_parse_run(struct cfg_parse *st)
 
 static void keys_text(char *buf, size_t len, const struct perfsink_key *keys)
 {
-	snprintf(buf, len, "plugin, on_error");
+	snprintf(buf, len, "plugin, on_error, rotate");
 	for (unsigned i = 0; keys[i].name; i++)
 		snprintf(buf + strlen(buf), len - strlen(buf), ", %s", keys[i].name);
 }
@@ -374,6 +374,16 @@ static int sink_key_apply(struct cfg_parse *st, struct sink_conf *s, const struc
 			return -EINVAL;
 		}
 		s->on_error = oe ? ON_ERROR_DETACH : ON_ERROR_STOP;
+		return 0;
+	}
+	if (key_eq(kv->key, "rotate")) {
+		bool b;
+		if (parse_bool(kv->value, &b)) {
+			cfg_error(st, kv->line, "[%s], key '%s': '%s' is not a boolean; accepted: true, "
+				  "false, yes, no, on, off, 1, 0", what, kv->key, kv->value);
+			return -EINVAL;
+		}
+		s->no_rotate = !b;
 		return 0;
 	}
 	i = key_index(s->plugin->ops->keys, kv->key);

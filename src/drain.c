@@ -54,6 +54,12 @@ static void scan_records(struct engine *e, struct ring *r, const uint8_t *p, siz
 			if (t > sp->last_sample_time)
 				sp->last_sample_time = t;
 			sp->samples++;
+			struct perfsink_stream_priv *wp = &e->whole_priv;
+			if (!wp->samples || t < wp->first_sample_time)
+				wp->first_sample_time = t;
+			if (t > wp->last_sample_time)
+				wp->last_sample_time = t;
+			wp->samples++;
 			e->samples++;
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&e->dsos, p + off, h->size);
@@ -178,6 +184,8 @@ int lost_samples_records(struct engine *e)
 
 void build_ids_update(struct engine *e)
 {
-	if (dso_set_build_ids(&e->dsos, &e->build_ids) == 0)
+	if (dso_set_build_ids(&e->dsos, &e->build_ids) == 0) {
 		CUR_PRIV(e)->build_ids = &e->build_ids;
+		e->whole_priv.build_ids = &e->build_ids;
+	}
 }

@@ -216,6 +216,11 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		.flags = flags,
 	};
 	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
+	e->whole_priv = e->privs[0];
+	e->whole = e->streams[0];
+	e->whole.priv = &e->whole_priv;
+	e->whole.flags &= ~PERFSINK_STREAM_ROTATING;
+	e->whole.max_files = 0;
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	e->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	return 0;
@@ -400,7 +405,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
 		goto fail;
 	}
-	if (sinkset_start(&e->ss, CUR_STREAM(e)) < 0 || (!o->overwrite && synthesize(e, true) < 0)) {
+	if (sinkset_start(&e->ss, CUR_STREAM(e), &e->whole) < 0 || (!o->overwrite && synthesize(e, true) < 0)) {
 		err[0] = '\0'; /* the sink said why */
 		r = -EPIPE;
 		goto fail;

@@ -37,6 +37,9 @@ struct engine {
 	struct perfsink_stream streams[2];
 	struct perfsink_stream_priv privs[2];
 	unsigned cur;
+	/* What sinks with rotate = false see: one output for the whole run. */
+	struct perfsink_stream whole;
+	struct perfsink_stream_priv whole_priv;
 	uint64_t seg_bytes;         /* ring bytes in the current segment */
 	int64_t seg_start_ns;       /* CLOCK_MONOTONIC */
 	bool rotate_requested;      /* SIGUSR2 */
