@@ -4,7 +4,7 @@
 # --switch-max-files prunes; --overwrite dumps compressed too.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 8
+plan 10
 cd "$T"
 cat >rot.ini <<INI
 [record]
@@ -38,6 +38,30 @@ for z in z.data.*; do
 	fi
 done
 check "every segment gives its twin's perf script" [ "$same" -eq "$nz" ]
+
+# By size, next to an unrotated aio_file copy of the same run (rotate = false).
+cat >size.ini <<INI
+[record]
+freq = 2000
+call-graph = fp
+switch-output = 64K
+
+[sink.z]
+plugin = zstd
+path = $T/zs.data
+
+[sink.whole]
+plugin = aio_file
+path = $T/whole.data
+rotate = false
+INI
+"$PERFSINK" record --config size.ini -- "$WORKLOAD" cpu 2500 >/dev/null 2>err
+n=$(ls zs.data.* 2>/dev/null | wc -l)
+check "size rotation: several zstd segments ($n)" [ "$n" -ge 3 ] || show err
+sum=0
+for z in zs.data.*; do sum=$((sum + $(perf_samples "$z"))); done
+want=$(perf_samples whole.data)
+check "their samples add up to the unrotated copy's ($sum, $want)" [ "$sum" -eq "$want" -a "$want" -gt 0 ]
 
 rm -f z.data.* p.data.*
 "$PERFSINK" record --config rot.ini --switch-output=1s --switch-max-files 2 -- "$WORKLOAD" cpu 3500 >/dev/null 2>err
