@@ -173,7 +173,8 @@ struct perfsink_stream {
 
 /*
  * stream->flags.  ROTATING: rotate() will be called (on size, time or
- * SIGUSR2); file sinks name every output, the first one too, after the
+ * SIGUSR2; never for an instance configured with rotate = false, which gets
+ * a stream without this flag for the whole run); file sinks name every output, the first one too, after the
  * segment ("<path>.<YYYYmmddHHMMSS>.<NNNNNN>", local time of the segment's
  * start) so names sort in time order.  OVERWRITE: flight recorder; each
  * segment is one dump of the rings' newest data.
