@@ -1,6 +1,6 @@
 /* Do-nothing sink callbacks shared by the test plugins. */
-#ifndef TEST_PLUGIN_STUB_H
-#define TEST_PLUGIN_STUB_H
+#ifndef TEST_PLUGIN_MINIMAL_H
+#define TEST_PLUGIN_MINIMAL_H
 #include <perfsink/sink.h>
 
 static int minimal_open(const struct perfsink_instance *inst, void **ctx)
