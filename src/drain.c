@@ -85,7 +85,10 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	struct ring *r = &e->rings[c];
 	if (!r->overwrite && !ring_ready(r))
 		return NULL;
-	struct psbuf *b = pool_get(e->pools[c]); /* waits while sinks hold them all */
+	/* Waits while sinks hold them all, until a stop is requested. */
+	struct psbuf *b = pool_get(e->pools[c], &stop_requested);
+	if (!b)
+		return NULL;
 	size_t n;
 	if (r->overwrite) {
 		/* The kernel must not write while the newest records are copied. */
@@ -108,10 +111,25 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	return b;
 }
 
+static bool rings_have_data(const struct engine *e)
+{
+	for (unsigned c = 0; c < e->nr_rings; c++)
+		if (!e->rings[c].overwrite && ring_ready(&e->rings[c]))
+			return true;
+	return false;
+}
+
 int drain_pass(struct engine *e)
 {
 	struct psbuf *batch[e->nr_rings];
 	unsigned k = 0;
+	/* A size or time cut waits for data, so no output is left empty; it is
+	 * made before the rings are read so the new data counts for the new one. */
+	if (e->rotation_pending && rings_have_data(e)) {
+		e->rotation_pending = false;
+		if (next_segment(e) < 0)
+			return -EPIPE;
+	}
 	for (unsigned c = 0; c < e->nr_rings; c++) {
 		struct psbuf *b = read_ring(e, c);
 		if (b)
@@ -119,15 +137,6 @@ int drain_pass(struct engine *e)
 	}
 	if (!k)
 		return 0;
-	/* A size or time cut waits for data, so no output is left empty. */
-	if (e->rotation_pending) {
-		e->rotation_pending = false;
-		if (next_segment(e) < 0) {
-			for (unsigned i = 0; i < k; i++)
-				psbuf_put(&batch[i]->pub);
-			return -EPIPE;
-		}
-	}
 	struct psbuf *last = batch[k - 1];
 	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = ROUND_BYTES };
 	memcpy(last->mem + last->pub.len, &round, sizeof(round));

@@ -31,14 +31,21 @@
 #include "engine_priv.h"
 
 static int sig_pipe[2] = { -1, -1 };
+volatile int stop_requested;
 static volatile sig_atomic_t nr_interrupts;
 
+/*
+ * The first SIGINT/SIGTERM ends the recording gracefully (the loop sees it
+ * through the pipe).  A second one also stops waiting for sinks to return
+ * buffers, so a stuck sink cannot hold the exit; the files are still
+ * finished.
+ */
 static void on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
-	if (sig == SIGINT || sig == SIGTERM)
-		nr_interrupts++;
+	if ((sig == SIGINT || sig == SIGTERM) && ++nr_interrupts >= 2)
+		stop_requested = 1;
 	if (write(sig_pipe[1], &c, 1) < 0) {
 		/* pipe full: a wakeup is pending anyway */
 	}
@@ -336,6 +343,9 @@ static void print_summary(struct engine *e)
 	} else {
 		pr_info("[ perfsink record: lost 0 samples ]");
 	}
+	if (e->unread_bytes)
+		pr_warn("[ perfsink record: LOST %llu bytes left in the rings: a sink held every buffer "
+			"when the second interrupt came ]", (unsigned long long)e->unread_bytes);
 	uint64_t waits = 0;
 	for (unsigned c = 0; c < e->nr_rings; c++)
 		waits += e->pools[c]->waits;
@@ -422,10 +432,14 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		record_loop(e);
 
 	evlist_disable(&e->evl);
+	if (e->wl.pid && !e->child_done)
+		kill(e->wl.pid, SIGTERM); /* stopped by a signal, --duration or an error */
 	if (o->overwrite)
 		dump_rings(e);
 	else
 		drain_all(e);
+	for (unsigned i = 0; !o->overwrite && i < e->nr_rings; i++)
+		e->unread_bytes += ring_ready(&e->rings[i]);
 	lost_samples_records(e);
 	sinkset_barrier(&e->ss);
 	build_ids_update(e);
@@ -443,8 +457,6 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 	bool sink_failed = e->ss.nr_stop_failed || !sinkset_alive(&e->ss);
 	int cr = sinkset_close(&e->ss, &sum);
 	if (e->wl.pid && !e->child_done) {
-		/* Stopped by a signal, --duration or an error: end the workload as perf does. */
-		kill(e->wl.pid, SIGTERM);
 		int st;
 		if (waitpid(e->wl.pid, &st, 0) == e->wl.pid) {
 			e->child_done = true;
@@ -464,7 +476,9 @@ fail:
 	if (err[0])
 		pr_err("%s", err);
 	workload_abort(&e->wl);
-	sinkset_close(&e->ss, NULL);
+	/* Not NULL: that means "after upload()" to a sink. */
+	struct perfsink_summary aborted = { .stop_reason = r < 0 ? r : -EINVAL };
+	sinkset_close(&e->ss, &aborted);
 	signals_restore();
 	sinkset_free(&e->ss);
 	engine_free(e);

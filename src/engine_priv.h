@@ -61,12 +61,15 @@ struct engine {
 	uint64_t wakeups, passes, samples, lost_records, lost_in_records, lost_samples;
 	uint64_t ring_bytes, buffers, rotations;
 	int error;                  /* first runtime error (negative errno) */
+	uint64_t unread_bytes;      /* left in the rings: every buffer held at the stop */
 };
 
 #define CUR_STREAM(e) (&(e)->streams[(e)->cur])
 #define CUR_PRIV(e) (&(e)->privs[(e)->cur])
 
 int64_t now_ns(clockid_t clk);
+/* Set by SIGINT/SIGTERM: waits for a buffer give up. */
+extern volatile int stop_requested;
 
 /* drain.c */
 /* Hand one buffer to every sink and drop the engine's reference. */

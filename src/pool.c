@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "pool.h"
 
 static void pool_free(struct pool *p)
@@ -68,13 +69,25 @@ static struct psbuf *take(struct pool *p)
 	return b;
 }
 
-struct psbuf *pool_get(struct pool *p)
+struct psbuf *pool_get(struct pool *p, const volatile int *cancel)
 {
 	pthread_mutex_lock(&p->lock);
 	if (!p->free_list) {
 		p->waits++;
-		while (!p->free_list)
-			pthread_cond_wait(&p->returned, &p->lock);
+		while (!p->free_list) {
+			if (cancel && *cancel) {
+				pthread_mutex_unlock(&p->lock);
+				return NULL;
+			}
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 50 * 1000 * 1000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&p->returned, &p->lock, &ts);
+		}
 	}
 	struct psbuf *b = take(p);
 	pthread_mutex_unlock(&p->lock);

@@ -11,6 +11,7 @@
 #ifndef PS_POOL_H
 #define PS_POOL_H
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,8 +43,12 @@ struct pool {
 int pool_create(unsigned n, size_t cap, struct pool **out);
 /* The owner lets go; the pool is freed when its last buffer comes back. */
 void pool_release(struct pool *p);
-/* A free buffer with len 0 and one reference; waits while all are out. */
-struct psbuf *pool_get(struct pool *p);
+/*
+ * A free buffer with len 0 and one reference; waits while all are out.
+ * With cancel, gives up and returns NULL once *cancel is non-zero (a stop
+ * was requested while a sink holds every buffer); it looks every 50 ms.
+ */
+struct psbuf *pool_get(struct pool *p, const volatile int *cancel);
 /* Non-blocking: NULL when all are out. */
 struct psbuf *pool_try_get(struct pool *p);
 /* Buffers currently out of the pool. */

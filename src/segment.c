@@ -94,6 +94,7 @@ int next_segment(struct engine *e)
 	e->streams[nx].priv = &e->privs[nx];
 	int r = sinkset_rotate(&e->ss, &e->streams[nx]);
 	e->cur = nx;
+	e->seq = 0; /* buf->seq counts per stream */
 	e->seg_bytes = 0;
 	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
 	e->rotations++;

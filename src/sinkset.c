@@ -14,6 +14,8 @@ static void host_log(const struct perfsink_instance *inst, enum perfsink_log_lev
 		     const char *fmt, ...)
 {
 	va_list ap;
+	if ((unsigned)lvl > PERFSINK_LOG_DEBUG)
+		lvl = PERFSINK_LOG_DEBUG; /* a sink's bad level must not index past the tags */
 	va_start(ap, fmt);
 	if (inst && inst->host_priv && lvl == PERFSINK_LOG_ERROR)
 		((struct sink_inst *)inst->host_priv)->logged_error = true;

@@ -180,7 +180,11 @@ int parse_duration_ms(const char *s, uint64_t *out)
 		return -EINVAL;
 	if (whole * unit > UINT64_MAX - frac * unit / frac_div)
 		return -EINVAL;
-	*out = whole * unit + frac * unit / frac_div;
+	uint64_t ms = whole * unit + frac * unit / frac_div;
+	/* Callers turn it into signed nanoseconds: stay within that (~292 years). */
+	if (ms > (uint64_t)INT64_MAX / 1000000)
+		return -EINVAL;
+	*out = ms;
 	return 0;
 }
 

@@ -11,7 +11,10 @@ int parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
 int parse_size(const char *s, uint64_t *out);
 /* true/false/yes/no/on/off/1/0, any case. */
 int parse_bool(const char *s, bool *out);
-/* Milliseconds from "250ms", "10s", "5m", "2h", "1.5s"; no suffix = seconds. */
+/*
+ * Milliseconds from "250ms", "10s", "5m", "2h", "1.5s"; no suffix = seconds.
+ * At most INT64_MAX nanoseconds (about 292 years).
+ */
 int parse_duration_ms(const char *s, uint64_t *out);
 /* Index of s in "a|b|c", or -EINVAL. */
 int parse_enum(const char *s, const char *choices);

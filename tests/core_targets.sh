@@ -33,8 +33,11 @@ check "two events: nothing on stderr" [ ! -s two.err ] || show two.err
 check "tracepoint: one sample per getppid call" [ "$(grep -c sys_enter_getppid tp.script)" = 1234 ] || show err tp.err
 check "tracepoint: perf script clean" [ ! -s tp.err ] || show tp.err
 
-"$PERFSINK" record -q -a -e sched:sched_switch --duration 0.5 -o sw.data 2>err
-"$PERF" script -i sw.data >sw.script 2>sw.err
+"$PERFSINK" record -q -a -m 8M -e sched:sched_switch --duration 0.5 -o sw.data 2>err
+"$PERF" script -i sw.data >sw.script 2>sw.err.all
+# System-wide on a busy machine the kernel may still drop a chunk; perf
+# then says so (counted, not silent).  Anything else on stderr is a failure.
+grep -vE '^(Warning:|Processed [0-9]+ events and lost [0-9]+ chunks!|Check IO/CPU overload!|)$' sw.err.all >sw.err
 check "sched_switch: fields decoded" grep -q 'prev_comm=.*prev_pid=[0-9]*.*next_comm=' sw.script || show sw.err
 check "sched_switch: perf script clean" [ ! -s sw.err ] || show sw.err
 done_testing

@@ -12,7 +12,7 @@ static void get_gives_one_reference(void **state)
 {
 	struct pool *p;
 	assert_int_equal(pool_create(2, 4096, &p), 0);
-	struct psbuf *b = pool_get(p);
+	struct psbuf *b = pool_get(p, NULL);
 	assert_non_null(b);
 	assert_int_equal(b->refs, 1);
 	assert_ptr_equal(b->pub.data, b->mem);
@@ -27,7 +27,7 @@ static void last_put_returns_buffer(void **state)
 {
 	struct pool *p;
 	assert_int_equal(pool_create(1, 64, &p), 0);
-	struct psbuf *b = pool_get(p);
+	struct psbuf *b = pool_get(p, NULL);
 	psbuf_get(&b->pub); /* sink A */
 	psbuf_get(&b->pub); /* sink B */
 	psbuf_put(&b->pub); /* engine */
@@ -60,12 +60,12 @@ static void exhausted_pool_waits_for_return(void **state)
 {
 	struct pool *p;
 	assert_int_equal(pool_create(2, 64, &p), 0);
-	struct psbuf *a = pool_get(p), *b = pool_get(p);
+	struct psbuf *a = pool_get(p, NULL), *b = pool_get(p, NULL);
 	assert_null(pool_try_get(p));
 	struct later l = { b, 20000 };
 	pthread_t t;
 	pthread_create(&t, NULL, put_later, &l);
-	struct psbuf *c = pool_get(p); /* blocks until the thread puts b */
+	struct psbuf *c = pool_get(p, NULL); /* blocks until the thread puts b */
 	pthread_join(t, NULL);
 	assert_ptr_equal(c, b);
 	assert_int_equal(p->waits, 1);
@@ -79,7 +79,7 @@ static void pool_outlives_buffers_in_flight(void **state)
 {
 	struct pool *p;
 	assert_int_equal(pool_create(3, 128, &p), 0);
-	struct psbuf *a = pool_get(p), *b = pool_get(p);
+	struct psbuf *a = pool_get(p, NULL), *b = pool_get(p, NULL);
 	pool_release(p);
 	struct later la = { a, 1000 }, lb = { b, 5000 };
 	pthread_t t1, t2;
@@ -88,6 +88,21 @@ static void pool_outlives_buffers_in_flight(void **state)
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	/* ASan / valgrind report a leak or a use after free if this is wrong. */
+}
+
+/* A stop request ends the wait: NULL, and nothing taken. */
+static void cancelled_wait_returns_null(void **state)
+{
+	struct pool *p;
+	volatile int stop = 0;
+	assert_int_equal(pool_create(1, 64, &p), 0);
+	struct psbuf *a = pool_get(p, &stop);
+	assert_non_null(a);
+	stop = 1;
+	assert_null(pool_get(p, &stop));
+	assert_int_equal(pool_out(p), 1);
+	psbuf_put(&a->pub);
+	pool_release(p);
 }
 
 static void heap_buffer_freed_at_last_put(void **state)
@@ -107,6 +122,7 @@ int main(void)
 		cmocka_unit_test(last_put_returns_buffer),
 		cmocka_unit_test(exhausted_pool_waits_for_return),
 		cmocka_unit_test(pool_outlives_buffers_in_flight),
+		cmocka_unit_test(cancelled_wait_returns_null),
 		cmocka_unit_test(heap_buffer_freed_at_last_put),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,17 +15,24 @@
  *
  *     open(inst, &ctx)          config already validated against ops->keys
  *     start(ctx, stream)        recording begins; stream stays valid until
- *                               the next rotate() or close()
- *     write(ctx, buf) ...       many times, in stream order
- *     barrier(ctx)              at the end, before rotate(), and when asked
+ *                               rotate(ctx, next) has returned, or close()
+ *     write(ctx, buf) ...       many times, in stream order; never empty
+ *     barrier(ctx)              before rotate() and at the end of the run
  *     rotate(ctx, next)         optional: finish this output, begin the next
  *     close(ctx, summary)       final; ctx is freed by the sink
- *                               (summary is NULL after upload())
+ *
+ * close() may come without a barrier() when the run was aborted before
+ * recording began (summary->stop_reason < 0), and with summary NULL only
+ * after upload() (`perfsink upload`: open, upload, close, no start).
+ * stats() may be called at any time between open() and close(), also for an
+ * instance that failed or never started.
  *
  * THREADS.  The engine calls every op of one instance from a single thread
  * (the engine thread), never two ops at once.  A sink may run threads of its
- * own; from those it may call only perfsink_host.buf_put, .log and the
- * format helpers (which are pure functions of their arguments).
+ * own; from those it may call only perfsink_host.buf_get, .buf_put and .log.
+ * The format helpers (file_header, file_features, pipe_header) read the
+ * stream's state, which the engine thread updates between ops: call them
+ * from inside an op (start, rotate, close, ...), never from a sink thread.
  *
  * OWNERSHIP.  Buffers belong to the engine's pool.  write() must take a
  * reference (host->buf_get) for as long as it needs the bytes, and drop it
@@ -37,12 +44,13 @@
  *
  * RETURN VALUES.  0 on success, a negative errno on failure.  A failure from
  * open() aborts the run before any event is opened.  A failure from start(),
- * write(), barrier() or rotate() marks the instance failed: the engine logs
- * nothing more for it (the sink logs its own precise message once), stops
- * writing to it, and, with on_error = stop (the default), ends the recording
- * cleanly.  close() is called exactly once for every instance that open()
- * returned 0 for, failed or not, and must leave whatever was written in a
- * state perf can read.
+ * write(), barrier() or rotate() marks the instance failed: the sink logs
+ * its own precise message once, the engine stops writing to it and, with
+ * on_error = stop (the default), ends the recording cleanly; with
+ * on_error = detach it logs one warning and records on without it.  close()
+ * is called exactly once for every instance that open() returned 0 for,
+ * failed or not, and must leave whatever was written in a state perf can
+ * read.
  */
 #ifndef PERFSINK_SINK_H
 #define PERFSINK_SINK_H

@@ -125,15 +125,11 @@ static void on_done(void *ctx, void *arg, int err)
 	f->host->buf_put(arg);
 }
 
-static int begin_file(struct aio_file *f, const struct perfsink_stream *s)
+/* Write the provisional header hdr (taken) to the new output, start the writer. */
+static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struct perfsink_bytes *hdr_in)
 {
-	struct perfsink_bytes hdr;
-	int r = f->host->file_header(s, NULL, &hdr);
-	if (r < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "cannot build the file header: %s", strerror(-r));
-		return r;
-	}
-	r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
+	struct perfsink_bytes hdr = *hdr_in;
+	int r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
 	f->data_offset = hdr.len;
 	f->host->bytes_free(&hdr);
 	if (r < 0) {
@@ -163,9 +159,18 @@ static int new_output(struct aio_file *f, const struct perfsink_stream *s)
 		return -ENOMEM;
 	free(f->path);
 	f->path = p;
-	int r = open_output(f, p);
+	/* The header first: a failure must not truncate an existing file. */
+	struct perfsink_bytes hdr;
+	int r = f->host->file_header(s, NULL, &hdr);
+	if (r < 0) {
+		LOG(f, PERFSINK_LOG_ERROR, "cannot build the file header: %s", strerror(-r));
+		return r;
+	}
+	r = open_output(f, p);
 	if (r == 0)
-		r = begin_file(f, s);
+		r = begin_file(f, s, &hdr);
+	else
+		f->host->bytes_free(&hdr);
 	if (r == 0 && s->max_files) {
 		int n = segments_prune(f->base_path, s->max_files);
 		if (n < 0)

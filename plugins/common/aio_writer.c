@@ -46,6 +46,8 @@ struct aiow {
 	uint64_t next_seq;      /* seq of the next write */
 	uint64_t commit_seq;    /* seq of the oldest write not yet released */
 	unsigned used;          /* control blocks not CB_FREE */
+	unsigned in_callbacks;  /* released, their done() not yet returned */
+	struct released *rel;   /* completion thread's scratch, n entries */
 	int err;
 	bool stop;
 	struct aiow_stats st;
@@ -153,7 +155,7 @@ static unsigned release_in_order(struct aiow *w, struct released *out, bool *com
 static void *completion_thread(void *arg)
 {
 	struct aiow *w = arg;
-	struct released *rel = calloc(w->n, sizeof(*rel));
+	struct released *rel = w->rel;
 
 	pthread_mutex_lock(&w->lock);
 	while (!(w->stop && w->used == 0)) {
@@ -179,8 +181,9 @@ static void *completion_thread(void *arg)
 				reap_one(w, &w->cbs[i]);
 		resubmit_pending(w);
 		bool moved = false;
-		unsigned nrel = rel ? release_in_order(w, rel, &moved) : 0;
+		unsigned nrel = release_in_order(w, rel, &moved);
 		uint64_t committed = w->committed;
+		w->in_callbacks += nrel + (moved ? 1 : 0);
 		pthread_mutex_unlock(&w->lock);
 		for (unsigned i = 0; i < nrel; i++)
 			if (rel[i].fn)
@@ -188,9 +191,12 @@ static void *completion_thread(void *arg)
 		if (moved && w->on_commit)
 			w->on_commit(w->commit_arg, committed);
 		pthread_mutex_lock(&w->lock);
+		/* Only now is nothing of these writes left: aiow_drain waits for it. */
+		w->in_callbacks -= nrel + (moved ? 1 : 0);
+		if (nrel || moved)
+			pthread_cond_broadcast(&w->cv_free);
 	}
 	pthread_mutex_unlock(&w->lock);
-	free(rel);
 	return NULL;
 }
 
@@ -209,7 +215,8 @@ int aiow_create(const struct aiow_config *cfg, struct aiow **out)
 	w->done_ctx = cfg->done_ctx;
 	w->cbs = calloc(w->n, sizeof(*w->cbs));
 	w->suspend_list = calloc(w->n, sizeof(*w->suspend_list));
-	if (!w->cbs || !w->suspend_list)
+	w->rel = calloc(w->n, sizeof(*w->rel));
+	if (!w->cbs || !w->suspend_list || !w->rel)
 		goto nomem;
 	pthread_mutex_init(&w->lock, NULL);
 	pthread_cond_init(&w->cv_free, NULL);
@@ -221,6 +228,7 @@ int aiow_create(const struct aiow_config *cfg, struct aiow **out)
 		pthread_cond_destroy(&w->cv_work);
 		free(w->cbs);
 		free(w->suspend_list);
+		free(w->rel);
 		free(w);
 		return -r;
 	}
@@ -229,6 +237,7 @@ int aiow_create(const struct aiow_config *cfg, struct aiow **out)
 nomem:
 	free(w->cbs);
 	free(w->suspend_list);
+	free(w->rel);
 	free(w);
 	return -ENOMEM;
 }
@@ -291,7 +300,7 @@ int aiow_write(struct aiow *w, const void *data, size_t len, aiow_done_fn done, 
 int aiow_drain(struct aiow *w)
 {
 	pthread_mutex_lock(&w->lock);
-	while (w->used)
+	while (w->used || w->in_callbacks)
 		pthread_cond_wait(&w->cv_free, &w->lock);
 	int err = w->err;
 	pthread_mutex_unlock(&w->lock);
@@ -344,5 +353,6 @@ void aiow_destroy(struct aiow *w)
 	pthread_cond_destroy(&w->cv_work);
 	free(w->cbs);
 	free(w->suspend_list);
+	free(w->rel);
 	free(w);
 }
