@@ -51,7 +51,8 @@ if what == "summary":
     pairs = {(r["workload"], r["recorder"]) for r in runs}
     if len(d["summary"]) != len(pairs) or not runs:
         bad.append(f'{len(d["summary"])} summary rows for {len(pairs)} pairs')
-print("\n".join("# " + b for b in bad))
+if bad:
+    print("\n".join("# " + b for b in bad))
 sys.exit(1 if bad else 0)
 PY
 }
