@@ -247,8 +247,10 @@ static void print_key(const struct perfsink_key *k)
 	       k->description ? k->description : "");
 	if (k->type == PERFSINK_KEY_ENUM && k->choices)
 		printf(" [%s]", k->choices);
-	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && (k->min || k->max))
+	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && k->max)
 		printf(" [%lld..%lld]", (long long)k->min, (long long)k->max);
+	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && k->min)
+		printf(" [%lld..]", (long long)k->min);
 	putchar('\n');
 }
 

@@ -28,43 +28,7 @@
 #include "tracing_data.h"
 #include "workload.h"
 
-#define ROUND_BYTES 8
-#define POLL_MS 100
-
-struct engine {
-	const struct record_opts *o;
-	struct ps_evlist evl;
-	struct ring *rings;
-	struct pool **pools;
-	unsigned nr_rings;
-	struct pollfd *pfds;        /* rings, then the signal pipe */
-	struct sinkset ss;
-	/* Two streams: rotate() finishes the old one while the next begins. */
-	struct perfsink_stream streams[2];
-	struct perfsink_stream_priv privs[2];
-	unsigned cur;
-	uint64_t seg_bytes;         /* ring bytes in the current segment */
-	int64_t seg_start_ns;       /* CLOCK_MONOTONIC */
-	bool rotate_requested;      /* SIGUSR2 */
-	struct bytes tail_synth;    /* --overwrite: latest records of the target */
-	const char **names;
-	struct bytes tracing;
-	struct workload wl;
-	bool child_done;
-	int child_status;
-	uint64_t seq;
-	unsigned time_off;          /* offset of TIME in a SAMPLE record */
-	struct timespec t0;
-	char session[40];
-	char hostname[65];
-	/* counters for the summary */
-	uint64_t wakeups, passes, samples, lost_records, lost_in_records, lost_samples;
-	uint64_t ring_bytes, buffers, rotations;
-	int error;                  /* first runtime error (negative errno) */
-};
-
-#define CUR_STREAM(e) (&(e)->streams[(e)->cur])
-#define CUR_PRIV(e) (&(e)->privs[(e)->cur])
+#include "engine_priv.h"
 
 static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t nr_interrupts;
@@ -108,7 +72,7 @@ static void signals_restore(void)
 	sig_pipe[0] = sig_pipe[1] = -1;
 }
 
-static int64_t now_ns(clockid_t clk)
+int64_t now_ns(clockid_t clk)
 {
 	struct timespec ts;
 	clock_gettime(clk, &ts);
@@ -185,161 +149,6 @@ static void rings_teardown(struct engine *e)
 	e->pfds = NULL;
 }
 
-/* ------------------------------------------------------------ dispatch */
-
-static int dispatch(struct engine *e, struct psbuf *b)
-{
-	b->pub.seq = e->seq++;
-	e->buffers++;
-	int r = sinkset_write(&e->ss, &b->pub);
-	psbuf_put(&b->pub);
-	if (r < 0 && !e->error)
-		e->error = r;
-	return r;
-}
-
-static int dispatch_bytes(struct engine *e, const struct bytes *recs)
-{
-	if (recs->err)
-		return recs->err;
-	if (recs->len == 0)
-		return 0;
-	struct psbuf *b = heapbuf_new(recs->len);
-	if (!b)
-		return -ENOMEM;
-	memcpy(b->mem, recs->p, recs->len);
-	b->pub.len = recs->len;
-	b->pub.kind = PERFSINK_BUF_SYNTH;
-	b->pub.cpu = -1;
-	return dispatch(e, b);
-}
-
-/* Count samples and kernel-reported loss; track the sample time range. */
-static void scan_records(struct engine *e, const uint8_t *p, size_t len)
-{
-	size_t off = 0;
-	while (off + sizeof(struct perf_event_header) <= len) {
-		const struct perf_event_header *h = (const void *)(p + off);
-		if (h->size < sizeof(*h) || off + h->size > len)
-			break;
-		if (h->type == PERF_RECORD_SAMPLE && h->size >= e->time_off + 8) {
-			struct perfsink_stream_priv *sp = CUR_PRIV(e);
-			uint64_t t;
-			memcpy(&t, p + off + e->time_off, sizeof(t));
-			if (!sp->samples || t < sp->first_sample_time)
-				sp->first_sample_time = t;
-			if (t > sp->last_sample_time)
-				sp->last_sample_time = t;
-			sp->samples++;
-			e->samples++;
-		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
-			uint64_t lost;
-			memcpy(&lost, p + off + 16, sizeof(lost));
-			e->lost_records++;
-			e->lost_in_records += lost;
-		}
-		off += h->size;
-	}
-}
-
-/*
- * One pass over every ring.  Each ring is copied and released at once;
- * the buffers go out after the pass so the last one can carry the
- * FINISHED_ROUND that tells perf every ring was drained up to here.
- */
-/* Copy one ring into a pooled buffer: NULL when it had nothing. */
-static struct psbuf *read_ring(struct engine *e, unsigned c)
-{
-	struct ring *r = &e->rings[c];
-	if (!r->overwrite && !ring_ready(r))
-		return NULL;
-	struct psbuf *b = pool_get(e->pools[c]); /* waits while sinks hold them all */
-	size_t n;
-	if (r->overwrite) {
-		/* The kernel must not write while the newest records are copied. */
-		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
-		n = ring_read_backward(r, b->mem, b->cap - ROUND_BYTES);
-		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
-	} else {
-		n = ring_read(r, b->mem, b->cap - ROUND_BYTES);
-	}
-	if (!n) {
-		psbuf_put(&b->pub);
-		return NULL;
-	}
-	b->pub.len = n;
-	b->pub.kind = PERFSINK_BUF_RING;
-	b->pub.cpu = r->cpu;
-	e->ring_bytes += n;
-	e->seg_bytes += n;
-	scan_records(e, b->mem, n);
-	return b;
-}
-
-static int drain_pass(struct engine *e)
-{
-	struct psbuf *batch[e->nr_rings];
-	unsigned k = 0;
-	for (unsigned c = 0; c < e->nr_rings; c++) {
-		struct psbuf *b = read_ring(e, c);
-		if (b)
-			batch[k++] = b;
-	}
-	if (!k)
-		return 0;
-	struct psbuf *last = batch[k - 1];
-	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = ROUND_BYTES };
-	memcpy(last->mem + last->pub.len, &round, sizeof(round));
-	last->pub.len += ROUND_BYTES;
-	last->pub.tail_round = ROUND_BYTES;
-	e->passes++;
-	int ret = 0;
-	for (unsigned i = 0; i < k; i++) {
-		int r = dispatch(e, batch[i]);
-		if (r < 0 && !ret)
-			ret = r;
-	}
-	return ret ? ret : (int)k;
-}
-
-static int drain_all(struct engine *e)
-{
-	int r;
-	/* Bounded: a ring that keeps filling cannot hold the exit forever. */
-	for (int i = 0; i < 64; i++) {
-		r = drain_pass(e);
-		if (r <= 0)
-			return r;
-	}
-	return 0;
-}
-
-/* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
-static int lost_samples_records(struct engine *e)
-{
-	struct ps_evlist *evl = &e->evl;
-	struct bytes b;
-	bytes_init(&b);
-	for (unsigned ev = 0; ev < evl->nr; ev++) {
-		for (unsigned c = 0; c < evl->nr_cpus; c++) {
-			for (unsigned t = 0; t < evl->nr_threads; t++) {
-				int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
-				uint64_t v[3]; /* value, id, lost */
-				if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v) || !v[2])
-					continue;
-				e->lost_samples += v[2];
-				size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
-				bytes_u64(&b, v[2]);
-				struct ps_sample_id sid = { .id = v[1], .cpu = (uint32_t)evl->cpus[c] };
-				record_end(&b, at, evl, &sid);
-			}
-		}
-	}
-	int r = dispatch_bytes(e, &b);
-	bytes_free(&b);
-	return r;
-}
-
 /* -------------------------------------------------------------- stream */
 
 static void make_session_id(char *out, size_t n)
@@ -410,128 +219,6 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	e->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	return 0;
-}
-
-/* The records of the target's tasks as they are now. */
-static int synth_target(struct engine *e, struct bytes *b, bool initial)
-{
-	if (e->evl.system_wide)
-		return synth_all_processes(b, &e->evl);
-	pid_t pid = e->o->pid ? e->o->pid : e->o->tid ? e->o->tid : e->wl.pid;
-	if (initial && !e->o->pid && !e->o->tid) {
-		/* Not exec'd yet: its exec brings COMM and MMAPs through the ring. */
-		synth_comm(b, &e->evl, pid, pid, "perfsink-exec");
-		return 0;
-	}
-	if (e->wl.pid && e->child_done)
-		return 0; /* gone: the ring or the overwrite cache has its records */
-	return synth_process(b, &e->evl, pid);
-}
-
-/*
- * Records that let perf resolve symbols, at the start of every output:
- * kernel MMAP, the target's tasks, FINISHED_INIT.  With --overwrite they go
- * with each dump instead (perf's --tail-synthesize), since the ring has
- * long overwritten the originals.
- */
-static int synthesize(struct engine *e, bool initial)
-{
-	struct bytes b;
-	bytes_init(&b);
-	int r = synth_kernel_mmap(&b, &e->evl);
-	if (r < 0 && initial)
-		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
-	r = synth_target(e, &b, initial);
-	if (r < 0 && initial)
-		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
-	if (e->o->overwrite && e->tail_synth.len)
-		bytes_add(&b, e->tail_synth.p, e->tail_synth.len);
-	synth_finished_init(&b);
-	r = dispatch_bytes(e, &b);
-	bytes_free(&b);
-	return r;
-}
-
-static bool has_mmap2(const struct bytes *b)
-{
-	for (size_t off = 0; off + sizeof(struct perf_event_header) <= b->len;) {
-		const struct perf_event_header *h = (const void *)(b->p + off);
-		if (h->type == PERF_RECORD_MMAP2)
-			return true;
-		if (!h->size)
-			break;
-		off += h->size;
-	}
-	return false;
-}
-
-/* --overwrite, one task: keep its latest maps, for a dump after it exited. */
-static void refresh_tail_synth(struct engine *e)
-{
-	if (!e->o->overwrite || e->evl.system_wide || (e->wl.pid && e->child_done))
-		return;
-	pid_t pid = e->o->pid ? e->o->pid : e->o->tid ? e->o->tid : e->wl.pid;
-	struct bytes b;
-	bytes_init(&b);
-	/* A zombie has no maps left: keep the last snapshot that had some. */
-	if (synth_process(&b, &e->evl, pid) == 0 && !b.err && has_mmap2(&b)) {
-		bytes_free(&e->tail_synth);
-		e->tail_synth = b;
-	} else {
-		bytes_free(&b);
-	}
-}
-
-/*
- * End the current output and begin the next: everything read so far goes
- * to the old one (a full pass first), everything after to the new one, so
- * nothing is lost or duplicated across the cut.
- */
-static int rotate_segment(struct engine *e)
-{
-	if (!e->o->overwrite && drain_pass(e) < 0)
-		return -EPIPE;
-	unsigned nx = !e->cur;
-	e->privs[nx] = *CUR_PRIV(e);
-	e->privs[nx].samples = e->privs[nx].first_sample_time = e->privs[nx].last_sample_time = 0;
-	e->streams[nx] = *CUR_STREAM(e);
-	e->streams[nx].segment++;
-	e->streams[nx].start_realtime_ns = now_ns(CLOCK_REALTIME);
-	e->streams[nx].priv = &e->privs[nx];
-	int r = sinkset_rotate(&e->ss, &e->streams[nx]);
-	e->cur = nx;
-	e->seg_bytes = 0;
-	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
-	e->rotations++;
-	if (r < 0) {
-		if (!e->error)
-			e->error = r;
-		return r;
-	}
-	return e->o->overwrite ? 0 : synthesize(e, false);
-}
-
-/* --overwrite: the newest data of every ring, with the records to read it. */
-static int dump_rings(struct engine *e)
-{
-	int r = synthesize(e, false);
-	if (r < 0)
-		return r;
-	return drain_pass(e);
-}
-
-static bool rotation_due(struct engine *e)
-{
-	const struct record_opts *o = e->o;
-	if (e->rotate_requested) {
-		e->rotate_requested = false;
-		return true;
-	}
-	if (o->switch_output == SWITCH_SIZE)
-		return e->seg_bytes >= o->switch_size;
-	if (o->switch_output == SWITCH_TIME)
-		return now_ns(CLOCK_MONOTONIC) - e->seg_start_ns >= (int64_t)o->switch_ms * 1000000;
-	return false;
 }
 
 /* ----------------------------------------------------------- main loop */
@@ -605,8 +292,14 @@ static void record_loop(struct engine *e)
 		} else {
 			if (drain_pass(e) < 0)
 				break; /* a sink with on_error = stop failed */
-			if (!stop && rotation_due(e) && rotate_segment(e) < 0)
-				break;
+			if (!stop && e->rotate_requested) {
+				e->rotate_requested = false;
+				e->rotation_pending = false;
+				if (rotate_segment(e) < 0)
+					break;
+			} else if (!stop && rotation_due(e)) {
+				e->rotation_pending = true;
+			}
 		}
 		/* -p: the target and its threads are gone. */
 		if (stop || e->child_done || (n > 0 && !e->wl.pid && !e->evl.system_wide && all_hung_up(e)))

@@ -5,7 +5,8 @@ need_root
 plan 12
 cd "$T"
 
-"$WORKLOAD" cpu 3000 & busy=$!
+# Runs until the test ends (cleanup_hook kills it).
+"$WORKLOAD" cpu 120000 & busy=$!
 cleanup_hook() { kill "$busy" 2>/dev/null; }
 
 "$PERFSINK" record -q -a --duration 1 -o all.data 2>err

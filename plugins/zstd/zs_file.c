@@ -98,7 +98,6 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 	f->stream = s;
 	if (ftruncate(f->fd, 0) < 0)
 		return -errno;
-	f->begun = 1;
 	(void)fchmod(f->fd, 0600); /* an existing file keeps its mode otherwise */
 	r = host->file_header(s, NULL, &hdr);
 	if (r < 0)
@@ -121,7 +120,9 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 	cfg.on_commit = file_on_commit;
 	cfg.commit_arg = f;
 	cfg.done_ctx = done_ctx;
-	return aiow_create(&cfg, &f->w);
+	r = aiow_create(&cfg, &f->w);
+	f->begun = !r; /* else close() removes a file open() created */
+	return r;
 }
 
 int zs_file_append(struct zs_file *f, const void *data, size_t len, aiow_done_fn done, void *arg)
@@ -203,9 +204,7 @@ int zs_file_finish(struct zs_file *f, const struct perfsink_compression *comp,
 	int werr, r;
 
 	*data_size = 0;
-	if (!f->begun)
-		return 0;
-	if (!f->w) /* begin failed after the header: nothing to keep */
+	if (!f->begun) /* begin failed: nothing to keep */
 		return 0;
 	werr = aiow_drain(f->w);
 	end = aiow_committed(f->w);

@@ -34,7 +34,7 @@ struct zs_file {
 	char *path;
 	int fd;
 	int created;          /* open() created it: remove it if never begun */
-	int begun;
+	int begun;            /* zs_file_begin succeeded */
 	uint64_t data_offset; /* where records start */
 	uint64_t reserve;     /* bytes kept allocated after the data */
 	int can_reserve;      /* fallocate works on this file system */
@@ -64,7 +64,8 @@ int zs_file_drain(struct zs_file *f);
  */
 int zs_file_finish(struct zs_file *f, const struct perfsink_compression *comp,
 		   uint64_t *data_size, uint64_t *retries);
-/* Close the descriptor; removes a file created by open() but never begun. */
+/* Close the descriptor; removes a file open() created that was never begun
+ * successfully (it holds no readable header). */
 int zs_file_close(struct zs_file *f);
 
 #endif

@@ -288,8 +288,14 @@ int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
 	int err;
 
 	pthread_mutex_lock(&p->mu);
-	while (!p->err && p->pending_in && p->pending_in + buf->len > p->cfg.max_pending)
+	while (!p->err && p->pending_in && p->pending_in + buf->len > p->cfg.max_pending) {
+		/* What waits must be able to finish: close the gathering batch. */
+		if (p->tail && !p->tail->closed) {
+			p->tail->closed = 1;
+			pthread_cond_broadcast(&p->work_cv);
+		}
 		pthread_cond_wait(&p->done_cv, &p->mu);
+	}
 	err = p->err;
 	b = err ? NULL : pipe_open_batch(p);
 	if (!err && (!b || zs_batch_add(b, buf) < 0))

@@ -280,6 +280,12 @@ static void zstd_stats(void *ctx, struct perfsink_sink_stats *out)
 	if (z->pipe)
 		zs_pipe_stats(z->pipe, &ps);
 	*out = z->st;
+	if (z->file_ok && z->file.w) { /* the current file's writer */
+		struct aiow_stats as;
+
+		aiow_stats(z->file.w, &as);
+		out->retries += as.retries;
+	}
 	out->bytes_out = ps.bytes_out;
 	out->dropped_bytes = ps.dropped_bytes;
 	out->dropped_records = ps.dropped_records;

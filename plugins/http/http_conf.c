@@ -1,0 +1,374 @@
+/* Configuration of the http sink; see http_conf.h. */
+#include "http_conf.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#define KEY(n, t, d, desc) { n, t, d, desc, 0, 0, NULL }
+#define KEYR(n, t, d, desc, lo, hi) { n, t, d, desc, lo, hi, NULL }
+#define KEYE(n, d, desc, ch) { n, PERFSINK_KEY_ENUM, d, desc, 0, 0, ch }
+
+const struct perfsink_key http_keys[K_COUNT + 1] = {
+	[K_URL] = KEY("url", PERFSINK_KEY_STRING, NULL,
+		      "collector base URL (http mode) or S3 endpoint (s3 mode)"),
+	[K_MODE] = KEYE("mode", "http", "http: PUT to {url}/{host}/{session}/{seq}; s3: objects in a bucket",
+			"http|s3"),
+	[K_PART_SIZE] = KEYR("part_size", PERFSINK_KEY_SIZE, "4M", "cut the stream into parts of at most this size",
+			     4096, 1ll << 32),
+	[K_MAX_LATENCY] = KEYR("max_latency", PERFSINK_KEY_DURATION, "1s", "upload a part when it is this old",
+			       10, 0),
+	[K_QUEUE_SIZE] = KEYR("queue_size", PERFSINK_KEY_SIZE, "32M", "memory for parts waiting to be sent",
+			      4096, 0),
+	[K_OVERFLOW] = KEYE("overflow", "spool", "when the queue is full: spool to disk, drop the oldest part, or block",
+			    "spool|drop_oldest|block"),
+	[K_SPOOL_DIR] = KEY("spool_dir", PERFSINK_KEY_PATH, "/var/spool/perfsink",
+			    "parts not sent yet are kept here, and sent by the next run or `perfsink upload`"),
+	[K_SPOOL_MAX] = KEYR("spool_max", PERFSINK_KEY_SIZE, "1G", "size cap of the spool; beyond it parts are lost (counted)",
+			     0, 0),
+	[K_DRAIN_TIMEOUT] = KEYR("drain_timeout", PERFSINK_KEY_DURATION, "10s",
+				 "at close, keep sending this long; the rest stays in the spool", 0, 0),
+	[K_BACKOFF_BASE] = KEYR("backoff_base", PERFSINK_KEY_DURATION, "500ms", "first retry delay (jittered, doubling)",
+				1, 0),
+	[K_BACKOFF_CAP] = KEYR("backoff_cap", PERFSINK_KEY_DURATION, "30s", "longest retry delay", 1, 0),
+	[K_CONNECT_TIMEOUT] = KEYR("connect_timeout", PERFSINK_KEY_DURATION, "5s", "TCP+TLS connect timeout", 1, 0),
+	[K_STALL_TIMEOUT] = KEYR("stall_timeout", PERFSINK_KEY_DURATION, "10s",
+				 "abort (and retry) a request that moves no byte for this long", 1000, 0),
+	[K_TLS_VERIFY] = KEY("tls_verify", PERFSINK_KEY_BOOL, "true", "verify the server certificate and name"),
+	[K_CA_FILE] = KEY("ca_file", PERFSINK_KEY_STRING, "", "CA bundle (PEM) to verify the server with"),
+	[K_CLIENT_CERT] = KEY("client_cert", PERFSINK_KEY_STRING, "", "client certificate (PEM) for mutual TLS"),
+	[K_CLIENT_KEY] = KEY("client_key", PERFSINK_KEY_STRING, "", "private key (PEM) of client_cert"),
+	[K_BEARER_TOKEN_FILE] = KEY("bearer_token_file", PERFSINK_KEY_STRING, "",
+				    "file holding a bearer token (Authorization: Bearer)"),
+	[K_USER] = KEY("user", PERFSINK_KEY_STRING, "", "user for HTTP basic auth (password from password_file)"),
+	[K_PASSWORD_FILE] = KEY("password_file", PERFSINK_KEY_STRING, "", "file holding the basic-auth password"),
+	[K_HEADERS] = KEY("headers", PERFSINK_KEY_STRING, "", "extra request headers, \"Name: value | Name: value\""),
+	[K_REGION] = KEY("region", PERFSINK_KEY_STRING, "us-east-1", "s3: region for SigV4"),
+	[K_BUCKET] = KEY("bucket", PERFSINK_KEY_STRING, "", "s3: bucket (required in s3 mode)"),
+	[K_PREFIX] = KEY("prefix", PERFSINK_KEY_STRING, "", "s3: key prefix before {host}/{session}/{seq}"),
+	[K_PATH_STYLE] = KEY("path_style", PERFSINK_KEY_BOOL, "false",
+			     "s3: {url}/{bucket}/{key} instead of {bucket}.{host}/{key}"),
+	[K_CREDENTIALS_FILE] = KEY("credentials_file", PERFSINK_KEY_STRING, "",
+				   "s3: AWS credentials file when AWS_ACCESS_KEY_ID is not set (default ~/.aws/credentials)"),
+	[K_PROFILE] = KEY("profile", PERFSINK_KEY_STRING, "default", "s3: profile in credentials_file"),
+	[K_MULTIPART_CHUNK] = KEYR("multipart_chunk", PERFSINK_KEY_SIZE, "8M",
+				   "s3: parts larger than this are sent as a multipart upload of such chunks",
+				   5ll << 20, 5ll << 30),
+	[K_COMPRESS] = KEYE("compress", "none", "zstd: COMPRESSED records in the stream (perf -z style)",
+			    "none|zstd"),
+	[K_COMPRESS_LEVEL] = KEYR("compress_level", PERFSINK_KEY_INT, "1", "zstd level", 1, 19),
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+void http_name_sanitize(char *s)
+{
+	for (; *s; s++) {
+		char c = *s;
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			*s = '_';
+	}
+}
+
+int http_url_check(const char *url, char *err, size_t errlen)
+{
+	CURLU *u = curl_url();
+	char *scheme = NULL, *host = NULL, *part = NULL;
+	int rc = -EINVAL;
+
+	if (!u)
+		return -ENOMEM;
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK) {
+		snprintf(err, errlen, "url \"%s\" is not a valid absolute URL (want http://host[:port]/path)", url);
+		goto out;
+	}
+	curl_url_get(u, CURLUPART_SCHEME, &scheme, 0);
+	if (!scheme || (strcasecmp(scheme, "http") && strcasecmp(scheme, "https"))) {
+		snprintf(err, errlen, "url scheme \"%s\" is not http or https", scheme ? scheme : "");
+		goto out;
+	}
+	if (curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK || !host || !host[0]) {
+		snprintf(err, errlen, "url \"%s\" has no host", url);
+		goto out;
+	}
+	if (curl_url_get(u, CURLUPART_USER, &part, 0) == CURLUE_OK) {
+		snprintf(err, errlen, "url must not hold credentials; use user + password_file or bearer_token_file");
+		goto out;
+	}
+	if (curl_url_get(u, CURLUPART_QUERY, &part, 0) == CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_FRAGMENT, &part, 0) == CURLUE_OK) {
+		snprintf(err, errlen, "url \"%s\" must not have a query or fragment", url);
+		goto out;
+	}
+	rc = 0;
+out:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(part);
+	curl_url_cleanup(u);
+	return rc;
+}
+
+/* The first line of a small secret file, without the newline. */
+static int secret_read(const char *what, const char *path, char **out, char *err, size_t errlen)
+{
+	char buf[4096];
+	size_t n;
+	FILE *f = fopen(path, "re");
+
+	if (!f) {
+		int e = errno;
+
+		snprintf(err, errlen, "%s %s: %s", what, path, strerror(e));
+		return -e;
+	}
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	buf[strcspn(buf, "\r\n")] = '\0';
+	if (!buf[0]) {
+		snprintf(err, errlen, "%s %s is empty", what, path);
+		return -EINVAL;
+	}
+	*out = strdup(buf);
+	memset(buf, 0, sizeof(buf));
+	return *out ? 0 : -ENOMEM;
+}
+
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
+static int headers_parse(struct http_conf *c, const char *text, char *err, size_t errlen)
+{
+	char *copy = strdup(text), *save = NULL, *tok;
+	size_t n = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	c->headers = calloc(strlen(text) / 2 + 2, sizeof(char *));
+	if (!c->headers) {
+		free(copy);
+		return -ENOMEM;
+	}
+	for (tok = strtok_r(copy, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+		char *h = trim(tok), *colon = strchr(h, ':');
+
+		if (!h[0])
+			continue;
+		if (!colon || colon == h || strpbrk(h, "\r\n")) {
+			snprintf(err, errlen, "headers: \"%s\" is not \"Name: value\"", h);
+			free(copy);
+			return -EINVAL;
+		}
+		c->headers[n] = strdup(h);
+		if (!c->headers[n++]) {
+			free(copy);
+			return -ENOMEM;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+struct cred_parse {
+	const char *profile;
+	struct http_conf *c;
+};
+
+static int cred_handler(void *user, const char *section, const char *name, const char *value)
+{
+	struct cred_parse *cp = user;
+	char **dst = NULL;
+
+	if (strcmp(section, cp->profile))
+		return 1;
+	if (!strcmp(name, "aws_access_key_id"))
+		dst = &cp->c->access_key;
+	else if (!strcmp(name, "aws_secret_access_key"))
+		dst = &cp->c->secret_key;
+	else if (!strcmp(name, "aws_session_token"))
+		dst = &cp->c->session_token;
+	if (dst) {
+		free(*dst);
+		*dst = strdup(value);
+	}
+	return 1;
+}
+
+static int s3_credentials_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen)
+{
+	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
+	const char *token = getenv("AWS_SESSION_TOKEN");
+	struct cred_parse cp = { v[K_PROFILE].str, c };
+	char path[4096];
+	int rc;
+
+	if (id && id[0] && secret && secret[0] && !v[K_CREDENTIALS_FILE].set) {
+		c->access_key = strdup(id);
+		c->secret_key = strdup(secret);
+		c->session_token = token && token[0] ? strdup(token) : NULL;
+		return c->access_key && c->secret_key ? 0 : -ENOMEM;
+	}
+	if (v[K_CREDENTIALS_FILE].str[0])
+		snprintf(path, sizeof(path), "%s", v[K_CREDENTIALS_FILE].str);
+	else
+		snprintf(path, sizeof(path), "%s/.aws/credentials", getenv("HOME") ? getenv("HOME") : "");
+	rc = ini_parse(path, cred_handler, &cp);
+	if (rc < 0) {
+		snprintf(err, errlen, "s3: no AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY in the environment "
+			 "and credentials file %s cannot be read", path);
+		return -ENOENT;
+	}
+	if (rc > 0) {
+		snprintf(err, errlen, "s3: credentials file %s: parse error at line %d", path, rc);
+		return -EINVAL;
+	}
+	if (!c->access_key || !c->secret_key) {
+		snprintf(err, errlen, "s3: credentials file %s has no aws_access_key_id and "
+			 "aws_secret_access_key in [%s]", path, cp.profile);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int tls_files_check(const struct perfsink_value *v, char *err, size_t errlen)
+{
+	static const enum http_key keys[] = { K_CA_FILE, K_CLIENT_CERT, K_CLIENT_KEY };
+	size_t i;
+
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *p = v[keys[i]].str;
+
+		if (p[0] && access(p, R_OK) < 0) {
+			snprintf(err, errlen, "%s %s: %s", http_keys[keys[i]].name, p, strerror(errno));
+			return -errno;
+		}
+	}
+	if (!v[K_CLIENT_CERT].str[0] != !v[K_CLIENT_KEY].str[0]) {
+		snprintf(err, errlen, "client_cert and client_key go together");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int auth_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (v[K_BEARER_TOKEN_FILE].str[0])
+		rc = secret_read("bearer_token_file", v[K_BEARER_TOKEN_FILE].str, &c->bearer_token, err, errlen);
+	if (rc == 0 && v[K_PASSWORD_FILE].str[0]) {
+		if (!c->user[0]) {
+			snprintf(err, errlen, "password_file needs user");
+			return -EINVAL;
+		}
+		rc = secret_read("password_file", v[K_PASSWORD_FILE].str, &c->password, err, errlen);
+	}
+	if (rc == 0 && c->user[0] && !c->password) {
+		snprintf(err, errlen, "user needs password_file");
+		return -EINVAL;
+	}
+	if (rc == 0 && c->bearer_token && c->user[0]) {
+		snprintf(err, errlen, "use either bearer_token_file or user + password_file");
+		return -EINVAL;
+	}
+	return rc;
+}
+
+int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen)
+{
+	size_t n;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	c->mode = (enum http_mode)v[K_MODE].num;
+	rc = http_url_check(v[K_URL].str, err, errlen);
+	if (rc < 0)
+		return rc;
+	c->url = strdup(v[K_URL].str);
+	if (!c->url)
+		return -ENOMEM;
+	n = strlen(c->url);
+	while (n > 0 && c->url[n - 1] == '/')
+		c->url[--n] = '\0';
+	c->part_size = (size_t)v[K_PART_SIZE].num;
+	c->max_latency_ms = v[K_MAX_LATENCY].num;
+	c->queue_size = (size_t)v[K_QUEUE_SIZE].num;
+	c->overflow = (enum http_overflow)v[K_OVERFLOW].num;
+	c->spool_dir = v[K_SPOOL_DIR].str;
+	c->spool_max = (uint64_t)v[K_SPOOL_MAX].num;
+	c->drain_timeout_ms = v[K_DRAIN_TIMEOUT].num;
+	c->backoff_base_ms = v[K_BACKOFF_BASE].num;
+	c->backoff_cap_ms = v[K_BACKOFF_CAP].num;
+	c->connect_timeout_ms = v[K_CONNECT_TIMEOUT].num;
+	c->stall_timeout_ms = v[K_STALL_TIMEOUT].num;
+	c->tls_verify = (int)v[K_TLS_VERIFY].num;
+	c->ca_file = v[K_CA_FILE].str;
+	c->client_cert = v[K_CLIENT_CERT].str;
+	c->client_key = v[K_CLIENT_KEY].str;
+	c->user = v[K_USER].str;
+	c->region = v[K_REGION].str;
+	c->bucket = v[K_BUCKET].str;
+	c->prefix = v[K_PREFIX].str;
+	c->path_style = (int)v[K_PATH_STYLE].num;
+	c->multipart_chunk = (size_t)v[K_MULTIPART_CHUNK].num;
+	c->compress = (int)v[K_COMPRESS].num;
+	c->compress_level = (int)v[K_COMPRESS_LEVEL].num;
+	if (c->backoff_cap_ms < c->backoff_base_ms) {
+		snprintf(err, errlen, "backoff_cap (%lld ms) is below backoff_base (%lld ms)",
+			 (long long)c->backoff_cap_ms, (long long)c->backoff_base_ms);
+		return -EINVAL;
+	}
+	rc = tls_files_check(v, err, errlen);
+	if (rc == 0)
+		rc = auth_load(c, v, err, errlen);
+	if (rc == 0)
+		rc = headers_parse(c, v[K_HEADERS].str, err, errlen);
+	if (rc == 0 && c->mode == MODE_S3) {
+		if (!c->bucket[0]) {
+			snprintf(err, errlen, "mode = s3 needs bucket");
+			return -EINVAL;
+		}
+		rc = s3_credentials_load(c, v, err, errlen);
+	}
+	return rc;
+}
+
+static void secret_free(char *s)
+{
+	if (s) {
+		memset(s, 0, strlen(s));
+		free(s);
+	}
+}
+
+void http_conf_free(struct http_conf *c)
+{
+	size_t i;
+
+	free(c->url);
+	secret_free(c->bearer_token);
+	secret_free(c->password);
+	secret_free(c->access_key);
+	secret_free(c->secret_key);
+	secret_free(c->session_token);
+	for (i = 0; c->headers && c->headers[i]; i++)
+		free(c->headers[i]);
+	free(c->headers);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,70 @@
+/*
+ * The http sink's configuration: the key table the core validates, and the
+ * struct open() builds from the parsed values (URL checked, secrets read
+ * from their files).  Secrets are kept only in memory and never logged.
+ */
+#ifndef HTTP_CONF_H
+#define HTTP_CONF_H
+#include <perfsink/sink.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum http_mode { MODE_HTTP = 0, MODE_S3 };
+enum http_overflow { OVERFLOW_SPOOL = 0, OVERFLOW_DROP_OLDEST, OVERFLOW_BLOCK };
+
+/* Index of each key in http_keys[]; keep both in the same order. */
+enum http_key {
+	K_URL, K_MODE, K_PART_SIZE, K_MAX_LATENCY, K_QUEUE_SIZE, K_OVERFLOW,
+	K_SPOOL_DIR, K_SPOOL_MAX, K_DRAIN_TIMEOUT, K_BACKOFF_BASE, K_BACKOFF_CAP,
+	K_CONNECT_TIMEOUT, K_STALL_TIMEOUT, K_TLS_VERIFY, K_CA_FILE, K_CLIENT_CERT,
+	K_CLIENT_KEY, K_BEARER_TOKEN_FILE, K_USER, K_PASSWORD_FILE, K_HEADERS,
+	K_REGION, K_BUCKET, K_PREFIX, K_PATH_STYLE, K_CREDENTIALS_FILE, K_PROFILE,
+	K_MULTIPART_CHUNK, K_COMPRESS, K_COMPRESS_LEVEL,
+	K_COUNT
+};
+
+extern const struct perfsink_key http_keys[K_COUNT + 1];
+
+struct http_conf {
+	enum http_mode mode;
+	char *url;              /* validated, without trailing '/' */
+	size_t part_size;
+	int64_t max_latency_ms;
+	size_t queue_size;
+	enum http_overflow overflow;
+	const char *spool_dir;
+	uint64_t spool_max;
+	int64_t drain_timeout_ms, backoff_base_ms, backoff_cap_ms;
+	int64_t connect_timeout_ms, stall_timeout_ms;
+	int tls_verify;
+	const char *ca_file, *client_cert, *client_key; /* "" when unset */
+	char *bearer_token;     /* from bearer_token_file, or NULL */
+	const char *user;
+	char *password;         /* from password_file, or NULL */
+	char **headers;         /* "Name: value", NULL-terminated */
+	/* s3 */
+	const char *region, *bucket, *prefix;
+	int path_style;
+	char *access_key, *secret_key, *session_token;
+	size_t multipart_chunk;
+	int compress;           /* 0 none, 1 zstd */
+	int compress_level;
+};
+
+/*
+ * Build c from the validated values.  Returns 0, or a negative errno with
+ * one line of reason in err (never containing a secret).
+ */
+int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen);
+void http_conf_free(struct http_conf *c);
+
+/*
+ * Check that url is absolute http(s) with a host, no credentials, query or
+ * fragment.  Returns 0 or -EINVAL with the reason in err.
+ */
+int http_url_check(const char *url, char *err, size_t errlen);
+
+/* Make s usable as one path segment (and S3 key part): [A-Za-z0-9._-]. */
+void http_name_sanitize(char *s);
+
+#endif

@@ -1,0 +1,177 @@
+/*
+ * http sink: streams a recording, in perf pipe format, to a collector over
+ * HTTP(S) or into an S3 bucket, as numbered parts.
+ *
+ * Layout (see docs/http-sink.md):
+ *
+ *     PUT {url}/{host}/{session}/{seq}            mode = http
+ *     PUT {url}/{bucket}/[{prefix}/]{host}/{session}/{seq}   mode = s3, path_style
+ *
+ * {seq} is the part number in zero-padded decimal (10 digits) from 0.
+ * Part 0 is the pipe-mode prologue (header, HEADER_ATTR, HEADER_FEATUREs,
+ * tracing data); later parts hold whole records, cut between buffers.  So
+ * `cat` of the parts in seq order is a stream `perf script -i -` reads, and
+ * a retried PUT of the same seq only rewrites the same bytes.  A part that
+ * had to be dropped (spool full) is replaced, under its own seq, by a
+ * PERF_RECORD_LOST whose count is the number of records lost, so perf
+ * reports the gap ("lost N chunks").
+ */
+#include "compress.h"
+#include "http_conf.h"
+#include "segments.h"
+#include "spool.h"
+#include "uploader.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <perfsink/sink.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct http_sink {
+	const struct perfsink_instance *inst;
+	struct http_conf conf;
+	struct spool spool;
+	struct uploader *up;
+};
+
+static int http_open(const struct perfsink_instance *inst, void **ctx)
+{
+	struct http_sink *h = calloc(1, sizeof(*h));
+	char err[512];
+	int rc;
+
+	if (!h)
+		return -ENOMEM;
+	h->inst = inst;
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		inst->host->log(inst, PERFSINK_LOG_ERROR, "libcurl initialization failed");
+		free(h);
+		return -ENOMEM;
+	}
+	rc = http_conf_load(&h->conf, inst->values, err, sizeof(err));
+	if (rc == 0)
+		rc = spool_open(&h->spool, h->conf.spool_dir, inst->name, h->conf.spool_max, err, sizeof(err));
+	else
+		h->spool.dir = NULL;
+	if (rc == 0) {
+		rc = uploader_new(inst, &h->conf, &h->spool, &h->up);
+		if (rc == -ENOTSUP)
+			snprintf(err, sizeof(err), "compress = zstd: this build has no zstd support");
+		else if (rc < 0)
+			snprintf(err, sizeof(err), "cannot start the upload thread: %s", strerror(-rc));
+	}
+	if (rc < 0) {
+		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s", err);
+		spool_close(&h->spool);
+		http_conf_free(&h->conf);
+		free(h);
+		curl_global_cleanup();
+		return rc;
+	}
+	if (!h->conf.tls_verify)
+		inst->host->log(inst, PERFSINK_LOG_WARN,
+				"tls_verify = false: the collector's certificate is not checked");
+	*ctx = h;
+	return 0;
+}
+
+/*
+ * Start a stream (start, or rotate after a barrier).  With rotation every
+ * segment, the first too, is a stream of its own under
+ * {host}/{session}.{YYYYmmddHHMMSS}.{NNNNNN}, named like the file sinks'
+ * segments; stream->max_files is not applied to what is on the collector.
+ */
+static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *stream)
+{
+	const struct perfsink_host *host = h->inst->host;
+	struct perfsink_compression comp = { 1, 0, 0, COMPRESS_MMAP_LEN };
+	struct perfsink_bytes hdr = { 0 };
+	char *session;
+	int rc;
+
+	comp.level = (uint32_t)h->conf.compress_level;
+	rc = host->pipe_header(stream, h->conf.compress ? &comp : NULL, &hdr);
+	if (rc < 0) {
+		host->log(h->inst, PERFSINK_LOG_ERROR, "cannot build the stream header: %s", strerror(-rc));
+		return rc;
+	}
+	session = segment_path(stream->session, stream);
+	rc = session ? uploader_start(h->up, stream, session, hdr.data, hdr.len) : -ENOMEM;
+	free(session);
+	host->bytes_free(&hdr);
+	return rc;
+}
+
+static int http_start(void *ctx, const struct perfsink_stream *stream)
+{
+	return http_stream_begin(ctx, stream);
+}
+
+static int http_rotate(void *ctx, const struct perfsink_stream *next)
+{
+	return http_stream_begin(ctx, next);
+}
+
+static int http_write(void *ctx, struct perfsink_buf *buf)
+{
+	struct http_sink *h = ctx;
+
+	return uploader_write(h->up, buf);
+}
+
+static int http_barrier(void *ctx)
+{
+	struct http_sink *h = ctx;
+
+	return uploader_barrier(h->up);
+}
+
+static int http_upload(void *ctx, int64_t deadline_ms)
+{
+	struct http_sink *h = ctx;
+	int64_t t = deadline_ms > 0 ? deadline_ms : h->conf.drain_timeout_ms;
+
+	return uploader_upload(h->up, t);
+}
+
+static int http_close(void *ctx, const struct perfsink_summary *sum)
+{
+	struct http_sink *h = ctx;
+	/* After upload() the deadline was upload's; do not wait again. */
+	int rc = uploader_close(h->up, sum ? h->conf.drain_timeout_ms : 0);
+
+	spool_close(&h->spool);
+	http_conf_free(&h->conf);
+	free(h);
+	curl_global_cleanup(); /* balances open(); libcurl counts them */
+	return rc;
+}
+
+static void http_stats(void *ctx, struct perfsink_sink_stats *out)
+{
+	struct http_sink *h = ctx;
+
+	uploader_stats(h->up, out);
+}
+
+static const struct perfsink_sink_ops http_ops = {
+	.abi_major = PERFSINK_ABI_MAJOR,
+	.abi_minor = PERFSINK_ABI_MINOR,
+	.struct_size = sizeof(struct perfsink_sink_ops),
+	.flags = 0,
+	.name = "http",
+	.description = "stream to an HTTP collector or an S3 bucket as numbered perf pipe-mode parts",
+	.keys = http_keys,
+	.open = http_open,
+	.start = http_start,
+	.write = http_write,
+	.barrier = http_barrier,
+	.rotate = http_rotate,
+	.close = http_close,
+	.stats = http_stats,
+	.upload = http_upload,
+};
+
+PERFSINK_DEFINE_SINK(http_ops)

@@ -1,0 +1,111 @@
+/* Parts and the part cutter; see part.h. */
+#include "part.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct part *part_new(uint64_t seq, enum part_kind kind)
+{
+	struct part *p = calloc(1, sizeof(*p));
+
+	if (p) {
+		p->seq = seq;
+		p->kind = kind;
+	}
+	return p;
+}
+
+int part_append(struct part *p, const void *data, size_t len)
+{
+	if (p->len + len > p->cap) {
+		size_t cap = p->cap ? p->cap : 65536;
+		uint8_t *d;
+
+		while (cap < p->len + len)
+			cap *= 2;
+		d = realloc(p->data, cap);
+		if (!d)
+			return -ENOMEM;
+		p->data = d;
+		p->cap = cap;
+	}
+	memcpy(p->data + p->len, data, len);
+	p->len += len;
+	return 0;
+}
+
+void part_free(struct part *p)
+{
+	if (!p)
+		return;
+	free(p->data);
+	free(p->spool_path);
+	free(p->key);
+	free(p);
+}
+
+void part_cutter_init(struct part_cutter *c, size_t part_size, int64_t max_latency_ms)
+{
+	memset(c, 0, sizeof(*c));
+	c->part_size = part_size;
+	c->max_latency_ms = max_latency_ms;
+}
+
+int part_cutter_append(struct part_cutter *c, const uint8_t *data, size_t len,
+		       uint64_t records, int64_t now_ms, struct part **sealed)
+{
+	*sealed = NULL;
+	if (c->open && c->open->len > 0 && c->open->len + len > c->part_size)
+		*sealed = part_cutter_flush(c);
+	if (!c->open) {
+		c->open = part_new(c->next_seq, PART_DATA);
+		if (!c->open)
+			return -ENOMEM;
+		c->next_seq++;
+		c->open->opened_ms = now_ms;
+	}
+	if (part_append(c->open, data, len) < 0)
+		return -ENOMEM;
+	c->open->records += records;
+	return 0;
+}
+
+struct part *part_cutter_expire(struct part_cutter *c, int64_t now_ms)
+{
+	if (c->open && now_ms - c->open->opened_ms >= c->max_latency_ms)
+		return part_cutter_flush(c);
+	return NULL;
+}
+
+struct part *part_cutter_flush(struct part_cutter *c)
+{
+	struct part *p = c->open;
+
+	c->open = NULL;
+	return p;
+}
+
+int64_t part_cutter_deadline(const struct part_cutter *c)
+{
+	return c->open ? c->open->opened_ms + c->max_latency_ms : -1;
+}
+
+struct part *part_cutter_meta(struct part_cutter *c, const void *data, size_t len)
+{
+	struct part *p = part_new(c->next_seq, PART_META);
+
+	if (!p)
+		return NULL;
+	if (part_append(p, data, len) < 0) {
+		part_free(p);
+		return NULL;
+	}
+	c->next_seq++;
+	return p;
+}
+
+void part_cutter_destroy(struct part_cutter *c)
+{
+	part_free(part_cutter_flush(c));
+}

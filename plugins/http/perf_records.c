@@ -1,0 +1,127 @@
+/* Counting perf records and synthesizing the LOST marker; see perf_records.h. */
+#include "perf_records.h"
+
+#include <errno.h>
+#include <string.h>
+
+/* perf_event_attr.sample_type bits that shape the sample_id trailer. */
+#define ST_TID (1ull << 1)
+#define ST_TIME (1ull << 2)
+#define ST_ID (1ull << 6)
+#define ST_CPU (1ull << 7)
+#define ST_STREAM_ID (1ull << 9)
+#define ST_IDENTIFIER (1ull << 16)
+#define ATTR_FLAG_SAMPLE_ID_ALL (1ull << 18)
+
+static uint32_t rd32(const uint8_t *p)
+{
+	uint32_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
+static uint16_t rec_size(const uint8_t *p)
+{
+	uint16_t v;
+	memcpy(&v, p + 6, sizeof(v));
+	return v;
+}
+
+uint64_t perf_records_count(const uint8_t *data, size_t len, size_t *rest)
+{
+	uint64_t n = 0;
+	size_t off = 0;
+
+	while (len - off >= 8) {
+		uint16_t sz = rec_size(data + off);
+		uint32_t type = rd32(data + off);
+		size_t extra = 0;
+
+		if (sz < 8 || sz > len - off)
+			break;
+		/* HEADER_TRACING_DATA is followed by payload its size omits. */
+		if (type == PERF_REC_HEADER_TRACING_DATA && sz >= 12)
+			extra = rd32(data + off + 8);
+		if (extra > len - off - sz)
+			break;
+		off += sz + extra;
+		n++;
+	}
+	if (rest)
+		*rest = len - off;
+	return n;
+}
+
+int lost_template_from_pipe_header(const uint8_t *hdr, size_t len, struct lost_template *t)
+{
+	size_t off = 16;
+
+	while (off + 8 <= len) {
+		uint32_t type = rd32(hdr + off);
+		uint16_t sz = rec_size(hdr + off);
+
+		if (sz < 8 || sz > len - off)
+			break;
+		if (type == PERF_REC_HEADER_ATTR && sz >= 8 + 48) {
+			const uint8_t *attr = hdr + off + 8;
+			uint32_t asz = rd32(attr + 4);
+
+			t->sample_type = rd64(attr + 24);
+			t->sample_id_all = !!(rd64(attr + 40) & ATTR_FLAG_SAMPLE_ID_ALL);
+			t->id = (8 + (size_t)asz + 8 <= sz) ? rd64(attr + asz) : 0;
+			return 0;
+		}
+		if (type == PERF_REC_HEADER_TRACING_DATA)
+			break;
+		off += sz;
+	}
+	return -EINVAL;
+}
+
+static uint8_t *put64(uint8_t *p, uint64_t v)
+{
+	memcpy(p, &v, sizeof(v));
+	return p + sizeof(v);
+}
+
+size_t lost_record_write(const struct lost_template *t, uint64_t lost, uint8_t *out, size_t cap)
+{
+	uint8_t rec[PERF_LOST_RECORD_MAX] = { 0 };
+	uint8_t *p = rec + 8;
+	uint32_t type = PERF_REC_LOST;
+	uint16_t size;
+
+	p = put64(p, t->id);
+	p = put64(p, lost);
+	if (t->sample_id_all) {
+		uint64_t st = t->sample_type;
+
+		/* Trailer order: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER. */
+		if (st & ST_TID)
+			p = put64(p, 0);
+		if (st & ST_TIME)
+			p = put64(p, 0);
+		if (st & ST_ID)
+			p = put64(p, t->id);
+		if (st & ST_STREAM_ID)
+			p = put64(p, t->id);
+		if (st & ST_CPU)
+			p = put64(p, 0);
+		if (st & ST_IDENTIFIER)
+			p = put64(p, t->id);
+	}
+	size = (uint16_t)(p - rec);
+	if (size > cap)
+		return 0;
+	memcpy(rec, &type, sizeof(type));
+	memcpy(rec + 6, &size, sizeof(size));
+	memcpy(out, rec, size);
+	return size;
+}

@@ -1,0 +1,467 @@
+/* Upload of one part over HTTP or S3; see transfer.h. */
+#include "transfer.h"
+#include "http_conf.h"
+#include "part.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+enum stage { ST_PUT, ST_MP_CREATE, ST_MP_PART, ST_MP_COMPLETE };
+
+struct transfer {
+	const struct http_conf *conf;
+	struct part *part;
+	CURL *easy;
+	struct curl_slist *hdrs;
+	char *obj_url;          /* where the object goes, without query */
+	char *url;              /* current request URL */
+	const char *method;
+	enum stage stage;
+	const uint8_t *body;    /* current request body */
+	size_t body_len, body_off;
+	char *xml;              /* body of CompleteMultipartUpload */
+	char resp[2048];        /* start of the response body */
+	size_t resp_len;
+	char etag[256];         /* ETag header of the last response */
+	/* multipart */
+	char *upload_id;        /* URL-escaped */
+	unsigned chunk, nr_chunks;
+	char **etags;
+};
+
+static size_t body_read(char *buf, size_t size, size_t n, void *arg)
+{
+	struct transfer *t = arg;
+	size_t len = size * n, left = t->body_len - t->body_off;
+
+	if (len > left)
+		len = left;
+	memcpy(buf, t->body + t->body_off, len);
+	t->body_off += len;
+	return len;
+}
+
+static int body_seek(void *arg, curl_off_t off, int origin)
+{
+	struct transfer *t = arg;
+
+	if (origin != SEEK_SET || off < 0 || (size_t)off > t->body_len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	t->body_off = (size_t)off;
+	return CURL_SEEKFUNC_OK;
+}
+
+static size_t resp_write(char *buf, size_t size, size_t n, void *arg)
+{
+	struct transfer *t = arg;
+	size_t len = size * n, room = sizeof(t->resp) - 1 - t->resp_len;
+
+	memcpy(t->resp + t->resp_len, buf, len < room ? len : room);
+	t->resp_len += len < room ? len : room;
+	t->resp[t->resp_len] = '\0';
+	return len;
+}
+
+static size_t header_read(char *buf, size_t size, size_t n, void *arg)
+{
+	struct transfer *t = arg;
+	size_t len = size * n;
+
+	if (len > 5 && !strncasecmp(buf, "etag:", 5)) {
+		size_t i = 5, j = 0;
+
+		while (i < len && (buf[i] == ' ' || buf[i] == '\t'))
+			i++;
+		while (i < len && buf[i] != '\r' && buf[i] != '\n' && j + 1 < sizeof(t->etag))
+			t->etag[j++] = buf[i++];
+		t->etag[j] = '\0';
+	}
+	return len;
+}
+
+/* Key of the object in s3 mode: [prefix/]host/session/seq, limited charset. */
+static char *s3_key(const struct http_conf *c, const char *key)
+{
+	const char *pre = c->prefix;
+	size_t n;
+	char *s, *p;
+
+	while (*pre == '/')
+		pre++;
+	n = strlen(pre) + strlen(key) + 2;
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	snprintf(s, n, "%s%s%s", pre, pre[0] && pre[strlen(pre) - 1] != '/' ? "/" : "", key);
+	for (p = s; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      strchr("._~/-", *p)))
+			*p = '_';
+	return s;
+}
+
+char *transfer_url(const struct http_conf *c, const char *key)
+{
+	char *k, *out = NULL;
+	size_t n;
+
+	if (c->mode == MODE_HTTP) {
+		n = strlen(c->url) + strlen(key) + 2;
+		out = malloc(n);
+		if (out)
+			snprintf(out, n, "%s/%s", c->url, key);
+		return out;
+	}
+	k = s3_key(c, key);
+	if (!k)
+		return NULL;
+	if (c->path_style) {
+		n = strlen(c->url) + strlen(c->bucket) + strlen(k) + 3;
+		out = malloc(n);
+		if (out)
+			snprintf(out, n, "%s/%s/%s", c->url, c->bucket, k);
+	} else {
+		/* Virtual-hosted style: the bucket becomes part of the host name. */
+		CURLU *u = curl_url();
+		char *host = NULL, *path = NULL;
+
+		if (u && curl_url_set(u, CURLUPART_URL, c->url, 0) == CURLUE_OK &&
+		    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+		    curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK) {
+			size_t hn = strlen(c->bucket) + strlen(host) + 2;
+			char *vhost = malloc(hn);
+			size_t pn = strlen(path) + strlen(k) + 2;
+			char *vpath = malloc(pn);
+
+			if (vhost && vpath) {
+				snprintf(vhost, hn, "%s.%s", c->bucket, host);
+				snprintf(vpath, pn, "%s%s%s", path,
+					 path[strlen(path) - 1] == '/' ? "" : "/", k);
+				if (curl_url_set(u, CURLUPART_HOST, vhost, 0) == CURLUE_OK &&
+				    curl_url_set(u, CURLUPART_PATH, vpath, 0) == CURLUE_OK) {
+					char *full = NULL;
+
+					if (curl_url_get(u, CURLUPART_URL, &full, 0) == CURLUE_OK)
+						out = strdup(full);
+					curl_free(full);
+				}
+			}
+			free(vhost);
+			free(vpath);
+		}
+		curl_free(host);
+		curl_free(path);
+		curl_url_cleanup(u);
+	}
+	free(k);
+	return out;
+}
+
+static int hdr_add(struct transfer *t, const char *h)
+{
+	struct curl_slist *l = curl_slist_append(t->hdrs, h);
+
+	if (!l)
+		return -ENOMEM;
+	t->hdrs = l;
+	return 0;
+}
+
+static int headers_build(struct transfer *t)
+{
+	const struct http_conf *c = t->conf;
+	char buf[4200];
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; c->headers[i] && rc == 0; i++)
+		rc = hdr_add(t, c->headers[i]);
+	if (c->mode == MODE_S3) {
+		/* curl 7.88 neither sends nor signs a payload hash: S3 needs one. */
+		rc = rc ? rc : hdr_add(t, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+		if (rc == 0 && c->session_token) {
+			snprintf(buf, sizeof(buf), "x-amz-security-token: %s", c->session_token);
+			rc = hdr_add(t, buf);
+			memset(buf, 0, sizeof(buf));
+		}
+		if (rc == 0 && t->stage != ST_PUT && t->stage != ST_MP_PART)
+			/* Set, not removed: curl 7.88 signs a header it is told to drop. */
+			rc = hdr_add(t, t->stage == ST_MP_COMPLETE ? "Content-Type: application/xml"
+								   : "Content-Type: application/octet-stream");
+	} else {
+		rc = rc ? rc : hdr_add(t, "Content-Type: application/octet-stream");
+	}
+	return rc;
+}
+
+static void options_common(struct transfer *t)
+{
+	const struct http_conf *c = t->conf;
+	CURL *e = t->easy;
+
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_timeout_ms);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)((c->stall_timeout_ms + 999) / 1000));
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->tls_verify ? 1L : 0L);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->tls_verify ? 2L : 0L);
+	if (c->ca_file[0])
+		curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
+	if (c->client_cert[0]) {
+		curl_easy_setopt(e, CURLOPT_SSLCERT, c->client_cert);
+		curl_easy_setopt(e, CURLOPT_SSLKEY, c->client_key);
+	}
+	if (c->mode == MODE_S3) {
+		char sig[256];
+
+		snprintf(sig, sizeof(sig), "aws:amz:%s:s3", c->region);
+		curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sig);
+		curl_easy_setopt(e, CURLOPT_USERNAME, c->access_key);
+		curl_easy_setopt(e, CURLOPT_PASSWORD, c->secret_key);
+	} else if (c->bearer_token) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+		curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->bearer_token);
+	} else if (c->password) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(e, CURLOPT_USERNAME, c->user);
+		curl_easy_setopt(e, CURLOPT_PASSWORD, c->password);
+	}
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, resp_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_read);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+}
+
+/* Set up the request of the current stage on a fresh easy handle. */
+static int request_setup(struct transfer *t)
+{
+	size_t n = strlen(t->obj_url) + 128 + (t->upload_id ? strlen(t->upload_id) : 0);
+	size_t chunk = t->conf->multipart_chunk;
+
+	if (t->easy)
+		curl_easy_cleanup(t->easy);
+	curl_slist_free_all(t->hdrs);
+	t->hdrs = NULL;
+	t->resp_len = 0;
+	t->resp[0] = '\0';
+	t->etag[0] = '\0';
+	t->body_off = 0;
+	free(t->url);
+	t->url = malloc(n);
+	t->easy = curl_easy_init();
+	if (!t->url || !t->easy || headers_build(t) < 0)
+		return -ENOMEM;
+	/* SigV4 in curl 7.88 signs the query as written: keep it canonical. */
+	switch (t->stage) {
+	case ST_PUT:
+		snprintf(t->url, n, "%s", t->obj_url);
+		t->body = t->part->data;
+		t->body_len = t->part->len;
+		break;
+	case ST_MP_CREATE:
+		snprintf(t->url, n, "%s?uploads=", t->obj_url);
+		t->body_len = 0;
+		break;
+	case ST_MP_PART:
+		snprintf(t->url, n, "%s?partNumber=%u&uploadId=%s", t->obj_url, t->chunk + 1, t->upload_id);
+		t->body = t->part->data + (size_t)t->chunk * chunk;
+		t->body_len = t->part->len - (size_t)t->chunk * chunk;
+		if (t->body_len > chunk)
+			t->body_len = chunk;
+		break;
+	case ST_MP_COMPLETE:
+		snprintf(t->url, n, "%s?uploadId=%s", t->obj_url, t->upload_id);
+		t->body = (const uint8_t *)t->xml;
+		t->body_len = strlen(t->xml);
+		break;
+	}
+	options_common(t);
+	curl_easy_setopt(t->easy, CURLOPT_URL, t->url);
+	curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->hdrs);
+	if (t->stage == ST_PUT || t->stage == ST_MP_PART) {
+		t->method = "PUT";
+		curl_easy_setopt(t->easy, CURLOPT_UPLOAD, 1L);
+		curl_easy_setopt(t->easy, CURLOPT_READFUNCTION, body_read);
+		curl_easy_setopt(t->easy, CURLOPT_READDATA, t);
+		curl_easy_setopt(t->easy, CURLOPT_SEEKFUNCTION, body_seek);
+		curl_easy_setopt(t->easy, CURLOPT_SEEKDATA, t);
+		curl_easy_setopt(t->easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)t->body_len);
+	} else {
+		t->method = "POST";
+		curl_easy_setopt(t->easy, CURLOPT_POST, 1L);
+		curl_easy_setopt(t->easy, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)t->body_len);
+		curl_easy_setopt(t->easy, CURLOPT_POSTFIELDS, t->body_len ? (const char *)t->body : "");
+	}
+	return 0;
+}
+
+struct transfer *transfer_new(const struct http_conf *c, struct part *p)
+{
+	struct transfer *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->conf = c;
+	t->part = p;
+	t->obj_url = transfer_url(c, p->key);
+	t->stage = ST_PUT;
+	if (c->mode == MODE_S3 && p->len > c->multipart_chunk) {
+		t->stage = ST_MP_CREATE;
+		t->nr_chunks = (unsigned)((p->len + c->multipart_chunk - 1) / c->multipart_chunk);
+		t->etags = calloc(t->nr_chunks, sizeof(char *));
+	}
+	if (!t->obj_url || (t->stage == ST_MP_CREATE && !t->etags) || request_setup(t) < 0) {
+		transfer_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+CURL *transfer_easy(struct transfer *t)
+{
+	return t->easy;
+}
+
+struct part *transfer_part(const struct transfer *t)
+{
+	return t->part;
+}
+
+/* Text of <tag>...</tag> in an XML response, or NULL. */
+static char *xml_get(const char *xml, const char *tag)
+{
+	char open[64], close[64];
+	const char *a, *b;
+	char *s;
+
+	snprintf(open, sizeof(open), "<%s>", tag);
+	snprintf(close, sizeof(close), "</%s>", tag);
+	a = strstr(xml, open);
+	b = a ? strstr(a, close) : NULL;
+	if (!b)
+		return NULL;
+	a += strlen(open);
+	s = malloc((size_t)(b - a) + 1);
+	if (s) {
+		memcpy(s, a, (size_t)(b - a));
+		s[b - a] = '\0';
+	}
+	return s;
+}
+
+static int complete_xml_build(struct transfer *t)
+{
+	size_t n = 128, i, off;
+
+	for (i = 0; i < t->nr_chunks; i++)
+		n += strlen(t->etags[i]) + 64;
+	t->xml = malloc(n);
+	if (!t->xml)
+		return -ENOMEM;
+	off = (size_t)snprintf(t->xml, n, "<CompleteMultipartUpload>");
+	for (i = 0; i < t->nr_chunks; i++)
+		off += (size_t)snprintf(t->xml + off, n - off,
+					"<Part><PartNumber>%zu</PartNumber><ETag>%s</ETag></Part>", i + 1,
+					t->etags[i]);
+	snprintf(t->xml + off, n - off, "</CompleteMultipartUpload>");
+	return 0;
+}
+
+/* Move a multipart upload to its next request after a 2xx. */
+static enum transfer_result multipart_advance(struct transfer *t, char *msg, size_t msglen)
+{
+	char *id;
+
+	switch (t->stage) {
+	case ST_MP_CREATE:
+		id = xml_get(t->resp, "UploadId");
+		if (!id) {
+			snprintf(msg, msglen, "POST %s?uploads=: no UploadId in the response", t->obj_url);
+			return XFER_FATAL;
+		}
+		t->upload_id = curl_easy_escape(t->easy, id, 0);
+		free(id);
+		t->stage = ST_MP_PART;
+		t->chunk = 0;
+		break;
+	case ST_MP_PART:
+		if (!t->etag[0]) {
+			snprintf(msg, msglen, "PUT %s part %u: no ETag in the response", t->obj_url, t->chunk + 1);
+			return XFER_FATAL;
+		}
+		t->etags[t->chunk] = strdup(t->etag);
+		if (!t->etags[t->chunk])
+			return XFER_FATAL;
+		if (++t->chunk < t->nr_chunks)
+			break;
+		if (complete_xml_build(t) < 0)
+			return XFER_FATAL;
+		t->stage = ST_MP_COMPLETE;
+		break;
+	default:
+		return XFER_DONE;
+	}
+	if (request_setup(t) < 0) {
+		snprintf(msg, msglen, "out of memory");
+		return XFER_FATAL;
+	}
+	return XFER_NEXT;
+}
+
+static int status_retryable(long status)
+{
+	return status >= 500 || status == 408 || status == 429;
+}
+
+enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, size_t msglen)
+{
+	long status = 0;
+	char *code;
+
+	msg[0] = '\0';
+	if (cc != CURLE_OK) {
+		snprintf(msg, msglen, "%s %s: %s", t->method, t->url, curl_easy_strerror(cc));
+		/* A certificate that does not verify will not verify next time either. */
+		if (cc == CURLE_PEER_FAILED_VERIFICATION || cc == CURLE_SSL_CACERT_BADFILE ||
+		    cc == CURLE_SSL_CERTPROBLEM || cc == CURLE_UNSUPPORTED_PROTOCOL ||
+		    cc == CURLE_URL_MALFORMAT || cc == CURLE_OUT_OF_MEMORY)
+			return XFER_FATAL;
+		return request_setup(t) < 0 ? XFER_FATAL : XFER_RETRY;
+	}
+	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+	/* S3 may answer a failed CompleteMultipartUpload with 200 and an <Error>. */
+	if (status >= 200 && status < 300 && !(t->stage == ST_MP_COMPLETE && strstr(t->resp, "<Error>")))
+		return t->stage == ST_PUT ? XFER_DONE : multipart_advance(t, msg, msglen);
+	code = xml_get(t->resp, "Code");
+	snprintf(msg, msglen, "%s %s: HTTP %ld%s%s", t->method, t->url, status, code ? " " : "",
+		 code ? code : "");
+	free(code);
+	if (status_retryable(status) || (status >= 200 && status < 300))
+		return request_setup(t) < 0 ? XFER_FATAL : XFER_RETRY;
+	return XFER_FATAL;
+}
+
+void transfer_free(struct transfer *t)
+{
+	unsigned i;
+
+	if (!t)
+		return;
+	if (t->easy)
+		curl_easy_cleanup(t->easy);
+	curl_slist_free_all(t->hdrs);
+	for (i = 0; t->etags && i < t->nr_chunks; i++)
+		free(t->etags[i]);
+	free(t->etags);
+	curl_free(t->upload_id);
+	free(t->xml);
+	free(t->url);
+	free(t->obj_url);
+	free(t);
+}

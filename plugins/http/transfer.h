@@ -1,0 +1,43 @@
+/*
+ * One upload of one part: a PUT of the part's bytes to its URL (http mode,
+ * or s3 mode with SigV4), on a curl easy handle that the caller adds to its
+ * multi handle.  Large s3 parts go as a multipart upload (create, one PUT
+ * per multipart_chunk, complete): the transfer is then a short sequence of
+ * requests, advanced with transfer_done() after each one.
+ *
+ * Single-threaded: transfers belong to the sink's thread.
+ */
+#ifndef HTTP_TRANSFER_H
+#define HTTP_TRANSFER_H
+#include <curl/curl.h>
+#include <stddef.h>
+
+struct http_conf;
+struct part;
+
+enum transfer_result {
+	XFER_DONE = 0,   /* the part is stored */
+	XFER_NEXT,       /* next request of a multipart upload is ready: add easy again */
+	XFER_RETRY,      /* connect error, timeout, 5xx, 408, 429: try again later */
+	XFER_FATAL,      /* 4xx or a local error: retrying cannot help */
+};
+
+struct transfer;
+
+/* A transfer for p (whose bytes are in memory); NULL on allocation failure. */
+struct transfer *transfer_new(const struct http_conf *c, struct part *p);
+/* The easy handle of the current request; valid until the next call. */
+CURL *transfer_easy(struct transfer *t);
+/*
+ * The current request finished with code cc.  On XFER_RETRY the same
+ * request is set up again; msg gets one line for the log (status, method
+ * and URL, never credentials).
+ */
+enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, size_t msglen);
+struct part *transfer_part(const struct transfer *t);
+void transfer_free(struct transfer *t);
+
+/* The URL a part goes to (no credentials): for messages and tests. */
+char *transfer_url(const struct http_conf *c, const char *key);
+
+#endif

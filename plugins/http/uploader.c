@@ -1,0 +1,710 @@
+/* The http sink's thread: parts, uploads, retries, spool; see uploader.h. */
+#include "uploader.h"
+#include "backoff.h"
+#include "compress.h"
+#include "http_conf.h"
+#include "part.h"
+#include "perf_records.h"
+#include "spool.h"
+#include "transfer.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define TAKE_MAX 64
+
+struct uploader {
+	const struct perfsink_instance *inst;
+	const struct perfsink_host *host;
+	const struct http_conf *conf;
+	struct spool *spool;
+	CURLM *multi;
+	pthread_t thread;
+
+	/*
+	 * Leaf lock: nothing else is locked while it is held, and no host
+	 * call but buf_get is made under it.  cond signals any change below.
+	 */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct perfsink_buf **bq;  /* engine -> thread, ring of bq_cap */
+	size_t bq_cap, bq_head, bq_len;
+	int taking;                /* thread holds buffers taken from bq */
+	int sending;               /* parts are queued and the collector is up */
+	int flushing;              /* a barrier waits: ignore the block throttle */
+	uint8_t *prologue;         /* handed over by uploader_start */
+	size_t prologue_len;
+	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
+	int upload_req, upload_done;
+	int stopping;
+	int64_t drain_until;
+	int err;                   /* first fatal error, 0 if none */
+	struct perfsink_sink_stats st;
+
+	/* Thread only. */
+	struct part_cutter cut;
+	struct part *q_head, *q_tail; /* this run's parts, seq order */
+	size_t q_mem;              /* bytes of data parts only in memory */
+	struct part *backlog;      /* parts of earlier runs, key order */
+	int backlog_scanned;
+	struct transfer *xfer;
+	struct backoff bo;
+	int64_t next_try;
+	int down;                  /* last attempt failed; retrying */
+	struct lost_template lt;
+	int have_lt;
+	char *key_base;            /* "{host}/{session}" of the parts being cut */
+	struct compressor *comp;   /* compress = zstd, else NULL */
+	uint64_t lost_parts;
+	int loss_warned;
+};
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+#define LOG(u, lvl, ...) (u)->host->log((u)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
+
+/* ------------------------------------------------------------ part queue */
+
+static int part_in_flight(const struct uploader *u, const struct part *p)
+{
+	return u->xfer && transfer_part(u->xfer) == p;
+}
+
+static int part_in_memory_only(const struct part *p)
+{
+	return p->kind == PART_DATA && p->data && !p->spool_path;
+}
+
+/* Replace p's records by a LOST marker that tells perf how many were lost. */
+static void part_drop(struct uploader *u, struct part *p, const char *why)
+{
+	uint8_t rec[PERF_LOST_RECORD_MAX];
+	size_t n = u->have_lt ? lost_record_write(&u->lt, p->records, rec, sizeof(rec)) : 0;
+
+	if (part_in_memory_only(p))
+		u->q_mem -= p->len;
+	pthread_mutex_lock(&u->lock);
+	u->st.dropped_bytes += p->len;
+	u->st.dropped_records += p->records;
+	pthread_mutex_unlock(&u->lock);
+	u->lost_parts++;
+	if (!u->loss_warned) {
+		LOG(u, WARN, "losing data: part %" PRIu64 " (%zu bytes, %" PRIu64 " records) dropped: %s; "
+		    "a LOST record marks the gap", p->seq, p->len, p->records, why);
+		u->loss_warned = 1;
+	}
+	p->kind = PART_META;
+	p->len = 0;
+	p->records = 0;
+	if (n && part_append(p, rec, n) < 0)
+		p->len = 0;
+}
+
+/* Move p's bytes to the spool; drop p when the spool cannot take them. */
+static void part_spill(struct uploader *u, struct part *p)
+{
+	int was_mem = part_in_memory_only(p);
+	int rc;
+
+	if (p->spool_path || !p->data)
+		return;
+	rc = spool_put(u->spool, p);
+	if (rc == -ENOSPC) {
+		part_drop(u, p, "spool full (spool_max)");
+		rc = spool_put(u->spool, p);
+	} else if (rc < 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "spool %s: %s", u->spool->dir, strerror(-rc));
+		part_drop(u, p, why);
+		rc = spool_put(u->spool, p);
+	}
+	if (rc == 0) {
+		if (was_mem && p->kind == PART_DATA)
+			u->q_mem -= p->len;
+		free(p->data);
+		p->data = NULL;
+		p->cap = 0;
+	}
+}
+
+static void policy_apply(struct uploader *u)
+{
+	const struct http_conf *c = u->conf;
+	struct part *p;
+
+	if (c->overflow == OVERFLOW_SPOOL) {
+		int all = u->down || u->err;
+
+		for (p = u->q_head; p && (all || u->q_mem > c->queue_size); p = p->next)
+			if (!part_in_flight(u, p))
+				part_spill(u, p);
+	} else if (c->overflow == OVERFLOW_DROP_OLDEST) {
+		for (p = u->q_head; p && u->q_mem > c->queue_size; p = p->next)
+			if (!part_in_flight(u, p) && part_in_memory_only(p))
+				part_drop(u, p, "queue full (overflow = drop_oldest)");
+	}
+}
+
+static void part_enqueue(struct uploader *u, struct part *p)
+{
+	size_t n;
+
+	if (!p)
+		return;
+	n = strlen(u->key_base) + 24;
+	p->key = malloc(n);
+	if (p->key)
+		snprintf(p->key, n, "%s/%010" PRIu64, u->key_base, p->seq);
+	if (u->q_tail)
+		u->q_tail->next = p;
+	else
+		u->q_head = p;
+	u->q_tail = p;
+	if (part_in_memory_only(p))
+		u->q_mem += p->len;
+	policy_apply(u);
+}
+
+static void part_unlink_head(struct part **head, struct part **tail, struct part *p)
+{
+	*head = p->next;
+	if (tail && *tail == p)
+		*tail = NULL;
+	p->next = NULL;
+}
+
+/* ------------------------------------------------------------- transfers */
+
+static void transfer_begin(struct uploader *u, struct part *p)
+{
+	int rc = 0;
+
+	if (!p->data && p->spool_path)
+		rc = spool_load(u->spool, p);
+	if (rc < 0) {
+		LOG(u, ERROR, "spool %s: cannot read: %s", p->spool_path, strerror(-rc));
+		u->err = rc;
+		return;
+	}
+	u->xfer = transfer_new(u->conf, p);
+	if (!u->xfer) {
+		u->err = -ENOMEM;
+		return;
+	}
+	curl_multi_add_handle(u->multi, transfer_easy(u->xfer));
+}
+
+static void transfers_pump(struct uploader *u, int64_t now)
+{
+	if (u->xfer || u->err || now < u->next_try || !u->q_head) {
+		if (u->xfer || u->err || now < u->next_try || !u->backlog)
+			return;
+		transfer_begin(u, u->backlog);
+		return;
+	}
+	transfer_begin(u, u->q_head);
+}
+
+static void part_delivered(struct uploader *u, struct part *p)
+{
+	if (part_in_memory_only(p))
+		u->q_mem -= p->len;
+	if (p == u->q_head)
+		part_unlink_head(&u->q_head, &u->q_tail, p);
+	else
+		part_unlink_head(&u->backlog, NULL, p);
+	pthread_mutex_lock(&u->lock);
+	u->st.bytes_out += p->len;
+	u->st.files++;
+	pthread_mutex_unlock(&u->lock);
+	spool_remove(u->spool, p);
+	part_free(p);
+	backoff_reset(&u->bo);
+	if (u->down)
+		LOG(u, INFO, "collector reachable again; sending what waited");
+	u->down = 0;
+}
+
+static void transfer_failed(struct uploader *u, enum transfer_result r, const char *msg, int64_t now)
+{
+	if (r == XFER_RETRY) {
+		int64_t delay = backoff_next(&u->bo);
+
+		pthread_mutex_lock(&u->lock);
+		u->st.retries++;
+		pthread_mutex_unlock(&u->lock);
+		if (!u->down)
+			LOG(u, WARN, "%s; retrying with backoff (next in %" PRId64 " ms), parts wait in %s",
+			    msg, delay, u->conf->overflow == OVERFLOW_SPOOL ? u->spool->dir : "memory");
+		else
+			LOG(u, DEBUG, "%s; next try in %" PRId64 " ms", msg, delay);
+		u->down = 1;
+		u->next_try = now + delay;
+		policy_apply(u);
+		return;
+	}
+	LOG(u, ERROR, "%s: giving up (not retryable); unsent parts stay in %s for `perfsink upload`",
+	    msg, u->spool->dir);
+	pthread_mutex_lock(&u->lock);
+	u->err = strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403") ? -EACCES : -EIO;
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+}
+
+static void transfers_reap(struct uploader *u)
+{
+	CURLMsg *m;
+	int left;
+
+	while ((m = curl_multi_info_read(u->multi, &left))) {
+		char msg[1024];
+		enum transfer_result r;
+		struct part *p;
+
+		if (m->msg != CURLMSG_DONE || !u->xfer)
+			continue;
+		curl_multi_remove_handle(u->multi, m->easy_handle);
+		r = transfer_done(u->xfer, m->data.result, msg, sizeof(msg));
+		if (r == XFER_NEXT) {
+			curl_multi_add_handle(u->multi, transfer_easy(u->xfer));
+			continue;
+		}
+		p = transfer_part(u->xfer);
+		transfer_free(u->xfer);
+		u->xfer = NULL;
+		if (p->spool_path) {
+			/* Read back for this try only; the spool keeps the bytes. */
+			free(p->data);
+			p->data = NULL;
+		}
+		if (r == XFER_DONE)
+			part_delivered(u, p);
+		else
+			transfer_failed(u, r, msg, now_ms());
+	}
+}
+
+/* ----------------------------------------------------------------- thread */
+
+/*
+ * A new stream (start, or a rotation): the last part of the previous one is
+ * sealed under its name, then numbering starts again at 0 under the new one.
+ */
+static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, size_t len)
+{
+	struct part *p;
+
+	part_enqueue(u, part_cutter_flush(&u->cut));
+	free(u->key_base);
+	u->key_base = key_base;
+	u->cut.next_seq = 0;
+
+	u->have_lt = lost_template_from_pipe_header(bytes, len, &u->lt) == 0;
+	p = part_cutter_meta(&u->cut, bytes, len);
+	free(bytes);
+	if (!p) {
+		u->err = -ENOMEM;
+		return;
+	}
+	part_enqueue(u, p);
+}
+
+static void backlog_scan(struct uploader *u)
+{
+	int n;
+
+	if (u->backlog_scanned)
+		return;
+	u->backlog_scanned = 1;
+	n = spool_scan(u->spool, &u->backlog);
+	if (n > 0)
+		LOG(u, INFO, "%d parts of earlier runs in %s (%" PRIu64 " bytes): sending them", n,
+		    u->spool->dir, u->spool->used);
+}
+
+static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct part *sealed = NULL;
+		const uint8_t *d = bufs[i]->data;
+		size_t len = bufs[i]->len;
+		uint64_t records = perf_records_count(d, len, NULL);
+		int rc = 0;
+
+		if (u->comp)
+			rc = compressor_run(u->comp, bufs[i]->data, bufs[i]->len, bufs[i]->tail_round,
+					    &d, &len);
+		if (rc == 0)
+			rc = part_cutter_append(&u->cut, d, len, records, now_ms(), &sealed);
+		if (rc < 0 && !u->err) {
+			LOG(u, ERROR, "cannot add a buffer to a part: %s", strerror(-rc));
+			u->err = rc;
+		}
+		part_enqueue(u, sealed);
+		u->host->buf_put(bufs[i]);
+	}
+}
+
+static int64_t poll_timeout(struct uploader *u, int64_t now)
+{
+	int64_t t = 1000, d = part_cutter_deadline(&u->cut);
+
+	if (d >= 0 && d - now < t)
+		t = d - now;
+	if (!u->xfer && (u->q_head || u->backlog) && u->next_try - now < t)
+		t = u->next_try - now;
+	if (u->stopping && u->drain_until - now < t)
+		t = u->drain_until - now;
+	return t < 0 ? 0 : t;
+}
+
+/* Take buffers (and the prologue) from the engine side; returns how many. */
+static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, int *stop,
+			       int *flush)
+{
+	uint8_t *pro = NULL;
+	char *key_base;
+	size_t pro_len = 0, n = 0;
+	int upload_req, throttled;
+
+	pthread_mutex_lock(&u->lock);
+	pro = u->prologue;
+	pro_len = u->prologue_len;
+	u->prologue = NULL;
+	key_base = u->next_key_base;
+	u->next_key_base = NULL;
+	throttled = u->conf->overflow == OVERFLOW_BLOCK && u->q_mem >= u->conf->queue_size &&
+		    !u->flushing && !u->stopping;
+	while (!throttled && n < TAKE_MAX && u->bq_len) {
+		bufs[n++] = u->bq[u->bq_head];
+		u->bq_head = (u->bq_head + 1) % u->bq_cap;
+		u->bq_len--;
+	}
+	u->taking = n > 0;
+	*stop = u->stopping && !u->bq_len;
+	*flush = u->flushing && !u->bq_len;
+	upload_req = u->upload_req;
+	if (n)
+		pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+	if (pro) {
+		backlog_scan(u);
+		prologue_take(u, key_base, pro, pro_len);
+	}
+	if (upload_req)
+		backlog_scan(u);
+	return n;
+}
+
+static void shared_publish(struct uploader *u)
+{
+	uint64_t pending = u->spool->used + u->q_mem + (u->cut.open ? u->cut.open->len : 0);
+
+	pthread_mutex_lock(&u->lock);
+	u->taking = 0;
+	u->sending = (u->q_head || u->cut.open) && !u->down && !u->err;
+	u->st.pending_bytes = pending;
+	if (u->upload_req && !u->backlog && !u->upload_done) {
+		u->upload_done = 1;
+	}
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+}
+
+/* At the end: whatever was not sent goes to the spool (or is counted lost). */
+static void uploader_finish(struct uploader *u)
+{
+	uint64_t parts = 0, bytes = 0;
+	struct part *p;
+
+	if (u->xfer) {
+		curl_multi_remove_handle(u->multi, transfer_easy(u->xfer));
+		p = transfer_part(u->xfer);
+		transfer_free(u->xfer);
+		u->xfer = NULL;
+		if (p->spool_path) {
+			free(p->data);
+			p->data = NULL;
+		}
+	}
+	part_enqueue(u, part_cutter_flush(&u->cut));
+	while ((p = u->q_head)) {
+		part_spill(u, p);
+		if (p->spool_path) {
+			parts++;
+			bytes += p->len;
+		}
+		part_unlink_head(&u->q_head, &u->q_tail, p);
+		part_free(p);
+	}
+	while ((p = u->backlog)) {
+		parts++;
+		bytes += p->len;
+		part_unlink_head(&u->backlog, NULL, p);
+		part_free(p);
+	}
+	if (u->backlog_scanned) /* a stream began, or upload() ran */
+		LOG(u, INFO, "summary: sent %" PRIu64 " parts (%" PRIu64 " bytes), %" PRIu64 " retries, "
+		    "left %" PRIu64 " parts (%" PRIu64 " bytes) in the spool, lost %" PRIu64 " bytes (%"
+		    PRIu64 " records) in %" PRIu64 " parts", u->st.files, u->st.bytes_out, u->st.retries,
+		    parts, bytes, u->st.dropped_bytes, u->st.dropped_records, u->lost_parts);
+	if (parts)
+		LOG(u, WARN, "%" PRIu64 " parts (%" PRIu64 " bytes) not sent; they wait in %s for the next "
+		    "run or `perfsink upload`", parts, bytes, u->spool->dir);
+	if (u->lost_parts)
+		LOG(u, WARN, "lost %" PRIu64 " bytes (%" PRIu64 " records) in %" PRIu64 " parts; "
+		    "raise spool_max or queue_size", u->st.dropped_bytes, u->st.dropped_records,
+		    u->lost_parts);
+}
+
+static void *uploader_main(void *arg)
+{
+	struct uploader *u = arg;
+	struct perfsink_buf *bufs[TAKE_MAX];
+
+	for (;;) {
+		int stop, flush, running;
+		size_t n = engine_side_take(u, bufs, &stop, &flush);
+		int64_t now;
+
+		buffers_append(u, bufs, n);
+		now = now_ms();
+		part_enqueue(u, part_cutter_expire(&u->cut, now));
+		if (stop || flush)
+			part_enqueue(u, part_cutter_flush(&u->cut));
+		transfers_pump(u, now);
+		curl_multi_perform(u->multi, &running);
+		transfers_reap(u);
+		transfers_pump(u, now_ms());
+		shared_publish(u);
+		if (stop && (!u->q_head || now >= u->drain_until || u->err))
+			break;
+		if (n == TAKE_MAX)
+			continue;
+		curl_multi_poll(u->multi, NULL, 0, (int)poll_timeout(u, now_ms()), NULL);
+	}
+	uploader_finish(u);
+	shared_publish(u);
+	return NULL;
+}
+
+/* ------------------------------------------------------------ engine side */
+
+int uploader_new(const struct perfsink_instance *inst, const struct http_conf *conf,
+		 struct spool *spool, struct uploader **out)
+{
+	struct uploader *u = calloc(1, sizeof(*u));
+	int rc;
+
+	if (!u)
+		return -ENOMEM;
+	u->inst = inst;
+	u->host = inst->host;
+	u->conf = conf;
+	u->spool = spool;
+	part_cutter_init(&u->cut, conf->part_size, conf->max_latency_ms);
+	if (conf->compress) {
+		u->comp = compressor_new(conf->compress_level);
+		if (!u->comp) {
+			free(u);
+			return -ENOTSUP;
+		}
+	}
+	backoff_init(&u->bo, conf->backoff_base_ms, conf->backoff_cap_ms,
+		     (uint64_t)now_ms() ^ ((uint64_t)(uintptr_t)u << 16));
+	u->multi = curl_multi_init();
+	u->key_base = strdup("unknown/unknown");
+	if (!u->multi || !u->key_base) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	pthread_mutex_init(&u->lock, NULL);
+	pthread_cond_init(&u->cond, NULL);
+	rc = -pthread_create(&u->thread, NULL, uploader_main, u);
+	if (rc == 0) {
+		*out = u;
+		return 0;
+	}
+	pthread_cond_destroy(&u->cond);
+	pthread_mutex_destroy(&u->lock);
+fail:
+	compressor_free(u->comp);
+	if (u->multi)
+		curl_multi_cleanup(u->multi);
+	free(u->key_base);
+	free(u);
+	return rc;
+}
+
+static void wake(struct uploader *u)
+{
+	curl_multi_wakeup(u->multi);
+}
+
+int uploader_start(struct uploader *u, const struct perfsink_stream *s, const char *session,
+		   const uint8_t *prologue, size_t len)
+{
+	size_t cap = (s->nr_buffers ? s->nr_buffers : 1024) + 1;
+	size_t n = strlen(s->host_name) + strlen(session) + 2;
+	char *base = malloc(n), *host, *slash;
+	struct perfsink_buf **bq = u->bq ? NULL : calloc(cap, sizeof(*bq));
+	uint8_t *copy = malloc(len ? len : 1);
+
+	if (!base || (!u->bq && !bq) || !copy) {
+		free(base);
+		free(bq);
+		free(copy);
+		return -ENOMEM;
+	}
+	snprintf(base, n, "%s/%s", s->host_name, session);
+	host = base;
+	slash = base + strlen(s->host_name);
+	*slash = '\0';
+	http_name_sanitize(host);
+	http_name_sanitize(slash + 1);
+	*slash = '/';
+	memcpy(copy, prologue, len);
+	pthread_mutex_lock(&u->lock);
+	/* A rotation comes after a barrier: the queue is empty, keep it. */
+	if (bq) {
+		u->bq = bq;
+		u->bq_cap = cap;
+	}
+	free(u->next_key_base);
+	u->next_key_base = base;
+	free(u->prologue);
+	u->prologue = copy;
+	u->prologue_len = len;
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	return 0;
+}
+
+int uploader_write(struct uploader *u, struct perfsink_buf *buf)
+{
+	int rc;
+
+	pthread_mutex_lock(&u->lock);
+	while (!u->err && u->bq_len == u->bq_cap)
+		pthread_cond_wait(&u->cond, &u->lock);
+	rc = u->err;
+	if (rc == 0) {
+		u->host->buf_get(buf);
+		u->bq[(u->bq_head + u->bq_len) % u->bq_cap] = buf;
+		u->bq_len++;
+		u->st.bytes_in += buf->len;
+		u->st.buffers++;
+	}
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	return rc;
+}
+
+static void deadline_after(struct timespec *ts, int64_t ms)
+{
+	clock_gettime(CLOCK_REALTIME, ts);
+	ts->tv_sec += ms / 1000;
+	ts->tv_nsec += (ms % 1000) * 1000000;
+	if (ts->tv_nsec >= 1000000000) {
+		ts->tv_sec++;
+		ts->tv_nsec -= 1000000000;
+	}
+}
+
+int uploader_barrier(struct uploader *u)
+{
+	struct timespec until;
+	int rc, late = 0;
+
+	/*
+	 * Everything queued becomes parts, and the parts are sent unless the
+	 * collector is down (they are in the spool then) or drain_timeout
+	 * passes: so stats() after a barrier tell what is really pending.
+	 */
+	deadline_after(&until, u->conf->drain_timeout_ms);
+	pthread_mutex_lock(&u->lock);
+	u->flushing++;
+	while (!u->err && (u->bq_len || u->taking || (u->sending && !late))) {
+		pthread_mutex_unlock(&u->lock);
+		wake(u);
+		pthread_mutex_lock(&u->lock);
+		if (u->bq_len || u->taking)
+			pthread_cond_wait(&u->cond, &u->lock);
+		else if (u->sending)
+			late = pthread_cond_timedwait(&u->cond, &u->lock, &until) == ETIMEDOUT;
+	}
+	u->flushing--;
+	rc = u->err;
+	pthread_mutex_unlock(&u->lock);
+	return rc;
+}
+
+int uploader_upload(struct uploader *u, int64_t timeout_ms)
+{
+	struct timespec ts;
+	int rc = 0;
+
+	deadline_after(&ts, timeout_ms);
+	pthread_mutex_lock(&u->lock);
+	u->upload_req = 1;
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	pthread_mutex_lock(&u->lock);
+	while (!u->err && !u->upload_done && rc == 0)
+		rc = pthread_cond_timedwait(&u->cond, &u->lock, &ts) == ETIMEDOUT ? -ETIMEDOUT : 0;
+	if (u->err)
+		rc = u->err;
+	else if (u->upload_done)
+		rc = 0;
+	pthread_mutex_unlock(&u->lock);
+	return rc;
+}
+
+int uploader_close(struct uploader *u, int64_t drain_ms)
+{
+	size_t i;
+	int rc;
+
+	pthread_mutex_lock(&u->lock);
+	u->stopping = 1;
+	u->drain_until = now_ms() + drain_ms;
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	pthread_join(u->thread, NULL);
+	rc = u->err;
+	/* Only a thread that died early could leave references here. */
+	for (i = 0; i < u->bq_len; i++)
+		u->host->buf_put(u->bq[(u->bq_head + i) % u->bq_cap]);
+	part_cutter_destroy(&u->cut);
+	compressor_free(u->comp);
+	curl_multi_cleanup(u->multi);
+	pthread_cond_destroy(&u->cond);
+	pthread_mutex_destroy(&u->lock);
+	free(u->prologue);
+	free(u->next_key_base);
+	free(u->bq);
+	free(u->key_base);
+	free(u);
+	return rc;
+}
+
+void uploader_stats(struct uploader *u, struct perfsink_sink_stats *out)
+{
+	pthread_mutex_lock(&u->lock);
+	*out = u->st;
+	pthread_mutex_unlock(&u->lock);
+}

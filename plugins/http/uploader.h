@@ -1,0 +1,47 @@
+/*
+ * The uploader: the http sink's own thread, which turns buffers into parts,
+ * uploads them with curl's multi interface (one transfer at a time, in seq
+ * order), retries with backoff, spools and drops per the overflow policy.
+ *
+ * THREADS.  uploader_* functions other than the thread itself are called
+ * from the engine thread (the sink ops).  They share the fields under
+ * `lock` with the thread; everything else in struct uploader (cutter, part
+ * queue, transfer, spool) belongs to the thread once it runs.
+ */
+#ifndef HTTP_UPLOADER_H
+#define HTTP_UPLOADER_H
+#include <perfsink/sink.h>
+#include <pthread.h>
+#include <stdint.h>
+
+struct uploader;
+struct http_conf;
+struct spool;
+
+/*
+ * Start the thread, idle until uploader_start() or uploader_upload().
+ * conf and spool are owned by the caller and outlive the uploader.
+ */
+int uploader_new(const struct perfsink_instance *inst, const struct http_conf *conf,
+		 struct spool *spool, struct uploader **out);
+/*
+ * Begin a stream, at start or at a rotation (after a barrier): its parts go
+ * under {s->host_name}/{session}, numbered from 0; prologue (pipe header
+ * bytes, copied) is part 0.
+ */
+int uploader_start(struct uploader *u, const struct perfsink_stream *s, const char *session,
+		   const uint8_t *prologue, size_t len);
+/* Queue one buffer (a reference is taken); blocks only with overflow = block. */
+int uploader_write(struct uploader *u, struct perfsink_buf *buf);
+/* Wait until every queued buffer is in a part; returns the fatal error, if any. */
+int uploader_barrier(struct uploader *u);
+/* Send the spool's backlog; wait at most timeout_ms. 0, -ETIMEDOUT, or the fatal error. */
+int uploader_upload(struct uploader *u, int64_t timeout_ms);
+/*
+ * Seal the last part, keep sending for at most drain_ms, spool the rest,
+ * stop the thread and free u.  Returns the fatal error, if any.
+ */
+int uploader_close(struct uploader *u, int64_t drain_ms);
+void uploader_stats(struct uploader *u, struct perfsink_sink_stats *out);
+
+#endif

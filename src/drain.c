@@ -1,0 +1,173 @@
+/* Rings to pooled buffers to sinks: the hot path of the engine. */
+#include <errno.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/perf_event.h>
+#include "engine_priv.h"
+#include "pool.h"
+#include "record.h"
+#include "ring.h"
+
+int dispatch(struct engine *e, struct psbuf *b)
+{
+	b->pub.seq = e->seq++;
+	e->buffers++;
+	int r = sinkset_write(&e->ss, &b->pub);
+	psbuf_put(&b->pub);
+	if (r < 0 && !e->error)
+		e->error = r;
+	return r;
+}
+
+int dispatch_bytes(struct engine *e, const struct bytes *recs)
+{
+	if (recs->err)
+		return recs->err;
+	if (recs->len == 0)
+		return 0;
+	struct psbuf *b = heapbuf_new(recs->len);
+	if (!b)
+		return -ENOMEM;
+	memcpy(b->mem, recs->p, recs->len);
+	b->pub.len = recs->len;
+	b->pub.kind = PERFSINK_BUF_SYNTH;
+	b->pub.cpu = -1;
+	return dispatch(e, b);
+}
+
+/* Count samples and kernel-reported loss; track the sample time range. */
+static void scan_records(struct engine *e, const uint8_t *p, size_t len)
+{
+	size_t off = 0;
+	while (off + sizeof(struct perf_event_header) <= len) {
+		const struct perf_event_header *h = (const void *)(p + off);
+		if (h->size < sizeof(*h) || off + h->size > len)
+			break;
+		if (h->type == PERF_RECORD_SAMPLE && h->size >= e->time_off + 8) {
+			struct perfsink_stream_priv *sp = CUR_PRIV(e);
+			uint64_t t;
+			memcpy(&t, p + off + e->time_off, sizeof(t));
+			if (!sp->samples || t < sp->first_sample_time)
+				sp->first_sample_time = t;
+			if (t > sp->last_sample_time)
+				sp->last_sample_time = t;
+			sp->samples++;
+			e->samples++;
+		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
+			uint64_t lost;
+			memcpy(&lost, p + off + 16, sizeof(lost));
+			e->lost_records++;
+			e->lost_in_records += lost;
+		}
+		off += h->size;
+	}
+}
+
+/*
+ * One pass over every ring.  Each ring is copied and released at once;
+ * the buffers go out after the pass so the last one can carry the
+ * FINISHED_ROUND that tells perf every ring was drained up to here.
+ */
+/* Copy one ring into a pooled buffer: NULL when it had nothing. */
+static struct psbuf *read_ring(struct engine *e, unsigned c)
+{
+	struct ring *r = &e->rings[c];
+	if (!r->overwrite && !ring_ready(r))
+		return NULL;
+	struct psbuf *b = pool_get(e->pools[c]); /* waits while sinks hold them all */
+	size_t n;
+	if (r->overwrite) {
+		/* The kernel must not write while the newest records are copied. */
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
+		n = ring_read_backward(r, b->mem, b->cap - ROUND_BYTES);
+		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
+	} else {
+		n = ring_read(r, b->mem, b->cap - ROUND_BYTES);
+	}
+	if (!n) {
+		psbuf_put(&b->pub);
+		return NULL;
+	}
+	b->pub.len = n;
+	b->pub.kind = PERFSINK_BUF_RING;
+	b->pub.cpu = r->cpu;
+	e->ring_bytes += n;
+	e->seg_bytes += n;
+	scan_records(e, b->mem, n);
+	return b;
+}
+
+int drain_pass(struct engine *e)
+{
+	struct psbuf *batch[e->nr_rings];
+	unsigned k = 0;
+	for (unsigned c = 0; c < e->nr_rings; c++) {
+		struct psbuf *b = read_ring(e, c);
+		if (b)
+			batch[k++] = b;
+	}
+	if (!k)
+		return 0;
+	/* A size or time cut waits for data, so no output is left empty. */
+	if (e->rotation_pending) {
+		e->rotation_pending = false;
+		if (next_segment(e) < 0) {
+			for (unsigned i = 0; i < k; i++)
+				psbuf_put(&batch[i]->pub);
+			return -EPIPE;
+		}
+	}
+	struct psbuf *last = batch[k - 1];
+	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = ROUND_BYTES };
+	memcpy(last->mem + last->pub.len, &round, sizeof(round));
+	last->pub.len += ROUND_BYTES;
+	last->pub.tail_round = ROUND_BYTES;
+	e->passes++;
+	int ret = 0;
+	for (unsigned i = 0; i < k; i++) {
+		int r = dispatch(e, batch[i]);
+		if (r < 0 && !ret)
+			ret = r;
+	}
+	return ret ? ret : (int)k;
+}
+
+int drain_all(struct engine *e)
+{
+	int r;
+	/* Bounded: a ring that keeps filling cannot hold the exit forever. */
+	for (int i = 0; i < 64; i++) {
+		r = drain_pass(e);
+		if (r <= 0)
+			return r;
+	}
+	return 0;
+}
+
+/* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
+int lost_samples_records(struct engine *e)
+{
+	struct ps_evlist *evl = &e->evl;
+	struct bytes b;
+	bytes_init(&b);
+	for (unsigned ev = 0; ev < evl->nr; ev++) {
+		for (unsigned c = 0; c < evl->nr_cpus; c++) {
+			for (unsigned t = 0; t < evl->nr_threads; t++) {
+				int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
+				uint64_t v[3]; /* value, id, lost */
+				if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v) || !v[2])
+					continue;
+				e->lost_samples += v[2];
+				size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
+				bytes_u64(&b, v[2]);
+				struct ps_sample_id sid = { .id = v[1], .cpu = (uint32_t)evl->cpus[c] };
+				record_end(&b, at, evl, &sid);
+			}
+		}
+	}
+	int r = dispatch_bytes(e, &b);
+	bytes_free(&b);
+	return r;
+}
+

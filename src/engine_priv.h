@@ -1,0 +1,91 @@
+/*
+ * The engine's state, shared by its parts: engine.c (setup, loop, exit),
+ * drain.c (rings to buffers to sinks), segment.c (synthesized records,
+ * rotation, flight-recorder dumps).  Engine thread only.
+ */
+#ifndef PS_ENGINE_PRIV_H
+#define PS_ENGINE_PRIV_H
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <time.h>
+#include <perfsink/sink.h>
+#include "bytes.h"
+#include "evlist.h"
+#include "sinkset.h"
+#include "stream.h"
+#include "workload.h"
+
+struct record_opts;
+struct ring;
+struct pool;
+struct psbuf;
+
+#define ROUND_BYTES 8
+#define POLL_MS 100
+
+struct engine {
+	const struct record_opts *o;
+	struct ps_evlist evl;
+	struct ring *rings;
+	struct pool **pools;
+	unsigned nr_rings;
+	struct pollfd *pfds;        /* rings, then the signal pipe */
+	struct sinkset ss;
+	/* Two streams: rotate() finishes the old one while the next begins. */
+	struct perfsink_stream streams[2];
+	struct perfsink_stream_priv privs[2];
+	unsigned cur;
+	uint64_t seg_bytes;         /* ring bytes in the current segment */
+	int64_t seg_start_ns;       /* CLOCK_MONOTONIC */
+	bool rotate_requested;      /* SIGUSR2 */
+	bool rotation_pending;      /* size or time reached: cut before the next data */
+	struct bytes tail_synth;    /* --overwrite: latest records of the target */
+	const char **names;
+	struct bytes tracing;
+	struct workload wl;
+	bool child_done;
+	int child_status;
+	uint64_t seq;
+	unsigned time_off;          /* offset of TIME in a SAMPLE record */
+	struct timespec t0;
+	char session[40];
+	char hostname[65];
+	/* counters for the summary */
+	uint64_t wakeups, passes, samples, lost_records, lost_in_records, lost_samples;
+	uint64_t ring_bytes, buffers, rotations;
+	int error;                  /* first runtime error (negative errno) */
+};
+
+#define CUR_STREAM(e) (&(e)->streams[(e)->cur])
+#define CUR_PRIV(e) (&(e)->privs[(e)->cur])
+
+int64_t now_ns(clockid_t clk);
+
+/* drain.c */
+/* Hand one buffer to every sink and drop the engine's reference. */
+int dispatch(struct engine *e, struct psbuf *b);
+/* Records built by the engine, as one buffer. */
+int dispatch_bytes(struct engine *e, const struct bytes *recs);
+/* One pass over every ring, ended by FINISHED_ROUND; >0 buffers, 0 none, <0 a sink failed. */
+int drain_pass(struct engine *e);
+/* Passes until the rings are empty (bounded). */
+int drain_all(struct engine *e);
+/* LOST_SAMPLES from the kernel's per-event counts, as perf 6.1 writes them. */
+int lost_samples_records(struct engine *e);
+
+/* segment.c */
+/* Kernel MMAP, the target's tasks, FINISHED_INIT; initial: before the workload runs. */
+int synthesize(struct engine *e, bool initial);
+/* --overwrite with one task: refresh the snapshot of its maps. */
+void refresh_tail_synth(struct engine *e);
+/* Finish the current output and begin the next (no drain). */
+int next_segment(struct engine *e);
+/* SIGUSR2: a full pass, then next_segment. */
+int rotate_segment(struct engine *e);
+/* --overwrite: the rings' newest data with the records to read it. */
+int dump_rings(struct engine *e);
+/* --switch-output size or time reached. */
+bool rotation_due(struct engine *e);
+
+#endif
