@@ -18,11 +18,11 @@
 #include "config_file.h"
 #include "opts.h"
 #include "plugin.h"
+#include "config_priv.h"
 #include "value_parse.h"
 
 #define CONFIG_MAX_LINE 4096   /* characters of one line, newline excluded */
 #define SECTION_NAME_MAX 49    /* inih keeps 50 bytes of a section name */
-#define ERR_MAX 1024
 #define DEFAULT_FILE_NAME "(built-in default config)"
 #define SINK_PREFIX "sink."
 
@@ -84,17 +84,6 @@ cfg_error(struct cfg_parse *st, int line, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* '_' and '-' are the same in key names. */
-static int key_eq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		char ca = *a == '_' ? '-' : *a, cb = *b == '_' ? '-' : *b;
-
-		if (ca != cb)
-			return 0;
-	}
-	return *a == *b;
-}
 
 static const struct raw_kv *kv_find(const struct raw_kv *kv, unsigned n, const char *key)
 {
@@ -357,196 +346,13 @@ static int cfg_parse_run(struct cfg_parse *st)
 	return st->failed ? -EINVAL : 0;
 }
 
-/* ---------------------------------------------------------- key values */
-
-static void range_text(char *buf, size_t len, int64_t min, int64_t max, const char *unit)
-{
-	if (max)
-		snprintf(buf, len, "from %" PRId64 " to %" PRId64 "%s", min, max, unit);
-	else
-		snprintf(buf, len, "from %" PRId64 "%s", min, unit);
-}
-
-static int unsigned_in_range(const struct perfsink_key *k, const char *text, uint64_t v,
-			     const char *unit, struct perfsink_value *out, char *err, size_t errlen)
-{
-	char range[96];
-
-	if (v > INT64_MAX || (int64_t)v < k->min || (k->max && (int64_t)v > k->max)) {
-		range_text(range, sizeof(range), k->min, k->max, unit);
-		snprintf(err, errlen, "'%s' is out of range; accepted: %s", text, range);
-		return -EINVAL;
-	}
-	out->num = (int64_t)v;
-	return 0;
-}
-
-static void choices_text(char *buf, size_t len, const char *choices)
-{
-	size_t j = 0;
-
-	for (const char *c = choices; *c && j + 3 < len; c++) {
-		if (*c == '|') {
-			buf[j++] = ',';
-			buf[j++] = ' ';
-		} else {
-			buf[j++] = *c;
-		}
-	}
-	buf[j] = '\0';
-}
-
-int config_parse_value(const struct perfsink_key *k, const char *text,
-		       struct perfsink_value *v, char *err, size_t errlen)
-{
-	char buf[256];
-	uint64_t u;
-	bool b;
-	int idx;
-
-	v->str = text;
-	v->num = 0;
-	switch (k->type) {
-	case PERFSINK_KEY_STRING:
-		return 0;
-	case PERFSINK_KEY_PATH:
-		if (*text)
-			return 0;
-		snprintf(err, errlen, "empty path");
-		return -EINVAL;
-	case PERFSINK_KEY_INT:
-		if (!parse_int(text, k->min, k->max ? k->max : INT64_MAX, &v->num))
-			return 0;
-		range_text(buf, sizeof(buf), k->min, k->max, "");
-		snprintf(err, errlen, "'%s' is not an integer %s (decimal or 0x hex)", text, buf);
-		return -EINVAL;
-	case PERFSINK_KEY_SIZE:
-		if (!parse_size(text, &u))
-			return unsigned_in_range(k, text, u, " bytes", v, err, errlen);
-		snprintf(err, errlen, "'%s' is not a size; give bytes with an optional K, M, G or "
-			 "T suffix (e.g. 4096, 16K, 2M)", text);
-		return -EINVAL;
-	case PERFSINK_KEY_DURATION:
-		if (!parse_duration_ms(text, &u))
-			return unsigned_in_range(k, text, u, " ms", v, err, errlen);
-		snprintf(err, errlen, "'%s' is not a duration; give a number with an optional "
-			 "unit ms, s, m or h (e.g. 250ms, 10s, 1.5m; no unit: seconds)", text);
-		return -EINVAL;
-	case PERFSINK_KEY_BOOL:
-		if (!parse_bool(text, &b)) {
-			v->num = b;
-			return 0;
-		}
-		snprintf(err, errlen, "'%s' is not a boolean; accepted: true, false, yes, no, "
-			 "on, off, 1, 0", text);
-		return -EINVAL;
-	case PERFSINK_KEY_ENUM:
-		idx = parse_enum(text, k->choices);
-		if (idx >= 0) {
-			v->num = idx;
-			return 0;
-		}
-		choices_text(buf, sizeof(buf), k->choices);
-		snprintf(err, errlen, "'%s' is not accepted; accepted: %s", text, buf);
-		return -EINVAL;
-	}
-	snprintf(err, errlen, "key type %d is unknown", (int)k->type);
-	return -EINVAL;
-}
-
 /* ------------------------------------------------------------ sinks */
 
-static unsigned keys_count(const struct perfsink_key *keys)
-{
-	unsigned n = 0;
 
-	while (keys[n].name)
-		n++;
-	return n;
-}
-
-static void sink_conf_clear(struct sink_conf *s)
-{
-	for (unsigned i = 0; s->values && i < s->nr_values; i++)
-		free((char *)s->values[i].str);
-	free(s->values);
-	free(s->name);
-	free(s->where);
-	plugin_unload(s->plugin);
-	memset(s, 0, sizeof(*s));
-}
-
-/* Store text as value i of s (copied). */
-static int sink_value_set(struct sink_conf *s, unsigned i, const char *text, int set,
-			  char *why, size_t whylen)
-{
-	const struct perfsink_key *k = &s->plugin->ops->keys[i];
-	struct perfsink_value v;
-	char *copy;
-
-	if (config_parse_value(k, text, &v, why, whylen))
-		return -EINVAL;
-	copy = strdup(text);
-	if (!copy) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	free((char *)s->values[i].str);
-	s->values[i].str = copy;
-	s->values[i].num = v.num;
-	s->values[i].set = set;
-	return 0;
-}
-
-/* A new instance of plugin p with every key at its default; takes p. */
-static int sink_conf_init(struct sink_conf *s, const char *name, struct plugin *p,
-			  const char *where, char *why, size_t whylen)
-{
-	memset(s, 0, sizeof(*s));
-	s->plugin = p;
-	s->name = strdup(name);
-	s->where = strdup(where);
-	s->nr_values = keys_count(p->ops->keys);
-	s->values = calloc(s->nr_values + 1, sizeof(*s->values));
-	if (!s->name || !s->where || !s->values) {
-		snprintf(why, whylen, "out of memory");
-		return -ENOMEM;
-	}
-	for (unsigned i = 0; i < s->nr_values; i++) {
-		const struct perfsink_key *k = &p->ops->keys[i];
-
-		if (k->def && sink_value_set(s, i, k->def, 0, why, whylen)) {
-			char inner[128];
-
-			snprintf(inner, sizeof(inner), "%.127s", why);
-			snprintf(why, whylen, "key '%s': plugin %s has a bad default: %s",
-				 k->name, p->ops->name, inner);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-/* Name of the first required key still unset, or NULL. */
-static const char *sink_missing_key(const struct sink_conf *s)
-{
-	for (unsigned i = 0; i < s->nr_values; i++)
-		if (!s->values[i].str)
-			return s->plugin->ops->keys[i].name;
-	return NULL;
-}
-
-static int key_index(const struct perfsink_key *keys, const char *name)
-{
-	for (int i = 0; keys[i].name; i++)
-		if (key_eq(keys[i].name, name))
-			return i;
-	return -1;
-}
 
 static void keys_text(char *buf, size_t len, const struct perfsink_key *keys)
 {
-	snprintf(buf, len, "plugin, on_error");
+	snprintf(buf, len, "plugin, on_error, rotate");
 	for (unsigned i = 0; keys[i].name; i++)
 		snprintf(buf + strlen(buf), len - strlen(buf), ", %s", keys[i].name);
 }
@@ -568,6 +374,16 @@ static int sink_key_apply(struct cfg_parse *st, struct sink_conf *s, const struc
 			return -EINVAL;
 		}
 		s->on_error = oe ? ON_ERROR_DETACH : ON_ERROR_STOP;
+		return 0;
+	}
+	if (key_eq(kv->key, "rotate")) {
+		bool b;
+		if (parse_bool(kv->value, &b)) {
+			cfg_error(st, kv->line, "[%s], key '%s': '%s' is not a boolean; accepted: true, "
+				  "false, yes, no, on, off, 1, 0", what, kv->key, kv->value);
+			return -EINVAL;
+		}
+		s->no_rotate = !b;
 		return 0;
 	}
 	i = key_index(s->plugin->ops->keys, kv->key);
@@ -686,139 +502,6 @@ int config_load(struct config *c, const char *path, struct record_opts *o,
 		config_free(c);
 	}
 	cfg_parse_free(&st);
-	return ret ? -EINVAL : 0;
-}
-
-/* --------------------------------------------------------- selection */
-
-static struct sink_conf *sink_by_name(struct config *c, const char *name)
-{
-	for (unsigned i = 0; i < c->nr_sinks; i++)
-		if (c->sinks[i].name && !strcmp(c->sinks[i].name, name))
-			return &c->sinks[i];
-	return NULL;
-}
-
-/* --sink NAME that is not an instance: a default instance of plugin NAME. */
-static int sink_from_plugin(const char *name, const char *plugin_dir, struct sink_conf *s,
-			    char *err, size_t errlen)
-{
-	char why[ERR_MAX / 2];
-	struct plugin *p;
-	const char *missing;
-	int ret;
-
-	ret = plugin_load(name, plugin_dir, &p, why, sizeof(why));
-	if (ret == -ENOENT && !strchr(name, '/')) {
-		snprintf(err, errlen, "--sink '%s': no such sink instance or plugin", name);
-		return -EINVAL;
-	}
-	if (ret) {
-		snprintf(err, errlen, "--sink '%s': %s", name, why);
-		return -EINVAL;
-	}
-	if (sink_conf_init(s, p->ops->name, p, "--sink", why, sizeof(why))) {
-		snprintf(err, errlen, "--sink '%s': %s", name, why);
-		return -EINVAL;
-	}
-	missing = sink_missing_key(s);
-	if (missing) {
-		snprintf(err, errlen, "--sink '%s': plugin %s requires key '%s'; configure it in "
-			 "a [sink.NAME] section", name, p->ops->name, missing);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int name_seen(char *const *names, unsigned n, const char *name)
-{
-	for (unsigned i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
-			return 1;
-	return 0;
-}
-
-/* Replace c->sinks by the instances named in o->sinks, in that order. */
-static int sinks_select(struct config *c, const struct record_opts *o, char *err, size_t errlen)
-{
-	struct sink_conf *sel = calloc(o->nr_sinks + 1, sizeof(*sel));
-	unsigned n = 0;
-	int ret = 0;
-
-	if (!sel)
-		return -ENOMEM;
-	for (unsigned i = 0; !ret && i < o->nr_sinks; i++) {
-		struct sink_conf *s = sink_by_name(c, o->sinks[i]);
-
-		if (name_seen(o->sinks, i, o->sinks[i]))
-			continue; /* --sink x --sink x */
-		if (s) {
-			sel[n] = *s;
-			memset(s, 0, sizeof(*s)); /* moved */
-		} else {
-			ret = sink_from_plugin(o->sinks[i], o->plugin_dir, &sel[n], err, errlen);
-		}
-		n++;
-		for (unsigned j = 0; !ret && j + 1 < n; j++) {
-			if (!strcmp(sel[j].name, sel[n - 1].name)) {
-				snprintf(err, errlen, "--sink '%s': a sink instance named '%s' is "
-					 "already selected", o->sinks[i], sel[n - 1].name);
-				ret = -EINVAL;
-			}
-		}
-	}
-	for (unsigned i = 0; i < c->nr_sinks; i++)
-		sink_conf_clear(&c->sinks[i]);
-	free(c->sinks);
-	c->sinks = sel;
-	c->nr_sinks = n;
-	return ret;
-}
-
-static int output_apply(struct config *c, const char *output, char *err, size_t errlen)
-{
-	struct sink_conf *target = NULL;
-	char names[ERR_MAX / 2] = "", why[ERR_MAX / 2];
-	unsigned nfile = 0;
-	int k;
-
-	for (unsigned i = 0; i < c->nr_sinks; i++) {
-		if (!(c->sinks[i].plugin->ops->flags & PERFSINK_SINK_WRITES_FILES))
-			continue;
-		target = &c->sinks[i];
-		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
-			 nfile++ ? ", " : "", target->name);
-	}
-	if (nfile != 1) {
-		if (nfile)
-			snprintf(err, errlen, "-o '%s': several selected sinks write files (%s); set "
-				 "'path' in their sections or select one with --sink", output, names);
-		else
-			snprintf(err, errlen, "-o '%s': no selected sink writes files", output);
-		return -EINVAL;
-	}
-	k = key_index(target->plugin->ops->keys, "path");
-	if (sink_value_set(target, (unsigned)k, output, 1, why, sizeof(why))) {
-		snprintf(err, errlen, "-o '%s': %s", output, why);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-int config_select(struct config *c, const struct record_opts *o, char *err, size_t errlen)
-{
-	int ret = 0;
-
-	if (o->nr_sinks)
-		ret = sinks_select(c, o, err, errlen);
-	if (ret == -ENOMEM)
-		snprintf(err, errlen, "out of memory");
-	if (!ret && !c->nr_sinks) {
-		snprintf(err, errlen, "no sink configured; add a [sink.NAME] section");
-		ret = -EINVAL;
-	}
-	if (!ret && o->output)
-		ret = output_apply(c, o->output, err, errlen);
 	return ret ? -EINVAL : 0;
 }
 

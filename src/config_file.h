@@ -31,6 +31,7 @@ struct sink_conf {
 	struct perfsink_value *values; /* one per plugin key */
 	unsigned nr_values;
 	enum on_error on_error;
+	int no_rotate;                /* rotate = false: one output for the whole run */
 	char *where;                  /* "FILE:LINE" of the section, for messages */
 };
 

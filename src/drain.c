@@ -30,6 +30,7 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 	if (!b)
 		return -ENOMEM;
 	memcpy(b->mem, recs->p, recs->len);
+	dso_set_scan(&e->dsos, recs->p, recs->len);
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
 	b->pub.cpu = -1;
@@ -37,7 +38,7 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 }
 
 /* Count samples and kernel-reported loss; track the sample time range. */
-static void scan_records(struct engine *e, const uint8_t *p, size_t len)
+static void scan_records(struct engine *e, struct ring *r, const uint8_t *p, size_t len)
 {
 	size_t off = 0;
 	while (off + sizeof(struct perf_event_header) <= len) {
@@ -53,12 +54,21 @@ static void scan_records(struct engine *e, const uint8_t *p, size_t len)
 			if (t > sp->last_sample_time)
 				sp->last_sample_time = t;
 			sp->samples++;
+			struct perfsink_stream_priv *wp = &e->whole_priv;
+			if (!wp->samples || t < wp->first_sample_time)
+				wp->first_sample_time = t;
+			if (t > wp->last_sample_time)
+				wp->last_sample_time = t;
+			wp->samples++;
 			e->samples++;
+		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
+			dso_set_scan(&e->dsos, p + off, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
 			uint64_t lost;
 			memcpy(&lost, p + off + 16, sizeof(lost));
 			e->lost_records++;
 			e->lost_in_records += lost;
+			r->lost += lost;
 		}
 		off += h->size;
 	}
@@ -94,7 +104,7 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	b->pub.cpu = r->cpu;
 	e->ring_bytes += n;
 	e->seg_bytes += n;
-	scan_records(e, b->mem, n);
+	scan_records(e, r, b->mem, n);
 	return b;
 }
 
@@ -171,3 +181,11 @@ int lost_samples_records(struct engine *e)
 	return r;
 }
 
+
+void build_ids_update(struct engine *e)
+{
+	if (dso_set_build_ids(&e->dsos, &e->build_ids) == 0) {
+		CUR_PRIV(e)->build_ids = &e->build_ids;
+		e->whole_priv.build_ids = &e->build_ids;
+	}
+}

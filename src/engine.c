@@ -216,6 +216,11 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		.flags = flags,
 	};
 	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
+	e->whole_priv = e->privs[0];
+	e->whole = e->streams[0];
+	e->whole.priv = &e->whole_priv;
+	e->whole.flags &= ~PERFSINK_STREAM_ROTATING;
+	e->whole.max_files = 0;
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	e->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	return 0;
@@ -318,9 +323,16 @@ static void print_summary(struct engine *e)
 	uint64_t lost = e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records;
 	if (lost) {
 		double pct = 100.0 * (double)lost / (double)(lost + e->samples);
-		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%) in %llu LOST records: the rings "
-			"filled up; try a larger -m, a lower -F, or fewer events ]",
-			(unsigned long long)lost, pct, (unsigned long long)e->lost_records);
+		char per_cpu[256] = "";
+		size_t k = 0;
+		for (unsigned c = 0; c < e->nr_rings && k < sizeof(per_cpu); c++)
+			if (e->rings[c].lost)
+				k += (size_t)snprintf(per_cpu + k, sizeof(per_cpu) - k, "%sCPU %d: %llu",
+						      k ? ", " : "; by ring, ", e->rings[c].cpu,
+						      (unsigned long long)e->rings[c].lost);
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%) in %llu LOST records%s: the rings "
+			"filled up; try a larger -m, a lower -F, fewer events, or -r ]",
+			(unsigned long long)lost, pct, (unsigned long long)e->lost_records, per_cpu);
 	} else {
 		pr_info("[ perfsink record: lost 0 samples ]");
 	}
@@ -343,6 +355,8 @@ static void engine_free(struct engine *e)
 	evlist_free(&e->evl);
 	bytes_free(&e->tracing);
 	bytes_free(&e->tail_synth);
+	bytes_free(&e->build_ids);
+	dso_set_free(&e->dsos);
 	free(e->names);
 }
 
@@ -391,7 +405,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
 		goto fail;
 	}
-	if (sinkset_start(&e->ss, CUR_STREAM(e)) < 0 || (!o->overwrite && synthesize(e, true) < 0)) {
+	if (sinkset_start(&e->ss, CUR_STREAM(e), &e->whole) < 0 || (!o->overwrite && synthesize(e, true) < 0)) {
 		err[0] = '\0'; /* the sink said why */
 		r = -EPIPE;
 		goto fail;
@@ -414,6 +428,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		drain_all(e);
 	lost_samples_records(e);
 	sinkset_barrier(&e->ss);
+	build_ids_update(e);
 	if (e->error && err[0])
 		pr_err("%s", err);
 	if (log_verbosity() >= 0)

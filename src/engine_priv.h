@@ -11,6 +11,7 @@
 #include <time.h>
 #include <perfsink/sink.h>
 #include "bytes.h"
+#include "dso_set.h"
 #include "evlist.h"
 #include "sinkset.h"
 #include "stream.h"
@@ -36,11 +37,16 @@ struct engine {
 	struct perfsink_stream streams[2];
 	struct perfsink_stream_priv privs[2];
 	unsigned cur;
+	/* What sinks with rotate = false see: one output for the whole run. */
+	struct perfsink_stream whole;
+	struct perfsink_stream_priv whole_priv;
 	uint64_t seg_bytes;         /* ring bytes in the current segment */
 	int64_t seg_start_ns;       /* CLOCK_MONOTONIC */
 	bool rotate_requested;      /* SIGUSR2 */
 	bool rotation_pending;      /* size or time reached: cut before the next data */
 	struct bytes tail_synth;    /* --overwrite: latest records of the target */
+	struct dso_set dsos;        /* every file mapped, for BUILD_ID */
+	struct bytes build_ids;     /* BUILD_ID payload of the output being finished */
 	const char **names;
 	struct bytes tracing;
 	struct workload wl;
@@ -73,6 +79,9 @@ int drain_pass(struct engine *e);
 int drain_all(struct engine *e);
 /* LOST_SAMPLES from the kernel's per-event counts, as perf 6.1 writes them. */
 int lost_samples_records(struct engine *e);
+
+/* Read the build-ids of the DSOs seen and point the current output at them. */
+void build_ids_update(struct engine *e);
 
 /* segment.c */
 /* Kernel MMAP, the target's tasks, FINISHED_INIT; initial: before the workload runs. */

@@ -160,6 +160,13 @@ static int write_tracing_data(struct bytes *b, const struct perfsink_stream *s,
 	return 0;
 }
 
+static int write_build_id(struct bytes *b, const struct perfsink_stream *s,
+			  const struct perfsink_compression *comp)
+{
+	bytes_add(b, s->priv->build_ids->p, s->priv->build_ids->len);
+	return 0;
+}
+
 static int write_hostname(struct bytes *b, const struct perfsink_stream *s,
 			  const struct perfsink_compression *comp)
 {
@@ -402,15 +409,22 @@ static bool has_tracing_data(const struct perfsink_stream *s,
 	return evl && evl->has_tracepoint && s->priv->tracing_data && s->priv->tracing_data->len;
 }
 
+static bool has_build_ids(const struct perfsink_stream *s,
+			  const struct perfsink_compression *comp)
+{
+	return s->priv && s->priv->build_ids && s->priv->build_ids->len;
+}
+
 static bool has_compression(const struct perfsink_stream *s,
 			    const struct perfsink_compression *comp)
 {
 	return comp != NULL;
 }
 
-/* In bit order.  A new feature (BUILD_ID, ...) is one more line here. */
+/* In bit order.  A new feature is one more line here. */
 static const struct feature features[] = {
 	{ FEAT_TRACING_DATA, false, has_tracing_data, write_tracing_data },
+	{ FEAT_BUILD_ID, false, has_build_ids, write_build_id },
 	{ FEAT_HOSTNAME, true, NULL, write_hostname },
 	{ FEAT_OSRELEASE, true, NULL, write_osrelease },
 	{ FEAT_VERSION, true, NULL, write_version },

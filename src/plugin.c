@@ -89,7 +89,7 @@ static int key_check(const struct perfsink_key *k, const char *path, char *err, 
 		snprintf(err, errlen, "%s: enum key '%s' has no choices", path, k->name);
 		return -EINVAL;
 	}
-	if (!strcmp(k->name, "plugin") || !strcmp(k->name, "on_error")) {
+	if (!strcmp(k->name, "plugin") || !strcmp(k->name, "on_error") || !strcmp(k->name, "rotate")) {
 		snprintf(err, errlen, "%s: key '%s' is reserved for the core", path, k->name);
 		return -EINVAL;
 	}

@@ -18,6 +18,7 @@ struct ring {
 	uint64_t bytes;                  /* read so far */
 	uint64_t reads;                  /* ring_read calls that returned data */
 	uint64_t overruns;               /* times head ran more than size ahead */
+	uint64_t lost;                   /* records the kernel dropped (PERF_RECORD_LOST) */
 	int overwrite;                   /* read-only, written backward by the kernel */
 	uint64_t prev;                   /* overwrite: head at the previous read */
 };

@@ -85,6 +85,7 @@ void refresh_tail_synth(struct engine *e)
 int next_segment(struct engine *e)
 {
 	unsigned nx = !e->cur;
+	build_ids_update(e); /* for the output being finished */
 	e->privs[nx] = *CUR_PRIV(e);
 	e->privs[nx].samples = e->privs[nx].first_sample_time = e->privs[nx].last_sample_time = 0;
 	e->streams[nx] = *CUR_STREAM(e);

@@ -76,11 +76,12 @@ static void fail(struct sinkset *ss, struct sink_inst *si, int err)
 	}
 }
 
-int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s)
+int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s,
+		  const struct perfsink_stream *whole)
 {
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
-		int r = si->ops->start(si->ctx, s);
+		int r = si->ops->start(si->ctx, si->conf->no_rotate ? whole : s);
 		if (r < 0)
 			fail(ss, si, r);
 	}
@@ -116,7 +117,7 @@ int sinkset_barrier(struct sinkset *ss)
 bool sinkset_can_rotate(const struct sinkset *ss, const char **which)
 {
 	for (unsigned i = 0; i < ss->n; i++) {
-		if (!ss->v[i].ops->rotate) {
+		if (!ss->v[i].conf->no_rotate && !ss->v[i].ops->rotate) {
 			*which = ss->v[i].pub.name;
 			return false;
 		}
@@ -131,7 +132,7 @@ int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next)
 		return r;
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
-		if (si->err || !si->ops->rotate)
+		if (si->err || !si->ops->rotate || si->conf->no_rotate)
 			continue;
 		int e = si->ops->rotate(si->ctx, next);
 		if (e < 0)

@@ -29,12 +29,17 @@ extern const struct perfsink_host sinkset_host;
 
 /* open() every instance; on failure closes those opened and returns the error. */
 int sinkset_open(struct sinkset *ss, const struct config *c);
-int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s);
+/*
+ * start() every instance: with s, or with whole for instances that do not
+ * rotate (rotate = false), whose one output spans the whole run.
+ */
+int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s,
+		  const struct perfsink_stream *whole);
 /* Hand buf to every live instance.  Returns -EPIPE once a stop-instance failed. */
 int sinkset_write(struct sinkset *ss, struct perfsink_buf *buf);
 int sinkset_barrier(struct sinkset *ss);
 int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next);
-/* Whether every instance can rotate; names the first that cannot. */
+/* Whether every instance that rotates can; names the first that cannot. */
 bool sinkset_can_rotate(const struct sinkset *ss, const char **which);
 /* close() every opened instance; returns the first error. */
 int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum);

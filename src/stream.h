@@ -16,6 +16,7 @@ struct perfsink_stream_priv {
 	int argc;                 /* perfsink's own command line, for CMDLINE */
 	char *const *argv;
 	const struct bytes *tracing_data; /* TRACING_DATA blob; len 0 without tracepoints */
+	const struct bytes *build_ids;    /* BUILD_ID payload (dso_set); NULL or len 0: none */
 	/* Updated by the engine as data passes, per segment. */
 	uint64_t samples;
 	uint64_t first_sample_time, last_sample_time;

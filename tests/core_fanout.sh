@@ -18,7 +18,7 @@ path = $T/two.data
 INI
 "$PERFSINK" record --config two.ini -g -- "$WORKLOAD" cpu 500 >/dev/null 2>err
 check "fan-out run exits 0" [ $? -eq 0 ] || show err
-check "both files written" [ -s one.data ] && [ -s two.data ]
+check "both files written" [ -s one.data -a -s two.data ]
 check "files are byte-identical" cmp one.data two.data
 check "perf report reads them" perf_clean one.data
 done_testing

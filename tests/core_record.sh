@@ -2,7 +2,7 @@
 # Record the test workload with -g and read it back with the real perf.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 11
+plan 13
 cd "$T"
 
 "$PERFSINK" record -e cpu-clock -F 999 -g -- "$WORKLOAD" cpu 1500 >out 2>err
@@ -16,9 +16,14 @@ done
 "$PERF" script -i perf.data >script 2>script.err
 check "perf script shows call chains through main" grep -q 'main' script
 check "perf script with nothing on stderr" [ ! -s script.err ]
+# Build-ids from the mapped files, without a pass over the recording.
+id=$(readelf -n "$WORKLOAD" | sed -n 's/.*Build ID: *//p')
+"$PERF" buildid-list -i perf.data >ids 2>ids.err
+check "BUILD_ID names the workload with its build-id" grep -q "^$id .*workload\$" ids || show ids ids.err
+check "and the kernel" grep -q '\[kernel.kallsyms\]$' ids || show ids
 samples=$(perf_samples perf.data)
 # 1.5 s of CPU at 999 Hz: about 1500 samples (wide margin; -F is adaptive).
-check "sample count near 1500 ($samples)" [ "$samples" -gt 1000 ] && [ "$samples" -lt 2000 ]
+check "sample count near 1500 ($samples)" [ "$samples" -gt 1000 -a "$samples" -lt 2000 ]
 
 "$PERFSINK" record -q -o exit.data -- "$WORKLOAD" exit 3 2>/dev/null
 check "returns the workload's exit status" [ $? -eq 3 ]

@@ -12,7 +12,7 @@ cd "$T"
 a=$(perf_samples perf.data)
 b=$(perf_samples sink.data)
 diag "perf record: $a samples, perfsink: $b samples"
-check "both recorded samples" [ "$a" -gt 0 ] && [ "$b" -gt 0 ]
+check "both recorded samples" [ "$a" -gt 0 -a "$b" -gt 0 ]
 check "sample counts within 10%" awk -v a="$a" -v b="$b" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d * 10 <= a) }'
 perf_top perf.data 5 >top.perf
 perf_top sink.data 5 >top.sink

@@ -10,7 +10,7 @@ ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 not_ok() { tap_n=$((tap_n + 1)); tap_fail=1; echo "not ok $tap_n - $*"; }
 check() { # check DESCRIPTION COMMAND...
 	local d=$1; shift
-	if "$@"; then ok "$d"; else not_ok "$d"; fi
+	if "$@"; then ok "$d"; else not_ok "$d"; return 1; fi
 }
 
 free_port() {

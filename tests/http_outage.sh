@@ -36,8 +36,9 @@ replay_with_outage big "$T/spool"
 check "outage with room in the spool: every op returns 0" test $? = 0
 parts_cat "$T/ng/root/perf/testhost/big" > "$T/big.got"
 check "the collector has the whole stream" cmp -s "$T/big.got" "$T/big.exp"
+# Whatever curl saw first (refused, or a reset mid-request), one line says so.
 check "the outage was retried and reported once" \
-	test "$(grep -c "Couldn't connect to server; retrying" "$T/big.err")" = 1
+	test "$(grep -c "; retrying" "$T/big.err")" = 1 || sed 's/^/# /' "$T/big.err"
 check "and the recovery too" grep -q "collector reachable again" "$T/big.err"
 check "the spool is empty afterwards" test -z "$(find "$T/spool" -type f)"
 

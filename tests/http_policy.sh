@@ -7,7 +7,7 @@ command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0;
 
 T=$(mktemp -d /tmp/http_policy.XXXXXX)
 trap 'nginx_stop; rm -rf "$T"' EXIT
-echo "1..8"
+echo "1..10"
 
 make_stream "$T/s.pipe"
 P=$(free_port)
@@ -43,6 +43,30 @@ else
 	ok "# SKIP unshare -n not available"
 	ok "# SKIP unshare -n not available"
 fi
+
+# A collector that accepts connections and never answers: stall_timeout
+# ends each try, and the parts wait in the spool.
+HUNG=$(free_port)
+python3 -c '
+import socket, sys, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", int(sys.argv[1])))
+s.listen(16)
+held = []
+while True:
+    held.append(s.accept()[0])
+' "$HUNG" &
+hung_pid=$!
+wait_port "$HUNG"
+"$HTTP_DRIVER" record "$HTTP_PLUGIN" "$T/s.pipe" -s h1 url=http://127.0.0.1:$HUNG/perf \
+	spool_dir="$T/spool4" stall_timeout=1s drain_timeout=3s $COMMON >"$T/h1.out" 2>"$T/h1.err"
+check "a collector that never answers: the run ends after drain_timeout" test $? = 0
+check "the stall is detected, retried, and the parts are spooled" \
+	bash -c "grep -q 'Timeout was reached; retrying' '$T/h1.err' &&
+		test -n \"\$(find '$T/spool4' -type f)\""
+kill $hung_pid
+wait $hung_pid 2>/dev/null
 
 # block: the collector is down for 3 s at the start; nothing may be lost.
 nginx_stop

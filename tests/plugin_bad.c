@@ -2,7 +2,7 @@
  * Test sinks the loader must refuse, one per BAD_* macro: built several
  * times from this file with a different -D each.
  */
-#include "plugin_stub.h"
+#include "plugin_minimal.h"
 
 static const struct perfsink_key keys[] = {
 #ifdef BAD_KEY

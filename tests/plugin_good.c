@@ -1,5 +1,5 @@
 /* Test sink "good": writes files and has a key of every type, all with defaults. */
-#include "plugin_stub.h"
+#include "plugin_minimal.h"
 
 static const struct perfsink_key keys[] = {
 	{ "path", PERFSINK_KEY_PATH, "good.out", "output file", 0, 0, NULL },

@@ -1,5 +1,5 @@
 /* Test sink "plain": writes no files and has a required key. */
-#include "plugin_stub.h"
+#include "plugin_minimal.h"
 
 static const struct perfsink_key keys[] = {
 	{ "url", PERFSINK_KEY_STRING, NULL, "required text", 0, 0, NULL },

@@ -69,7 +69,7 @@ static char *load(struct fixture *f, const char *text, int *ret)
 static const struct { const char *text; int line; const char *why; } bad_configs[] = {
 	{ "[bogus]\n", 1, "unknown section [bogus]; accepted: [record], [sink.NAME]" },
 	{ "# comment\n[sink.a]\nplugin = plugin_good\nnope = 1\n", 4,
-	  "[sink.a], key 'nope': unknown key for plugin good; accepted: plugin, on_error, path" },
+	  "[sink.a], key 'nope': unknown key for plugin good; accepted: plugin, on_error, rotate, path" },
 	{ "[sink.a]\nplugin = plugin_good\ncount = 11\n", 3,
 	  "[sink.a], key 'count': '11' is not an integer from 1 to 10" },
 	{ "[sink.a]\ncount = 2\n", 1, "[sink.a], key 'plugin': missing" },
@@ -100,6 +100,8 @@ static const struct { const char *text; int line; const char *why; } bad_configs
 	  "section name too long" },
 	{ "[sink.a]\nplugin = plugin_good\non_error = maybe\n", 3,
 	  "[sink.a], key 'on_error': 'maybe' is not accepted; accepted: stop, detach" },
+	{ "[sink.a]\nplugin = plugin_good\nrotate = sometimes\n", 3,
+	  "[sink.a], key 'rotate': 'sometimes' is not a boolean" },
 	{ "[sink.a]\nplugin = plugin_good\nmode = turbo\n", 3,
 	  "[sink.a], key 'mode': 'turbo' is not accepted; accepted: fast, safe, off" },
 	{ "[sink.a]\nplugin = plugin_good\ncompress = perhaps\n", 3, "is not a boolean" },
@@ -219,6 +221,7 @@ static void test_good_fan_out(void **state)
 	assert_string_equal(b->name, "second");
 	assert_int_equal(a->nr_values, 7);
 	assert_int_equal(a->on_error, ON_ERROR_DETACH);
+	assert_int_equal(a->no_rotate, 0);
 	assert_int_equal(b->on_error, ON_ERROR_STOP);
 	assert_string_equal(value_of(a, "path")->str, "/tmp/a.data");
 	assert_string_equal(value_of(a, "label")->str,

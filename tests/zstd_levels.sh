@@ -24,6 +24,6 @@ for l in 1 3 19; do
 done
 printf '[sink.z]\nplugin = zstd\nlevel = 3\n' >lone.ini
 "$PERFSINK" record --config lone.ini -o "$T/o.data" -- "$WORKLOAD" cpu 300 >/dev/null 2>err
-check "-o sets the path of the zstd sink" [ $? -eq 0 ] && [ -s o.data ] || show err
+check "-o sets the path of the zstd sink" [ $? -eq 0 -a -s o.data ] || show err
 check "and perf report reads it" perf_clean o.data || show o.data.report.err
 done_testing

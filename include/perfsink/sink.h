@@ -173,7 +173,8 @@ struct perfsink_stream {
 
 /*
  * stream->flags.  ROTATING: rotate() will be called (on size, time or
- * SIGUSR2); file sinks name every output, the first one too, after the
+ * SIGUSR2; never for an instance configured with rotate = false, which gets
+ * a stream without this flag for the whole run); file sinks name every output, the first one too, after the
  * segment ("<path>.<YYYYmmddHHMMSS>.<NNNNNN>", local time of the segment's
  * start) so names sort in time order.  OVERWRITE: flight recorder; each
  * segment is one dump of the rings' newest data.
@@ -232,7 +233,10 @@ struct perfsink_host {
 	 * offset 0 up to the data section, with data.size 0 and no features
 	 * (write them first).  file_header(stream, end, out): the same bytes,
 	 * final, to be written again at offset 0.  Both have the same length,
-	 * which is the data offset.
+	 * which is the data offset.  Errors: -ENOMEM; -EINVAL when
+	 * end->data_offset is not that length; -ENODATA when tracepoints are
+	 * recorded but their format data is missing (perf would refuse the
+	 * file).
 	 */
 	int (*file_header)(const struct perfsink_stream *s,
 			   const struct perfsink_file_end *end,
@@ -245,9 +249,13 @@ struct perfsink_host {
 	uint64_t data_size_offset;
 
 	/*
-	 * perf.data pipe mode: header, HEADER_ATTR, HEADER_FEATURE records
-	 * (COMPRESSED first when comp is not NULL) and HEADER_TRACING_DATA.
-	 * The records from the buffers follow it as they are.
+	 * perf.data pipe mode: header, HEADER_ATTR per event, HEADER_FEATURE
+	 * records in bit order (COMPRESSED among them when comp is not NULL;
+	 * all before any data, as perf needs), HEADER_TRACING_DATA with
+	 * tracepoints, then EVENT_UPDATE name records.  The records from the
+	 * buffers follow it as they are.  Its length need not be a multiple
+	 * of 8 (perf does not pad HEADER_FEATURE).  -E2BIG: one event has so
+	 * many ids that its HEADER_ATTR passes 65535 bytes.
 	 */
 	int (*pipe_header)(const struct perfsink_stream *s,
 			   const struct perfsink_compression *comp,

@@ -19,6 +19,7 @@
 #include <perfsink/sink.h>
 #include "aio_writer.h"
 #include "segments.h"
+#include "pwrite_all.h"
 #include <libgen.h>
 
 enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC };
@@ -106,24 +107,6 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 		return r;
 	}
 	*ctx = f;
-	return 0;
-}
-
-static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
-{
-	const uint8_t *b = p;
-	while (len) {
-		ssize_t n = pwrite(fd, b, len, (off_t)off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		b += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
 	return 0;
 }
 

@@ -17,6 +17,8 @@
 #include <time.h>
 
 #define TAKE_MAX 64
+/* Longest wait of barrier() for queued parts to be sent. */
+#define BARRIER_SEND_WAIT_MS 250
 
 struct uploader {
 	const struct perfsink_instance *inst;
@@ -631,11 +633,14 @@ int uploader_barrier(struct uploader *u)
 	int rc, late = 0;
 
 	/*
-	 * Everything queued becomes parts, and the parts are sent unless the
-	 * collector is down (they are in the spool then) or drain_timeout
-	 * passes: so stats() after a barrier tell what is really pending.
+	 * Everything queued becomes parts.  Then wait a little for them to be
+	 * sent, so that stats() after the final barrier tell what is really
+	 * pending when the collector is healthy; but never long: the engine
+	 * calls barrier() at each rotation while recording, and a slow
+	 * collector must not stall it (close() drains for drain_timeout).
 	 */
-	deadline_after(&until, u->conf->drain_timeout_ms);
+	deadline_after(&until, u->conf->drain_timeout_ms < BARRIER_SEND_WAIT_MS ?
+			       u->conf->drain_timeout_ms : BARRIER_SEND_WAIT_MS);
 	pthread_mutex_lock(&u->lock);
 	u->flushing++;
 	while (!u->err && (u->bq_len || u->taking || (u->sending && !late))) {

@@ -33,7 +33,10 @@ int uploader_start(struct uploader *u, const struct perfsink_stream *s, const ch
 		   const uint8_t *prologue, size_t len);
 /* Queue one buffer (a reference is taken); blocks only with overflow = block. */
 int uploader_write(struct uploader *u, struct perfsink_buf *buf);
-/* Wait until every queued buffer is in a part; returns the fatal error, if any. */
+/*
+ * Wait until every queued buffer is in a part, and at most 250 ms more for
+ * the parts to be sent; returns the fatal error, if any.
+ */
 int uploader_barrier(struct uploader *u);
 /* Send the spool's backlog; wait at most timeout_ms. 0, -ETIMEDOUT, or the fatal error. */
 int uploader_upload(struct uploader *u, int64_t timeout_ms);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "zs_file.h"
+#include "pwrite_all.h"
 
 #define ZS_RESERVE_MIN (64u * 1024)
 
@@ -26,26 +27,6 @@ int zs_file_open(struct zs_file *f, const char *path)
 		close(f->fd);
 		f->fd = -1;
 		return -ENOMEM;
-	}
-	return 0;
-}
-
-static int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
-{
-	const uint8_t *b = p;
-
-	while (len) {
-		ssize_t n = pwrite(fd, b, len, (off_t)off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EIO;
-		b += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
 	}
 	return 0;
 }

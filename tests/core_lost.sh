@@ -1,0 +1,18 @@
+#!/bin/sh
+# Nothing lost silently: with rings too small for the rate, the end summary
+# and perf report agree on the samples the kernel dropped.
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+plan 4
+cd "$T"
+"$WORKLOAD" cpu 60000 & busy=$!
+cleanup_hook() { kill "$busy" 2>/dev/null; }
+"$PERFSINK" record -a -F 50000 -g -m 4K --duration 1 -o lost.data >/dev/null 2>err
+check "records with loss, exit 0" [ $? -eq 0 ] || show err
+said=$(sed -n 's/.*LOST \([0-9]*\) samples.*/\1/p' err)
+check "the summary reports the loss ($said), per ring" grep -q 'by ring, CPU 0: ' err || show err
+"$PERF" report -i lost.data --stdio >report 2>report.err
+got=$(sed -n 's/^# Total Lost Samples: //p' report)
+check "perf report shows the same number ($got)" [ -n "$said" -a "$said" = "$got" ]
+check "and LOST records in the data" grep -q 'lost [0-9]* chunks' report.err || show report.err
+done_testing
