@@ -134,11 +134,17 @@ static void count_sample(struct counter *k, const uint8_t *p, size_t len)
 static void count_decompressed(struct counter *k, const uint8_t *p, size_t len);
 static size_t count_records_at(struct counter *k, const uint8_t *p, size_t len, bool top);
 
+/* Records after a COMPRESSED one (whose size is not padded) are not aligned. */
+static struct perf_event_header header_at(const uint8_t *p)
+{
+	struct perf_event_header h;
+	memcpy(&h, p, sizeof(h));
+	return h;
+}
+
 static void count_record(struct counter *k, const uint8_t *p, size_t len)
 {
-	struct perf_event_header hdr_copy; /* records after COMPRESSED are not aligned */
-	memcpy(&hdr_copy, p, sizeof(hdr_copy));
-	const struct perf_event_header *h = &hdr_copy;
+	struct perf_event_header hd = header_at(p), *h = &hd;
 	k->c.records++;
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
@@ -181,9 +187,7 @@ static size_t count_records_at(struct counter *k, const uint8_t *p, size_t len, 
 {
 	size_t off = 0;
 	while (off + sizeof(struct perf_event_header) <= len) {
-		struct perf_event_header hdr_copy; /* records after COMPRESSED are not aligned */
-		memcpy(&hdr_copy, p + off, sizeof(hdr_copy));
-		const struct perf_event_header *h = &hdr_copy;
+		struct perf_event_header hd = header_at(p + off), *h = &hd;
 		if (h->size < sizeof(*h)) {
 			k->c.bad_records++;
 			return len;
@@ -247,7 +251,7 @@ static void count_decompressed(struct counter *k, const uint8_t *p, size_t len)
 #endif
 }
 
-static int add_attr(struct counter *k, uint64_t sample_type, const uint64_t *ids, size_t nr)
+static int add_attr(struct counter *k, uint64_t sample_type, const void *ids, size_t nr)
 {
 	if (k->nr_attrs == MAX_ATTRS)
 		return -ENOSPC;
@@ -282,7 +286,7 @@ static int count_file_mode(struct counter *k, const uint8_t *m, size_t size, con
 		memcpy(&ids_size, m + a + attr_size - 8, 8);
 		if (ids_off + ids_size > size)
 			return fail("bad ids section", path);
-		if (add_attr(k, st, (const uint64_t *)(m + ids_off), ids_size / 8) < 0)
+		if (add_attr(k, st, m + ids_off, ids_size / 8) < 0)
 			return fail("too many attrs", path);
 	}
 	count_records_at(k, m + data_off, data_size, true);
@@ -293,9 +297,7 @@ static int count_pipe_mode(struct counter *k, const uint8_t *m, size_t size, con
 {
 	size_t off = 16;
 	while (off + 8 <= size) {
-		struct perf_event_header hdr_copy; /* records after COMPRESSED are not aligned */
-		memcpy(&hdr_copy, m + off, sizeof(hdr_copy));
-		const struct perf_event_header *h = &hdr_copy;
+		struct perf_event_header hd = header_at(m + off), *h = &hd;
 		if (h->size < 8 || off + h->size > size)
 			break;
 		if (h->type == REC_HEADER_ATTR && h->size >= 8 + 8) {
@@ -304,7 +306,7 @@ static int count_pipe_mode(struct counter *k, const uint8_t *m, size_t size, con
 			uint64_t st;
 			memcpy(&st, m + off + 8 + offsetof(struct perf_event_attr, sample_type), 8);
 			size_t nr = asz + 8 <= h->size ? (h->size - 8 - asz) / 8 : 0;
-			if (add_attr(k, st, (const uint64_t *)(m + off + 8 + asz), nr) < 0)
+			if (add_attr(k, st, m + off + 8 + asz, nr) < 0)
 				return fail("too many attrs", path);
 		} else if (h->type == REC_TRACING_DATA && h->size >= 16) {
 			uint32_t extra;

@@ -5,7 +5,7 @@
 need_root
 command -v python3 >/dev/null || skip_all "python3 runs the benchmark driver"
 [ -x "$TOP_BUILDDIR/bench/psb_count" ] || skip_all "bench programs not built"
-plan 7
+plan 10
 
 OUT="$T/bench"
 PSB_BUILDDIR="$TOP_BUILDDIR" python3 "$TOP_SRCDIR/bench/perfbench" --quick --out "$OUT" \
@@ -51,7 +51,8 @@ if what == "summary":
     pairs = {(r["workload"], r["recorder"]) for r in runs}
     if len(d["summary"]) != len(pairs) or not runs:
         bad.append(f'{len(d["summary"])} summary rows for {len(pairs)} pairs')
-print("\n".join("# " + b for b in bad))
+if bad:
+    print("\n".join("# " + b for b in bad))
 sys.exit(1 if bad else 0)
 PY
 }
@@ -59,4 +60,18 @@ check "every workload/recorder pair was recorded and counted" sane all
 check "capture, output, CPU, RSS and exit figures are sane" sane figures
 check "perfsink has no samples of its own in any output" sane self
 check "one median row per workload and recorder" sane summary
+
+# The counter agrees with perf itself: file mode, -z (COMPRESSED) and pipe mode.
+count_agrees() { # FILE: psb_count's samples == perf script's lines
+	local ours theirs
+	ours=$("$TOP_BUILDDIR/bench/psb_count" "$1" | python3 -c 'import json,sys; print(json.load(sys.stdin)["samples"])')
+	theirs=$("$PERF" script -i "$1" -F tid -G 2>/dev/null | wc -l)
+	[ -n "$ours" ] && [ "$ours" = "$theirs" ] && [ "$ours" -gt 0 ] || { diag "$1: psb_count $ours, perf script $theirs"; false; }
+}
+"$PERF" record -q -e cpu-clock -F 999 -g -o "$T/file.data" -- "$WORKLOAD" cpu 300 >/dev/null 2>&1
+check "psb_count counts the samples perf script shows (file mode)" count_agrees "$T/file.data"
+"$PERF" record -q -z -e cpu-clock -F 999 -g -o "$T/z.data" -- "$WORKLOAD" cpu 300 >/dev/null 2>&1
+check "psb_count counts the samples perf script shows (perf -z)" count_agrees "$T/z.data"
+"$PERF" record -q -e cpu-clock -F 999 -g -o - -- "$WORKLOAD" cpu 300 >"$T/pipe.data" 2>/dev/null
+check "psb_count counts the samples perf script shows (pipe mode)" count_agrees "$T/pipe.data"
 done_testing
