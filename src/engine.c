@@ -200,7 +200,10 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	if (uname(&u) == 0)
 		snprintf(e->hostname, sizeof(e->hostname), "%s", u.nodename);
 	make_session_id(e->session, sizeof(e->session));
-	e->privs[0] = (struct perfsink_stream_priv){
+	e->seg = calloc(1, sizeof(*e->seg));
+	if (!e->seg)
+		return -ENOMEM;
+	e->seg->priv = (struct perfsink_stream_priv){
 		.evl = evl, .argc = argc, .argv = argv, .tracing_data = &e->tracing,
 	};
 	uint32_t flags = 0;
@@ -208,7 +211,7 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		flags |= PERFSINK_STREAM_ROTATING;
 	if (e->o->overwrite)
 		flags |= PERFSINK_STREAM_OVERWRITE;
-	e->streams[0] = (struct perfsink_stream){
+	e->seg->stream = (struct perfsink_stream){
 		.nr_events = evl->nr,
 		.event_names = e->names,
 		.nr_rings = e->nr_rings,
@@ -218,13 +221,13 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		.session = e->session,
 		.host_name = e->hostname,
 		.start_realtime_ns = now_ns(CLOCK_REALTIME),
-		.priv = &e->privs[0],
+		.priv = &e->seg->priv,
 		.max_files = e->o->switch_max_files,
 		.flags = flags,
 	};
 	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
-	e->whole_priv = e->privs[0];
-	e->whole = e->streams[0];
+	e->whole_priv = e->seg->priv;
+	e->whole = e->seg->stream;
 	e->whole.priv = &e->whole_priv;
 	e->whole.flags &= ~PERFSINK_STREAM_ROTATING;
 	e->whole.max_files = 0;
@@ -368,6 +371,11 @@ static void engine_free(struct engine *e)
 	bytes_free(&e->build_ids);
 	dso_set_free(&e->dsos);
 	free(e->names);
+	while (e->seg) {
+		struct segment *prev = e->seg->prev;
+		free(e->seg);
+		e->seg = prev;
+	}
 }
 
 int engine_record(const struct record_opts *o, const struct config *c, int argc, char **argv)

@@ -22,6 +22,12 @@ struct ring;
 struct pool;
 struct psbuf;
 
+struct segment {
+	struct perfsink_stream stream;
+	struct perfsink_stream_priv priv;
+	struct segment *prev;
+};
+
 #define ROUND_BYTES 8
 #define POLL_MS 100
 
@@ -33,10 +39,12 @@ struct engine {
 	unsigned nr_rings;
 	struct pollfd *pfds;        /* rings, then the signal pipe */
 	struct sinkset ss;
-	/* Two streams: rotate() finishes the old one while the next begins. */
-	struct perfsink_stream streams[2];
-	struct perfsink_stream_priv privs[2];
-	unsigned cur;
+	/*
+	 * One stream per output, kept until the end: rotate() finishes the old
+	 * one while the next begins, and a sink that failed at a rotation keeps
+	 * pointing at the stream it had, which must stay as it was.
+	 */
+	struct segment *seg;        /* current; ->prev: older ones */
 	/* What sinks with rotate = false see: one output for the whole run. */
 	struct perfsink_stream whole;
 	struct perfsink_stream_priv whole_priv;
@@ -64,8 +72,8 @@ struct engine {
 	uint64_t unread_bytes;      /* left in the rings: every buffer held at the stop */
 };
 
-#define CUR_STREAM(e) (&(e)->streams[(e)->cur])
-#define CUR_PRIV(e) (&(e)->privs[(e)->cur])
+#define CUR_STREAM(e) (&(e)->seg->stream)
+#define CUR_PRIV(e) (&(e)->seg->priv)
 
 int64_t now_ns(clockid_t clk);
 /* Set by SIGINT/SIGTERM: waits for a buffer give up. */

@@ -1,5 +1,6 @@
 /* What every output begins with, and when one output ends and the next begins. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
 #include "engine_priv.h"
@@ -84,16 +85,22 @@ void refresh_tail_synth(struct engine *e)
  */
 int next_segment(struct engine *e)
 {
-	unsigned nx = !e->cur;
+	struct segment *nx = calloc(1, sizeof(*nx));
+	if (!nx) {
+		if (!e->error)
+			e->error = -ENOMEM;
+		return -ENOMEM;
+	}
 	build_ids_update(e); /* for the output being finished */
-	e->privs[nx] = *CUR_PRIV(e);
-	e->privs[nx].samples = e->privs[nx].first_sample_time = e->privs[nx].last_sample_time = 0;
-	e->streams[nx] = *CUR_STREAM(e);
-	e->streams[nx].segment++;
-	e->streams[nx].start_realtime_ns = now_ns(CLOCK_REALTIME);
-	e->streams[nx].priv = &e->privs[nx];
-	int r = sinkset_rotate(&e->ss, &e->streams[nx]);
-	e->cur = nx;
+	nx->priv = *CUR_PRIV(e);
+	nx->priv.samples = nx->priv.first_sample_time = nx->priv.last_sample_time = 0;
+	nx->stream = *CUR_STREAM(e);
+	nx->stream.segment++;
+	nx->stream.start_realtime_ns = now_ns(CLOCK_REALTIME);
+	nx->stream.priv = &nx->priv;
+	nx->prev = e->seg;
+	int r = sinkset_rotate(&e->ss, &nx->stream);
+	e->seg = nx;
 	e->seq = 0; /* buf->seq counts per stream */
 	e->seg_bytes = 0;
 	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
