@@ -142,7 +142,6 @@ int drain_pass(struct engine *e)
 	memcpy(last->mem + last->pub.len, &round, sizeof(round));
 	last->pub.len += ROUND_BYTES;
 	last->pub.tail_round = ROUND_BYTES;
-	e->passes++;
 	int ret = 0;
 	for (unsigned i = 0; i < k; i++) {
 		int r = dispatch(e, batch[i]);

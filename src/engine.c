@@ -346,6 +346,12 @@ static void print_summary(struct engine *e)
 	} else {
 		pr_info("[ perfsink record: lost 0 samples ]");
 	}
+	uint64_t overruns = 0;
+	for (unsigned c = 0; c < e->nr_rings; c++)
+		overruns += e->rings[c].overruns;
+	if (overruns)
+		pr_warn("[ perfsink record: the kernel overwrote unread ring data %llu times ]",
+			(unsigned long long)overruns);
 	if (e->unread_bytes)
 		pr_warn("[ perfsink record: LOST %llu bytes left in the rings: a sink held every buffer "
 			"when the second interrupt came ]", (unsigned long long)e->unread_bytes);

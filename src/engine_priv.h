@@ -66,7 +66,7 @@ struct engine {
 	char session[40];
 	char hostname[65];
 	/* counters for the summary */
-	uint64_t wakeups, passes, samples, lost_records, lost_in_records, lost_samples;
+	uint64_t wakeups, samples, lost_records, lost_in_records, lost_samples;
 	uint64_t ring_bytes, buffers, rotations;
 	int error;                  /* first runtime error (negative errno) */
 	uint64_t unread_bytes;      /* left in the rings: every buffer held at the stop */

@@ -347,24 +347,3 @@ void evlist_free(struct ps_evlist *evl)
 	memset(evl, 0, sizeof(*evl));
 }
 
-int evlist_find_id(const struct ps_evlist *evl, uint64_t id)
-{
-	for (unsigned e = 0; e < evl->nr; e++)
-		for (unsigned i = 0; i < evl->ev[e].nr_ids; i++)
-			if (evl->ev[e].ids[i] == id)
-				return (int)e;
-	return -1;
-}
-
-unsigned evlist_id_trailer_size(const struct ps_evlist *evl)
-{
-	uint64_t st = evl->sample_type;
-	unsigned n = 0;
-	n += (st & PERF_SAMPLE_TID) ? 8 : 0;
-	n += (st & PERF_SAMPLE_TIME) ? 8 : 0;
-	n += (st & PERF_SAMPLE_ID) ? 8 : 0;
-	n += (st & PERF_SAMPLE_STREAM_ID) ? 8 : 0;
-	n += (st & PERF_SAMPLE_CPU) ? 8 : 0;
-	n += (st & PERF_SAMPLE_IDENTIFIER) ? 8 : 0;
-	return evl->sample_id_all ? n : 0;
-}

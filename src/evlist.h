@@ -48,10 +48,5 @@ int evlist_enable(struct ps_evlist *evl);
 int evlist_disable(struct ps_evlist *evl);
 void evlist_close(struct ps_evlist *evl);
 void evlist_free(struct ps_evlist *evl);
-/* Index of the event that owns kernel id, or -1. */
-int evlist_find_id(const struct ps_evlist *evl, uint64_t id);
-
-/* Bytes of the sample_id trailer that sample_id_all appends to non-samples. */
-unsigned evlist_id_trailer_size(const struct ps_evlist *evl);
 
 #endif
