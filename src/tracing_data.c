@@ -19,12 +19,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <unistd.h>
 #include "tracing_data.h"
 
 #define TRACING_DATA_VERSION "0.6"
 
-const char *tracefs_root(void)
+static const char *tracefs_find(void)
 {
 	static const char *const roots[] = { "/sys/kernel/tracing", "/sys/kernel/debug/tracing" };
 	char path[64];
@@ -35,6 +36,17 @@ const char *tracefs_root(void)
 			return roots[i];
 	}
 	return NULL;
+}
+
+const char *tracefs_root(void)
+{
+	const char *root = tracefs_find();
+
+	/* Like perf (tracefs__mount): a fresh boot may not have tracefs mounted
+	 * yet; root can mount it on its usual mount point. */
+	if (!root && mount("nodev", "/sys/kernel/tracing", "tracefs", 0, NULL) == 0)
+		root = tracefs_find();
+	return root;
 }
 
 /* A system or event name must stay one path component. */

@@ -10,7 +10,8 @@
 
 /* Tracepoint id of "sys:name", or a negative errno (-ENOENT: no such event). */
 int64_t tracefs_event_id(const char *sys, const char *name);
-/* Root of tracefs, or NULL when it is not mounted. */
+/* Root of tracefs, or NULL when it is not mounted and cannot be mounted
+ * (mounting needs CAP_SYS_ADMIN, as for perf). */
 const char *tracefs_root(void);
 /* perf's trace data ("\x17\x08Dtracing" 0.6) for these events into out. */
 int tracing_data_build(const char *const *sys, const char *const *name, unsigned n,
