@@ -37,10 +37,14 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 	return dispatch(e, b);
 }
 
-/* Count samples and kernel-reported loss; track the sample time range. */
-static void scan_records(struct engine *e, struct ring *r, const uint8_t *p, size_t len)
+/*
+ * Count samples and kernel-reported loss and track the sample time range,
+ * for the whole records in p[off, len); returns where it stopped (the
+ * start of a record not wholly in yet).
+ */
+static size_t scan_records(struct engine *e, struct ring *r, const uint8_t *p, size_t off,
+			   size_t len)
 {
-	size_t off = 0;
 	while (off + sizeof(struct perf_event_header) <= len) {
 		const struct perf_event_header *h = (const void *)(p + off);
 		if (h->size < sizeof(*h) || off + h->size > len)
@@ -72,6 +76,20 @@ static void scan_records(struct engine *e, struct ring *r, const uint8_t *p, siz
 		}
 		off += h->size;
 	}
+	return off;
+}
+
+struct scan {
+	struct engine *e;
+	struct ring *r;
+	size_t off;
+};
+
+/* ring_piece_fn: walk the records of the piece just copied, while it is hot. */
+static void scan_piece(void *arg, const uint8_t *dst, size_t done)
+{
+	struct scan *s = arg;
+	s->off = scan_records(s->e, s->r, dst, s->off, done);
 }
 
 /*
@@ -90,13 +108,14 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	if (!b)
 		return NULL;
 	size_t n;
+	struct scan sc = { .e = e, .r = r };
 	if (r->overwrite) {
 		/* The kernel must not write while the newest records are copied. */
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
-		n = ring_read_backward(r, b->mem, b->cap - ROUND_BYTES);
+		n = ring_read_backward(r, b->mem, b->cap - ROUND_BYTES, scan_piece, &sc);
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	} else {
-		n = ring_read(r, b->mem, b->cap - ROUND_BYTES);
+		n = ring_read(r, b->mem, b->cap - ROUND_BYTES, scan_piece, &sc);
 	}
 	if (!n) {
 		psbuf_put(&b->pub);
@@ -107,7 +126,6 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	b->pub.cpu = r->cpu;
 	e->ring_bytes += n;
 	e->seg_bytes += n;
-	scan_records(e, r, b->mem, n);
 	return b;
 }
 

@@ -49,7 +49,31 @@ static uint64_t whole_records(const struct ring *r, uint64_t tail, uint64_t cap)
 	}
 }
 
-size_t ring_read(struct ring *r, uint8_t *dst, size_t cap)
+static void copy_out(const struct ring *r, uint8_t *dst, uint64_t from, uint64_t len)
+{
+	uint64_t start = from & (r->size - 1);
+	uint64_t first = start + len > r->size ? r->size - start : len;
+	memcpy(dst, r->data + start, first);
+	if (first < len)
+		memcpy(dst + first, r->data, len - first);
+}
+
+static void copy_pieces(const struct ring *r, uint8_t *dst, uint64_t from, uint64_t len,
+			ring_piece_fn *seen, void *arg)
+{
+	if (!seen) {
+		copy_out(r, dst, from, len);
+		return;
+	}
+	for (uint64_t done = 0; done < len;) {
+		uint64_t n = len - done < RING_PIECE ? len - done : RING_PIECE;
+		copy_out(r, dst + done, from + done, n);
+		done += n;
+		seen(arg, dst, done);
+	}
+}
+
+size_t ring_read(struct ring *r, uint8_t *dst, size_t cap, ring_piece_fn *seen, void *arg)
 {
 	/* Pairs with the kernel's smp_wmb() before it publishes data_head. */
 	uint64_t head = __atomic_load_n(&r->pc->data_head, __ATOMIC_ACQUIRE);
@@ -63,30 +87,14 @@ size_t ring_read(struct ring *r, uint8_t *dst, size_t cap)
 		tail = head - r->size;
 		len = r->size;
 	}
-	uint64_t mask = r->size - 1;
 	if (len > cap)
 		len = whole_records(r, tail, cap);
-	uint64_t start = tail & mask;
-	uint64_t first = len;
-	if (start + len > r->size)
-		first = r->size - start;
-	memcpy(dst, r->data + start, first);
-	if (first < len)
-		memcpy(dst + first, r->data, len - first);
+	copy_pieces(r, dst, tail, len, seen, arg);
 	/* All reads of the data are done before the kernel may overwrite it. */
 	__atomic_store_n(&r->pc->data_tail, tail + len, __ATOMIC_RELEASE);
 	r->bytes += len;
 	r->reads++;
 	return len;
-}
-
-static void copy_out(const struct ring *r, uint8_t *dst, uint64_t from, uint64_t len)
-{
-	uint64_t start = from & (r->size - 1);
-	uint64_t first = start + len > r->size ? r->size - start : len;
-	memcpy(dst, r->data + start, first);
-	if (first < len)
-		memcpy(dst + first, r->data, len - first);
 }
 
 /* From head, the whole records that fit in the ring (perf's overwrite_rb_find_range). */
@@ -101,7 +109,7 @@ static uint64_t backward_extent(const struct ring *r, uint64_t head)
 	}
 }
 
-size_t ring_read_backward(struct ring *r, uint8_t *dst, size_t cap)
+size_t ring_read_backward(struct ring *r, uint8_t *dst, size_t cap, ring_piece_fn *seen, void *arg)
 {
 	/* The kernel writes downward: head decreases; [head, prev) is new. */
 	uint64_t head = __atomic_load_n(&r->pc->data_head, __ATOMIC_ACQUIRE);
@@ -112,7 +120,7 @@ size_t ring_read_backward(struct ring *r, uint8_t *dst, size_t cap)
 		len = backward_extent(r, head); /* wrapped: only whole records */
 	if (len > cap)
 		len = whole_records(r, head, cap);
-	copy_out(r, dst, head, len);
+	copy_pieces(r, dst, head, len, seen, arg);
 	r->prev = head;
 	r->bytes += len;
 	r->reads++;

@@ -33,16 +33,29 @@ void ring_unmap(struct ring *r);
 /* Bytes ready to read (head - tail). */
 uint64_t ring_ready(const struct ring *r);
 /*
+ * Called while a read copies, after each piece of at most RING_PIECE bytes:
+ * dst[0, done) is copied and its last piece is still in the CPU's cache, so
+ * a caller that walks the records there does not fetch them from memory a
+ * second time.  The record walk is a chain of dependent loads (each header
+ * gives the next one's offset): from a cold 2 MiB buffer it costs as much
+ * as the copy itself.
+ */
+typedef void ring_piece_fn(void *arg, const uint8_t *dst, size_t done);
+#define RING_PIECE (32 * 1024)
+
+/*
  * Copy every byte from tail to head into dst (cap >= r->size), in two
  * pieces when it wraps, then publish the new tail so the kernel may reuse
- * the space at once.  Returns the bytes copied (0: empty).
+ * the space at once.  Returns the bytes copied (0: empty).  seen (may be
+ * NULL) is called as described above.
  */
-size_t ring_read(struct ring *r, uint8_t *dst, size_t cap);
+size_t ring_read(struct ring *r, uint8_t *dst, size_t cap, ring_piece_fn *seen, void *arg);
 /*
  * Overwrite rings: copy the records written since the previous call (at
  * most the whole ring, newest first as the kernel lays them out).  The
  * caller pauses the ring's output around the call.
  */
-size_t ring_read_backward(struct ring *r, uint8_t *dst, size_t cap);
+size_t ring_read_backward(struct ring *r, uint8_t *dst, size_t cap, ring_piece_fn *seen,
+			  void *arg);
 
 #endif

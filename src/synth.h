@@ -90,6 +90,16 @@ struct kernel_text {
 
 /* Returns 0, -EACCES (unreadable or zero addresses), -ENOENT, -errno. */
 int kernel_text_read(const char *kallsyms_path, struct kernel_text *kt);
+/*
+ * The same bounds without reading kallsyms down to _etext: on x86-64 the
+ * "Kernel code" resource of /proc/iomem is [__pa(_text), __pa(_etext) - 1]
+ * (arch/x86/kernel/setup.c), so its length gives _etext once _text, the
+ * third line of kallsyms, is known.  Elsewhere, or when iomem hides the
+ * addresses (no CAP_SYS_ADMIN), it is kernel_text_read.
+ */
+int kernel_text_quick(const char *kallsyms_path, const char *iomem_path, struct kernel_text *kt);
+/* Length of "Kernel code" in an iomem file: 0, -EACCES (zeros), -ENOENT, -errno. */
+int kernel_code_len(const char *iomem_path, uint64_t *len);
 
 /*
  * Path of module name (as /proc/modules spells it) under dir, like perf:

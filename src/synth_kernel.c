@@ -32,7 +32,8 @@ static void emit_kernel_mmap(struct bytes *b, const struct ps_evlist *evl, uint6
 	record_end(b, off, evl, &sid);
 }
 
-int kernel_text_read(const char *kallsyms_path, struct kernel_text *kt)
+/* With text_only, stop at _text and leave kt->end at 0. */
+static int kallsyms_text(const char *kallsyms_path, struct kernel_text *kt, bool text_only)
 {
 	uint64_t text = 0, stext = 0, etext = 0;
 	bool have_text = false, have_stext = false, have_etext = false;
@@ -43,7 +44,7 @@ int kernel_text_read(const char *kallsyms_path, struct kernel_text *kt)
 	if (!f)
 		return -errno;
 	/* _etext is ~120k lines in: stop there rather than read all symbols. */
-	while (!have_etext && getline(&line, &cap, f) > 0) {
+	while (!have_etext && !(text_only && have_text) && getline(&line, &cap, f) > 0) {
 		struct ksym_entry s;
 
 		if (kallsyms_line_parse(line, &s) || *s.module)
@@ -64,8 +65,56 @@ int kernel_text_read(const char *kallsyms_path, struct kernel_text *kt)
 	if (kt->start == 0)
 		return -EACCES; /* kptr_restrict hides addresses */
 	/* Without _etext the map runs to the end, as perf's fallback does. */
-	kt->end = etext > kt->start ? etext : UINT64_MAX;
+	kt->end = text_only ? 0 : etext > kt->start ? etext : UINT64_MAX;
 	return 0;
+}
+
+int kernel_text_read(const char *kallsyms_path, struct kernel_text *kt)
+{
+	return kallsyms_text(kallsyms_path, kt, false);
+}
+
+int kernel_code_len(const char *iomem_path, uint64_t *len)
+{
+	char line[256];
+	FILE *f = fopen(iomem_path, "re");
+	int err = -ENOENT;
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end;
+		int name = 0;
+
+		if (sscanf(line, " %llx-%llx : %n", &start, &end, &name) != 2 || !name)
+			continue;
+		if (strncmp(line + name, "Kernel code", 11) || (line[name + 11] && line[name + 11] != '\n'))
+			continue;
+		/* Without CAP_SYS_ADMIN the kernel shows zeros. */
+		err = end > start ? 0 : -EACCES;
+		*len = end > start ? end - start + 1 : 0;
+		break;
+	}
+	fclose(f);
+	return err;
+}
+
+int kernel_text_quick(const char *kallsyms_path, const char *iomem_path, struct kernel_text *kt)
+{
+#if defined(__x86_64__)
+	uint64_t len;
+	int err = kallsyms_text(kallsyms_path, kt, true);
+
+	if (err)
+		return err;
+	if (!strcmp(kt->ref, "_text") && kernel_code_len(iomem_path, &len) == 0) {
+		kt->end = kt->start + len;
+		return 0;
+	}
+#else
+	(void)iomem_path;
+#endif
+	return kernel_text_read(kallsyms_path, kt);
 }
 
 /* ---- module paths ---- */
@@ -277,7 +326,8 @@ int synth_kernel_mmap_from(struct bytes *b, const struct ps_evlist *evl,
 
 /*
  * The kernel text cannot move while we run, and reading /proc/kallsyms
- * takes ~0.1 s: read it once per process, not at every rotation.
+ * down to _etext costs ~45 ms of kernel CPU: find it once per process, not
+ * at every rotation, and from /proc/iomem where it can.
  */
 static pthread_mutex_t live_text_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kernel_text live_text;
@@ -289,7 +339,7 @@ static int kernel_text_live(struct kernel_text *kt)
 
 	pthread_mutex_lock(&live_text_lock);
 	if (!live_text_valid) {
-		err = kernel_text_read("/proc/kallsyms", &live_text);
+		err = kernel_text_quick("/proc/kallsyms", "/proc/iomem", &live_text);
 		live_text_valid = err == 0;
 	}
 	*kt = live_text;

@@ -46,7 +46,7 @@ static void empty_ring_reads_nothing(void **state)
 	uint8_t out[DATA];
 	fake_init(&f, 0);
 	assert_int_equal(ring_ready(&f.r), 0);
-	assert_int_equal(ring_read(&f.r, out, sizeof(out)), 0);
+	assert_int_equal(ring_read(&f.r, out, sizeof(out), NULL, NULL), 0);
 	assert_int_equal(f.pc.data_tail, 0);
 }
 
@@ -58,7 +58,7 @@ static void read_releases_tail_at_once(void **state)
 	produce(&f, 64);
 	produce(&f, 128);
 	assert_int_equal(ring_ready(&f.r), 192);
-	assert_int_equal(ring_read(&f.r, out, sizeof(out)), 192);
+	assert_int_equal(ring_read(&f.r, out, sizeof(out), NULL, NULL), 192);
 	assert_int_equal(f.pc.data_tail, 192);
 	assert_int_equal(((struct perf_event_header *)out)->size, 64);
 	assert_int_equal(((struct perf_event_header *)(out + 64))->size, 128);
@@ -75,7 +75,7 @@ static void wraparound_copies_two_pieces(void **state)
 		fake_init(&f, starts[s]);
 		produce(&f, 256);
 		produce(&f, 40);
-		size_t n = ring_read(&f.r, out, sizeof(out));
+		size_t n = ring_read(&f.r, out, sizeof(out), NULL, NULL);
 		assert_int_equal(n, 296);
 		assert_int_equal(f.pc.data_tail, starts[s] + 296);
 		/* Payload bytes count up across the wrap: proves piece order. */
@@ -94,7 +94,7 @@ static void full_ring_is_read_whole(void **state)
 	for (int i = 0; i < DATA / 512; i++)
 		produce(&f, 512);
 	assert_int_equal(ring_ready(&f.r), DATA);
-	assert_int_equal(ring_read(&f.r, out, sizeof(out)), DATA);
+	assert_int_equal(ring_read(&f.r, out, sizeof(out), NULL, NULL), DATA);
 	assert_int_equal(ring_ready(&f.r), 0);
 }
 
@@ -107,9 +107,69 @@ static void small_destination_keeps_record_boundaries(void **state)
 	produce(&f, 200);
 	produce(&f, 200);
 	produce(&f, 200);
-	assert_int_equal(ring_read(&f.r, out, 450), 400);
+	assert_int_equal(ring_read(&f.r, out, 450, NULL, NULL), 400);
 	assert_int_equal(ring_ready(&f.r), 200);
-	assert_int_equal(ring_read(&f.r, out, sizeof(out)), 200);
+	assert_int_equal(ring_read(&f.r, out, sizeof(out), NULL, NULL), 200);
+}
+
+/* The piece callback: every copied byte reported once, in order, in pieces
+ * of RING_PIECE bytes, the data in dst already there when reported. */
+struct seen_log {
+	size_t calls, last_done, off, records, bad;
+};
+
+static void log_piece(void *arg, const uint8_t *dst, size_t done)
+{
+	struct seen_log *l = arg;
+	if (done <= l->last_done || done - l->last_done > RING_PIECE)
+		l->bad++;
+	l->calls++;
+	l->last_done = done;
+	/* Walk the whole records copied so far, as the engine does. */
+	while (l->off + 8 <= done) {
+		const struct perf_event_header *h = (const void *)(dst + l->off);
+		if (h->size < 8 || h->type != PERF_RECORD_SAMPLE)
+			l->bad++;
+		if (h->size < 8 || l->off + h->size > done)
+			break;
+		l->off += h->size;
+		l->records++;
+	}
+}
+
+static void pieces_cover_a_wrapped_read_in_order(void **state)
+{
+	enum { BIG = 4 * RING_PIECE };
+	struct big { struct ring r; struct perf_event_mmap_page pc; } *f = calloc(1, sizeof(*f));
+	uint8_t *data = calloc(1, BIG), *out = calloc(1, BIG);
+	assert_non_null(f && data && out);
+	f->r.pc = &f->pc;
+	f->r.data = data;
+	f->r.size = BIG;
+	/* Start 1000 bytes before the end: the read wraps inside a piece. */
+	uint64_t head = 7 * (uint64_t)BIG - 1000, start = head;
+	size_t records = 0;
+	f->pc.data_tail = head;
+	while (head - start + 1000 < BIG - 2048) {
+		uint16_t size = (uint16_t)(8 * (3 + records % 120));
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = size };
+		for (uint16_t i = 0; i < size; i++)
+			data[(head + i) & (BIG - 1)] = i < 8 ? ((uint8_t *)&h)[i] : (uint8_t)i;
+		head += size;
+		records++;
+	}
+	f->pc.data_head = head;
+	struct seen_log l = { 0 };
+	size_t n = ring_read(&f->r, out, BIG, log_piece, &l);
+	assert_int_equal(n, head - start);
+	assert_int_equal(l.bad, 0);
+	assert_int_equal(l.last_done, n);
+	assert_int_equal(l.calls, (n + RING_PIECE - 1) / RING_PIECE);
+	assert_int_equal(l.records, records);
+	assert_int_equal(l.off, n);
+	free(f);
+	free(data);
+	free(out);
 }
 
 int main(void)
@@ -120,6 +180,7 @@ int main(void)
 		cmocka_unit_test(wraparound_copies_two_pieces),
 		cmocka_unit_test(full_ring_is_read_whole),
 		cmocka_unit_test(small_destination_keeps_record_boundaries),
+		cmocka_unit_test(pieces_cover_a_wrapped_read_in_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -490,6 +490,61 @@ static void test_kernel_mmap_fake_kallsyms(void **state)
 	bytes_free(&b);
 }
 
+struct iomem_case {
+	const char *text;
+	int rc;
+	uint64_t len;
+};
+
+static const struct iomem_case iomem_cases[] = {
+	{ "00000000-00000fff : Reserved\n100000000-1ffffffff : System RAM\n"
+	  "  01000000-02276987 : Kernel code\n  02400000-02e0afff : Kernel rodata\n", 0, 0x1276988 },
+	{ "  00000000-00000000 : Kernel code\n", -EACCES, 0 },
+	{ "  01000000-02276987 : Kernel codex\n  01000000-02276987 : Kernel data\n", -ENOENT, 0 },
+	{ "", -ENOENT, 0 },
+	{ "garbage\n01000000 : Kernel code\n", -ENOENT, 0 },
+};
+
+static void test_kernel_code_len(void **state)
+{
+	for (size_t i = 0; i < sizeof(iomem_cases) / sizeof(iomem_cases[0]); i++) {
+		uint64_t len = 0;
+		write_file("iomem", iomem_cases[i].text);
+		int rc = kernel_code_len(tmp_path("iomem"), &len);
+		if (rc != iomem_cases[i].rc || (rc == 0 && len != iomem_cases[i].len))
+			fail_msg("case %zu: rc %d len %#llx", i, rc, (unsigned long long)len);
+	}
+	uint64_t len;
+	assert_int_equal(kernel_code_len(tmp_path("no-such-file"), &len), -ENOENT);
+}
+
+/* The iomem length is used only with _text; otherwise kallsyms to _etext. */
+static void test_kernel_text_quick(void **state)
+{
+	struct kernel_text kt;
+
+	write_file("kallsyms", "ffffffff81000000 T _stext\nffffffff81000000 T _text\n"
+			       "ffffffff81000100 T foo\nffffffff81800000 T _etext\n");
+	write_file("iomem", "  01000000-02276987 : Kernel code\n");
+	assert_int_equal(kernel_text_quick(tmp_path("kallsyms"), tmp_path("iomem"), &kt), 0);
+	assert_string_equal(kt.ref, "_text");
+	assert_true(kt.start == 0xffffffff81000000);
+#if defined(__x86_64__)
+	assert_true(kt.end == 0xffffffff81000000 + 0x1276988);
+#else
+	assert_true(kt.end == 0xffffffff81800000);
+#endif
+	write_file("iomem", "  00000000-00000000 : Kernel code\n");
+	assert_int_equal(kernel_text_quick(tmp_path("kallsyms"), tmp_path("iomem"), &kt), 0);
+	assert_true(kt.end == 0xffffffff81800000);
+	write_file("kallsyms", "ffffffff81000000 T _stext\nffffffff81800000 T _etext\n");
+	write_file("iomem", "  01000000-02276987 : Kernel code\n");
+	assert_int_equal(kernel_text_quick(tmp_path("kallsyms"), tmp_path("iomem"), &kt), 0);
+	assert_true(kt.end == 0xffffffff81800000);
+	write_file("kallsyms", "");
+	assert_int_equal(kernel_text_quick(tmp_path("kallsyms"), tmp_path("iomem"), &kt), -ENOENT);
+}
+
 static void test_kernel_modules(void **state)
 {
 	char dir[256];
@@ -591,6 +646,8 @@ int main(void)
 		cmocka_unit_test(test_all_processes_timeout),
 		cmocka_unit_test(test_kernel_mmap),
 		cmocka_unit_test(test_kernel_mmap_fake_kallsyms),
+		cmocka_unit_test(test_kernel_code_len),
+		cmocka_unit_test(test_kernel_text_quick),
 		cmocka_unit_test(test_kernel_modules),
 		cmocka_unit_test(test_comm_bytes),
 		cmocka_unit_test(test_finished_init),
