@@ -46,11 +46,20 @@ int self_filter_attach(const struct ps_evlist *evl, pid_t tgid)
 		for (unsigned i = 0; ev->fds && i < evl->nr_cpus * evl->nr_threads; i++) {
 			if (ev->fds[i] < 0)
 				continue;
-			if (ioctl(ev->fds[i], PERF_EVENT_IOC_SET_BPF, prog[tp]) < 0) {
+			/*
+			 * A tracepoint keeps one program list for every perf event on
+			 * it (all CPUs), and runs it before any of them gets the hit:
+			 * one attach filters them all, and the same program attached
+			 * again is EEXIST (a second -e of the same tracepoint).
+			 */
+			if (ioctl(ev->fds[i], PERF_EVENT_IOC_SET_BPF, prog[tp]) < 0 &&
+			    !(tp && errno == EEXIST)) {
 				ret = -errno;
 				break;
 			}
 			n++;
+			if (tp)
+				break;
 		}
 	}
 	/* Each event holds its own reference on the program. */

@@ -18,8 +18,9 @@
 struct ps_evlist;
 
 /*
- * Attach the filter for process tgid to every opened fd of evl.  Returns
- * the number of fds filtered, or a negative errno (-EPERM without
+ * Attach the filter for process tgid to every opened fd of evl (to one fd
+ * of each tracepoint event, which filters all of them).  Returns the
+ * number of attaches, or a negative errno (-EPERM without
  * CAP_BPF/CAP_SYS_ADMIN, -EINVAL/-ENOSYS where the kernel lacks BPF);
  * the events work unfiltered after a failure.  Engine thread, before the
  * events are enabled.

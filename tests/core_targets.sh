@@ -2,7 +2,7 @@
 # Targets and event kinds: -a, -C 0, -p PID, two events, tracepoints.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 12
+plan 14
 cd "$T"
 
 # Runs until the test ends (cleanup_hook kills it).
@@ -40,4 +40,12 @@ check "tracepoint: perf script clean" [ ! -s tp.err ] || show tp.err
 grep -vE '^(Warning:|Processed [0-9]+ events and lost [0-9]+ chunks!|Check IO/CPU overload!|)$' sw.err.all >sw.err
 check "sched_switch: fields decoded" grep -q 'prev_comm=.*prev_pid=[0-9]*.*next_comm=' sw.script || show sw.err
 check "sched_switch: perf script clean" [ ! -s sw.err ] || show sw.err
+
+# -a on a syscall tracepoint: perfsink's own write()s are filtered out on
+# every CPU, with one program per tracepoint and no warning.
+"$PERFSINK" record -a -e raw_syscalls:sys_enter -o rs.data -- "$WORKLOAD" getppid 20000 2>rs.err & rec=$!
+wait $rec
+check "-a tracepoint: no warning (exclude-self on every CPU)" fails grep -q warning rs.err || show rs.err
+"$PERF" script -i rs.data -F pid 2>/dev/null | tr -d ' ' | sort | uniq -c | sort -rn >rs.pids
+check "-a tracepoint: no event of perfsink itself (pid $rec)" fails grep -q " $rec\$" rs.pids || show rs.pids
 done_testing

@@ -15,6 +15,8 @@ not_ok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
 diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 # check DESCRIPTION COMMAND...: ok when the command succeeds.
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; return 1; fi; }
+# check "..." fails CMD: passes when CMD fails ("!" is shell syntax, not a command).
+fails() { ! "$@"; }
 # Files whose content should be shown when a check fails.
 show() { for f in "$@"; do diag "--- $f:"; [ -f "$f" ] && head -c 3000 "$f" | sed 's/^/# /'; done; }
 done_testing() { exit $((_failed > 0)); }
