@@ -2,8 +2,9 @@
  * aio_file: writes perf.data (file mode) with POSIX AIO, the design of
  * perf record --aio.  Every buffer becomes one asynchronous write at an
  * explicitly computed offset; its reference is dropped when the write has
- * completed.  data.size in the header follows the completed prefix, so a
- * crash or a full disk still leaves a file perf report reads.
+ * completed.  data.size in the header follows the completed prefix (at
+ * most 100 ms behind), so a crash or a full disk still leaves a file perf
+ * report reads.
  *
  * Rotation: every segment is written to "<path>.<YYYYmmddHHMMSS>.<NNNNNN>"
  * (plugins/common/segments.h); stream->max_files prunes the oldest.
@@ -44,6 +45,7 @@ struct aio_file {
 	unsigned cblocks;
 	int fsync;
 	uint64_t data_offset;
+	int64_t size_written_ns; /* completion thread: last data.size update */
 	struct aiow *w;
 	int err;
 	struct perfsink_sink_stats st;
@@ -110,10 +112,25 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 	return 0;
 }
 
-/* Completion thread: keep data.size at the completed prefix. */
+/*
+ * Completion thread: keep data.size at the completed prefix, at most every
+ * SIZE_UPDATE_NS.  The 8-byte write takes the inode lock that the next
+ * data write holds for about a millisecond, and waiting for it (the kernel
+ * spins) cost 12 % of perfsink's CPU with two files at 300 MB/s each.  A
+ * crash leaves perf the data of all but the last 100 ms (the rest is in
+ * the file, past data.size); close() writes the final size.
+ */
+#define SIZE_UPDATE_NS (100 * 1000000LL)
+
 static void on_commit(void *arg, uint64_t end)
 {
 	struct aio_file *f = arg;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	if (f->size_written_ns && now - f->size_written_ns < SIZE_UPDATE_NS)
+		return;
+	f->size_written_ns = now;
 	uint64_t size = end - f->data_offset;
 	(void)pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
 }
@@ -131,6 +148,7 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struc
 	struct perfsink_bytes hdr = *hdr_in;
 	int r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
 	f->data_offset = hdr.len;
+	f->size_written_ns = 0;
 	f->host->bytes_free(&hdr);
 	if (r < 0) {
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s': %s", f->path, strerror(-r));
