@@ -42,29 +42,32 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
  * for the whole records in p[off, len); returns where it stopped (the
  * start of a record not wholly in yet).
  */
+static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t tmin,
+			   uint64_t tmax)
+{
+	if (!sp->samples || tmin < sp->first_sample_time)
+		sp->first_sample_time = tmin;
+	if (tmax > sp->last_sample_time)
+		sp->last_sample_time = tmax;
+	sp->samples += n;
+}
+
 static size_t scan_records(struct engine *e, struct ring *r, const uint8_t *p, size_t off,
 			   size_t len)
 {
+	/* Counted in locals: stores through the engine's structs would alias p. */
+	uint64_t n = 0, tmin = UINT64_MAX, tmax = 0;
+	const size_t time_end = e->time_off + 8;
 	while (off + sizeof(struct perf_event_header) <= len) {
 		const struct perf_event_header *h = (const void *)(p + off);
 		if (h->size < sizeof(*h) || off + h->size > len)
 			break;
-		if (h->type == PERF_RECORD_SAMPLE && h->size >= e->time_off + 8) {
-			struct perfsink_stream_priv *sp = CUR_PRIV(e);
+		if (h->type == PERF_RECORD_SAMPLE && h->size >= time_end) {
 			uint64_t t;
 			memcpy(&t, p + off + e->time_off, sizeof(t));
-			if (!sp->samples || t < sp->first_sample_time)
-				sp->first_sample_time = t;
-			if (t > sp->last_sample_time)
-				sp->last_sample_time = t;
-			sp->samples++;
-			struct perfsink_stream_priv *wp = &e->whole_priv;
-			if (!wp->samples || t < wp->first_sample_time)
-				wp->first_sample_time = t;
-			if (t > wp->last_sample_time)
-				wp->last_sample_time = t;
-			wp->samples++;
-			e->samples++;
+			tmin = t < tmin ? t : tmin;
+			tmax = t > tmax ? t : tmax;
+			n++;
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&e->dsos, p + off, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
@@ -75,6 +78,11 @@ static size_t scan_records(struct engine *e, struct ring *r, const uint8_t *p, s
 			r->lost += lost;
 		}
 		off += h->size;
+	}
+	if (n) {
+		time_range_add(CUR_PRIV(e), n, tmin, tmax);
+		time_range_add(&e->whole_priv, n, tmin, tmax);
+		e->samples += n;
 	}
 	return off;
 }
