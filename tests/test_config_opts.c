@@ -32,7 +32,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.freq, 4000);
 	assert_int_equal(o.period, 0);
 	assert_int_equal(o.mmap_pages, 128);
-	assert_int_equal(o.aio, 2);
+	assert_int_equal(o.aio, 4);
 	assert_int_equal(o.dwarf_stack, 8192);
 	assert_int_equal(o.callgraph, CG_NONE);
 	assert_false(o.all_cpus);
