@@ -31,6 +31,13 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 		return -ENOMEM;
 	memcpy(b->mem, recs->p, recs->len);
 	dso_set_scan(&e->dsos, recs->p, recs->len);
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= recs->len;) {
+		const struct perf_event_header *h = (const void *)(recs->p + off);
+		if (h->size < sizeof(*h))
+			break;
+		b->pub.records++;
+		off += h->size;
+	}
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
 	b->pub.cpu = -1;
@@ -52,8 +59,8 @@ static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t
 	sp->samples += n;
 }
 
-static size_t scan_records(struct engine *e, struct ring *r, const uint8_t *p, size_t off,
-			   size_t len)
+static size_t scan_records(struct engine *e, struct ring *r, struct perfsink_buf *rec,
+			   const uint8_t *p, size_t off, size_t len)
 {
 	/* Counted in locals: stores through the engine's structs would alias p. */
 	uint64_t n = 0, tmin = UINT64_MAX, tmax = 0;
@@ -62,6 +69,7 @@ static size_t scan_records(struct engine *e, struct ring *r, const uint8_t *p, s
 		const struct perf_event_header *h = (const void *)(p + off);
 		if (h->size < sizeof(*h) || off + h->size > len)
 			break;
+		rec->records++;
 		if (h->type == PERF_RECORD_SAMPLE && h->size >= time_end) {
 			uint64_t t;
 			memcpy(&t, p + off + e->time_off, sizeof(t));
@@ -90,6 +98,7 @@ static size_t scan_records(struct engine *e, struct ring *r, const uint8_t *p, s
 struct scan {
 	struct engine *e;
 	struct ring *r;
+	struct perfsink_buf *buf; /* records counted into */
 	size_t off;
 };
 
@@ -97,7 +106,7 @@ struct scan {
 static void scan_piece(void *arg, const uint8_t *dst, size_t done)
 {
 	struct scan *s = arg;
-	s->off = scan_records(s->e, s->r, dst, s->off, done);
+	s->off = scan_records(s->e, s->r, s->buf, dst, s->off, done);
 }
 
 /*
@@ -116,7 +125,7 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	if (!b)
 		return NULL;
 	size_t n;
-	struct scan sc = { .e = e, .r = r };
+	struct scan sc = { .e = e, .r = r, .buf = &b->pub };
 	if (r->overwrite) {
 		/* The kernel must not write while the newest records are copied. */
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
@@ -168,6 +177,7 @@ int drain_pass(struct engine *e)
 	memcpy(last->mem + last->pub.len, &round, sizeof(round));
 	last->pub.len += ROUND_BYTES;
 	last->pub.tail_round = ROUND_BYTES;
+	last->pub.records++;
 	int ret = 0;
 	for (unsigned i = 0; i < k; i++) {
 		int r = dispatch(e, batch[i]);

@@ -2,7 +2,7 @@
 # Fan-out: two aio_file sinks in one run write byte-identical files.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 4
+plan 6
 cd "$T"
 cat >two.ini <<INI
 [record]
@@ -21,4 +21,20 @@ check "fan-out run exits 0" [ $? -eq 0 ] || show err
 check "both files written" [ -s one.data -a -s two.data ]
 check "files are byte-identical" cmp one.data two.data
 check "perf report reads them" perf_clean one.data
+
+# Every buffer's record count (sink ABI 1.1) is what a walk of it finds:
+# ring buffers (with FINISHED_ROUND), synthesized records, LOST records
+# from rings too small for the rate, LOST_SAMPLES at the end.
+cat >count.ini <<INI
+[sink.file]
+plugin = aio_file
+path = $T/c.data
+
+[sink.count]
+plugin = $TESTS_BUILDDIR/.libs/plugin_count.so
+INI
+"$PERFSINK" record --config count.ini -a -m 8K -e syscalls:sys_enter_getppid -e cpu-clock -F 20000 \
+	-- "$WORKLOAD" getppid 200000 >/dev/null 2>cerr
+check "the host's record counts match every buffer" [ $? -eq 0 ] || show cerr
+check "with loss in the run (LOST records were counted too)" grep -q "LOST" cerr || show cerr
 done_testing

@@ -63,7 +63,8 @@ extern "C" {
 #endif
 
 #define PERFSINK_ABI_MAJOR 1
-#define PERFSINK_ABI_MINOR 0
+/* 1.1: perfsink_buf.records (was reserved). */
+#define PERFSINK_ABI_MINOR 1
 #define PERFSINK_ENTRY_SYMBOL "perfsink_sink_entry"
 
 struct perfsink_host;
@@ -138,7 +139,14 @@ struct perfsink_buf {
 	int32_t cpu;          /* ring's CPU, -1 when not from a ring */
 	uint64_t seq;         /* dispatch order, from 0, per stream */
 	uint32_t tail_round;  /* 0 or 8 */
-	uint32_t reserved;
+	/*
+	 * Since ABI 1.1: the number of records in data (FINISHED_ROUND
+	 * included), counted by the host as it read them, so a sink that must
+	 * account for records (a write that fails drops them) need not walk
+	 * the buffer again.  0 from a host that does not count them: data is
+	 * never empty, so 0 means "count them yourself".
+	 */
+	uint32_t records;
 };
 
 /* A byte range returned by a host helper; free with host->bytes_free. */

@@ -344,7 +344,9 @@ static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_
 		struct part *sealed = NULL;
 		const uint8_t *d = bufs[i]->data;
 		size_t len = bufs[i]->len;
-		uint64_t records = perf_records_count(d, len, NULL);
+		/* Counted by the host since ABI 1.1; 0 from a host that did not. */
+		uint64_t records = bufs[i]->records ? bufs[i]->records
+						    : perf_records_count(d, len, NULL);
 		int rc = 0;
 
 		if (u->comp)

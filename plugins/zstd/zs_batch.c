@@ -42,6 +42,11 @@ uint64_t zs_records_count(const uint8_t *data, size_t len)
 	return n;
 }
 
+uint64_t zs_buf_records(const struct perfsink_buf *buf)
+{
+	return buf->records ? buf->records : zs_records_count(buf->data, buf->len);
+}
+
 /* Raw bytes: straight out when no group is open, else behind it. */
 static int batch_raw(struct zs_batch *b, struct zs_frame *f, const void *p, size_t len)
 {
@@ -55,7 +60,7 @@ int zs_batch_feed(struct zs_batch *b, struct zs_frame *f, const struct perfsink_
 	size_t comp = 0;
 	int err;
 
-	b->records += zs_records_count(buf->data, buf->len);
+	b->records += zs_buf_records(buf);
 	if (buf->kind == PERFSINK_BUF_RING && buf->tail_round <= buf->len)
 		comp = buf->len - buf->tail_round;
 	if (!comp)
@@ -91,7 +96,7 @@ void zs_batch_drop(struct zs_batch *b, zs_put_fn put, void *arg)
 	for (; b->taken < b->nr; b->taken++) {
 		struct perfsink_buf *buf = b->bufs[b->taken];
 
-		b->records += zs_records_count(buf->data, buf->len);
+		b->records += zs_buf_records(buf);
 		b->bufs[b->taken] = NULL;
 		put(arg, buf);
 	}
