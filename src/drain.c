@@ -30,25 +30,13 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 	if (!b)
 		return -ENOMEM;
 	memcpy(b->mem, recs->p, recs->len);
-	dso_set_scan(&e->dsos, recs->p, recs->len);
-	for (size_t off = 0; off + sizeof(struct perf_event_header) <= recs->len;) {
-		const struct perf_event_header *h = (const void *)(recs->p + off);
-		if (h->size < sizeof(*h))
-			break;
-		b->pub.records++;
-		off += h->size;
-	}
+	b->pub.records = (uint32_t)dso_set_scan(&e->dsos, recs->p, recs->len);
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
 	b->pub.cpu = -1;
 	return dispatch(e, b);
 }
 
-/*
- * Count samples and kernel-reported loss and track the sample time range,
- * for the whole records in p[off, len); returns where it stopped (the
- * start of a record not wholly in yet).
- */
 static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t tmin,
 			   uint64_t tmax)
 {
@@ -59,17 +47,23 @@ static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t
 	sp->samples += n;
 }
 
+/*
+ * Count the records (into rec), samples and kernel-reported loss and track
+ * the sample time range, for the whole records in p[off, len); returns
+ * where it stopped (the start of a record not wholly in yet).
+ */
 static size_t scan_records(struct engine *e, struct ring *r, struct perfsink_buf *rec,
 			   const uint8_t *p, size_t off, size_t len)
 {
 	/* Counted in locals: stores through the engine's structs would alias p. */
 	uint64_t n = 0, tmin = UINT64_MAX, tmax = 0;
+	uint32_t records = 0;
 	const size_t time_end = e->time_off + 8;
 	while (off + sizeof(struct perf_event_header) <= len) {
 		const struct perf_event_header *h = (const void *)(p + off);
 		if (h->size < sizeof(*h) || off + h->size > len)
 			break;
-		rec->records++;
+		records++;
 		if (h->type == PERF_RECORD_SAMPLE && h->size >= time_end) {
 			uint64_t t;
 			memcpy(&t, p + off + e->time_off, sizeof(t));
@@ -87,6 +81,7 @@ static size_t scan_records(struct engine *e, struct ring *r, struct perfsink_buf
 		}
 		off += h->size;
 	}
+	rec->records += records;
 	if (n) {
 		time_range_add(CUR_PRIV(e), n, tmin, tmax);
 		time_range_add(&e->whole_priv, n, tmin, tmax);

@@ -98,14 +98,15 @@ static void add(struct dso_set *s, const char *name, bool kernel)
 	s->n++;
 }
 
-void dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
+size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
 {
 	/* Offsets of the file name: MMAP after pid,tid,start,len,pgoff; MMAP2
 	 * after those plus maj,min,ino,ino_generation,prot,flags. */
-	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
+	size_t n = 0;
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len; n++) {
 		const struct perf_event_header *h = (const void *)(p + off);
 		if (h->size < sizeof(*h) || off + h->size > len)
-			return;
+			break;
 		size_t at = h->type == PERF_RECORD_MMAP ? 40 : h->type == PERF_RECORD_MMAP2 ? 72 : 0;
 		if (at && at < h->size) {
 			const char *name = (const char *)p + off + at;
@@ -117,6 +118,7 @@ void dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
 		}
 		off += h->size;
 	}
+	return n;
 }
 
 unsigned dso_set_count(const struct dso_set *s)

@@ -20,8 +20,9 @@ struct dso_set {
 
 void dso_set_init(struct dso_set *s);
 void dso_set_free(struct dso_set *s);
-/* Add the files named by the MMAP/MMAP2 records among recs (whole records). */
-void dso_set_scan(struct dso_set *s, const uint8_t *recs, size_t len);
+/* Add the files named by the MMAP/MMAP2 records among recs (whole records);
+ * returns the number of records walked, so a caller need not walk again. */
+size_t dso_set_scan(struct dso_set *s, const uint8_t *recs, size_t len);
 /* Number of DSOs seen. */
 unsigned dso_set_count(const struct dso_set *s);
 /*
