@@ -17,6 +17,7 @@ path = $T/plain.data
 [sink.z1]
 plugin = zstd
 path = $T/z1.data
+threads = 1
 
 [sink.z2]
 plugin = zstd
