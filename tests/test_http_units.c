@@ -208,8 +208,12 @@ static void test_cutter(void **state)
 		if (p) {
 			assert_int_equal(p->len, steps[i].sealed_len);
 			assert_int_equal(p->records, steps[i].sealed_len / 8);
+			/* reserved whole, trimmed when sealed at less than half */
+			assert_int_equal(p->cap, p->len < 500 ? p->len : p->len > 1000 ? p->len : 1000);
 			part_free(p);
 		}
+		/* the open part holds its whole size from the start */
+		assert_true(c.open->cap >= 1000);
 	}
 	/* open part (8 bytes, opened at 40) expires at 140 */
 	assert_int_equal(part_cutter_deadline(&c), 140);
@@ -217,6 +221,7 @@ static void test_cutter(void **state)
 	p = part_cutter_expire(&c, 140);
 	assert_non_null(p);
 	assert_int_equal(p->seq, 4);
+	assert_int_equal(p->cap, 8);
 	part_free(p);
 	assert_null(part_cutter_flush(&c));
 	assert_int_equal(part_cutter_deadline(&c), -1);
