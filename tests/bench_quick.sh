@@ -5,7 +5,7 @@
 need_root
 command -v python3 >/dev/null || skip_all "python3 runs the benchmark driver"
 [ -x "$TOP_BUILDDIR/bench/psb_count" ] || skip_all "bench programs not built"
-plan 10
+plan 11
 
 OUT="$T/bench"
 PSB_BUILDDIR="$TOP_BUILDDIR" python3 "$TOP_SRCDIR/bench/perfbench" --quick --out "$OUT" \
@@ -60,6 +60,10 @@ check "every workload/recorder pair was recorded and counted" sane all
 check "capture, output, CPU, RSS and exit figures are sane" sane figures
 check "perfsink has no samples of its own in any output" sane self
 check "one median row per workload and recorder" sane summary
+PSB_BUILDDIR="$TOP_BUILDDIR" python3 "$TOP_SRCDIR/bench/perfbench" --from-json "$OUT/results.json" \
+	--out "$T/again" >/dev/null 2>"$T/again.err"
+check "--from-json renders the same tables from results.json" cmp "$OUT/results.md" "$T/again/results.md" ||
+	show "$T/again.err"
 
 # The counter agrees with perf itself: file mode, -z (COMPRESSED) and pipe mode.
 count_agrees() { # FILE: psb_count's samples == perf script's lines
