@@ -13,6 +13,7 @@ int dispatch(struct engine *e, struct psbuf *b)
 {
 	b->pub.seq = e->seq++;
 	e->buffers++;
+	e->seg_stream += b->pub.len;
 	int r = sinkset_write(&e->ss, &b->pub);
 	psbuf_put(&b->pub);
 	if (r < 0 && !e->error)
@@ -29,7 +30,7 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 	struct psbuf *b = heapbuf_new(recs->len);
 	if (!b)
 		return -ENOMEM;
-	memcpy(b->mem, recs->p, recs->len);
+	memcpy(psbuf_place(b, e->seg_stream), recs->p, recs->len);
 	b->pub.records = (uint32_t)dso_set_scan(&e->dsos, recs->p, recs->len);
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
@@ -109,8 +110,11 @@ static void scan_piece(void *arg, const uint8_t *dst, size_t done)
  * the buffers go out after the pass so the last one can carry the
  * FINISHED_ROUND that tells perf every ring was drained up to here.
  */
-/* Copy one ring into a pooled buffer: NULL when it had nothing. */
-static struct psbuf *read_ring(struct engine *e, unsigned c)
+/*
+ * Copy one ring into a pooled buffer that will go out at stream offset pos:
+ * NULL when it had nothing.
+ */
+static struct psbuf *read_ring(struct engine *e, unsigned c, uint64_t pos)
 {
 	struct ring *r = &e->rings[c];
 	if (!r->overwrite && !ring_ready(r))
@@ -120,14 +124,15 @@ static struct psbuf *read_ring(struct engine *e, unsigned c)
 	if (!b)
 		return NULL;
 	size_t n;
+	uint8_t *dst = psbuf_place(b, pos);
 	struct scan sc = { .e = e, .r = r, .buf = &b->pub };
 	if (r->overwrite) {
 		/* The kernel must not write while the newest records are copied. */
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
-		n = ring_read_backward(r, b->mem, b->cap - ROUND_BYTES, scan_piece, &sc);
+		n = ring_read_backward(r, dst, b->cap - ROUND_BYTES, scan_piece, &sc);
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	} else {
-		n = ring_read(r, b->mem, b->cap - ROUND_BYTES, scan_piece, &sc);
+		n = ring_read(r, dst, b->cap - ROUND_BYTES, scan_piece, &sc);
 	}
 	if (!n) {
 		psbuf_put(&b->pub);
@@ -160,16 +165,19 @@ int drain_pass(struct engine *e)
 		if (next_segment(e) < 0)
 			return -EPIPE;
 	}
+	uint64_t pos = e->seg_stream;
 	for (unsigned c = 0; c < e->nr_rings; c++) {
-		struct psbuf *b = read_ring(e, c);
-		if (b)
+		struct psbuf *b = read_ring(e, c, pos);
+		if (b) {
 			batch[k++] = b;
+			pos += b->pub.len;
+		}
 	}
 	if (!k)
 		return 0;
 	struct psbuf *last = batch[k - 1];
 	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = ROUND_BYTES };
-	memcpy(last->mem + last->pub.len, &round, sizeof(round));
+	memcpy((uint8_t *)last->pub.data + last->pub.len, &round, sizeof(round));
 	last->pub.len += ROUND_BYTES;
 	last->pub.tail_round = ROUND_BYTES;
 	last->pub.records++;

@@ -49,6 +49,7 @@ struct engine {
 	struct perfsink_stream whole;
 	struct perfsink_stream_priv whole_priv;
 	uint64_t seg_bytes;         /* ring bytes in the current segment */
+	uint64_t seg_stream;        /* bytes dispatched in it: the next buffer's stream offset */
 	int64_t seg_start_ns;       /* CLOCK_MONOTONIC */
 	bool rotate_requested;      /* SIGUSR2 */
 	bool rotation_pending;      /* size or time reached: cut before the next data */

@@ -56,9 +56,11 @@ static uint64_t total_ids(const struct ps_evlist *evl)
 	return n;
 }
 
+/* Records start on a PERFSINK_BUF_ALIGN boundary, for O_DIRECT writers. */
 static uint64_t data_offset_of(const struct ps_evlist *evl)
 {
-	return FILE_HEADER_SIZE + 8 * total_ids(evl) + (uint64_t)FILE_ATTR_SIZE * evl->nr;
+	uint64_t end = FILE_HEADER_SIZE + 8 * total_ids(evl) + (uint64_t)FILE_ATTR_SIZE * evl->nr;
+	return (end + PERFSINK_BUF_ALIGN - 1) / PERFSINK_BUF_ALIGN * PERFSINK_BUF_ALIGN;
 }
 
 /* The attr as stored: always PS_ATTR_SIZE bytes with size = PS_ATTR_SIZE. */
@@ -129,6 +131,8 @@ int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file
 		bytes_u64(&b, ev->nr_ids * sizeof(uint64_t));
 		ids_off += ev->nr_ids * sizeof(uint64_t);
 	}
+	if (!b.err && b.len < data_offset)
+		bytes_zero(&b, data_offset - b.len);
 	if (!b.err && b.len != data_offset)
 		b.err = -EINVAL; /* layout bug: never hand out a header that lies */
 	return bytes_finish(&b, out);

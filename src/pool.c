@@ -20,6 +20,20 @@ static void pool_unref(struct pool *p)
 		pool_free(p);
 }
 
+/* cap bytes from any offset below PERFSINK_BUF_ALIGN (psbuf_place). */
+static uint8_t *aligned_block(size_t cap)
+{
+	void *m = NULL;
+	return posix_memalign(&m, PERFSINK_BUF_ALIGN, cap + PERFSINK_BUF_ALIGN) ? NULL : m;
+}
+
+uint8_t *psbuf_place(struct psbuf *b, uint64_t pos)
+{
+	uint8_t *at = b->mem + pos % PERFSINK_BUF_ALIGN;
+	b->pub.data = at;
+	return at;
+}
+
 int pool_create(unsigned n, size_t cap, struct pool **out)
 {
 	struct pool *p = calloc(1, sizeof(*p));
@@ -36,7 +50,7 @@ int pool_create(unsigned n, size_t cap, struct pool **out)
 	p->refs = 1;
 	for (unsigned i = 0; i < n; i++) {
 		struct psbuf *b = &p->bufs[i];
-		b->mem = malloc(cap);
+		b->mem = aligned_block(cap);
 		if (!b->mem) {
 			pool_free(p);
 			return -ENOMEM;
@@ -115,7 +129,7 @@ struct psbuf *heapbuf_new(size_t cap)
 	struct psbuf *b = calloc(1, sizeof(*b));
 	if (!b)
 		return NULL;
-	b->mem = malloc(cap ? cap : 1);
+	b->mem = aligned_block(cap);
 	if (!b->mem) {
 		free(b);
 		return NULL;

@@ -21,8 +21,8 @@ struct pool;
 
 struct psbuf {
 	struct perfsink_buf pub; /* first: sinks see only this */
-	uint8_t *mem;
-	size_t cap;
+	uint8_t *mem;            /* PERFSINK_BUF_ALIGN-aligned, cap + ALIGN bytes */
+	size_t cap;              /* bytes usable from pub.data, wherever placed */
 	uint32_t refs;           /* atomic */
 	struct pool *pool;       /* NULL: heap buffer, freed at the last put */
 	struct psbuf *next_free;
@@ -56,6 +56,13 @@ unsigned pool_out(struct pool *p);
 
 /* A one-off buffer of cap bytes, freed at its last put. */
 struct psbuf *heapbuf_new(size_t cap);
+
+/*
+ * Place the data of an empty buffer for the stream offset pos (sink ABI
+ * 1.2: data - pos is a multiple of PERFSINK_BUF_ALIGN); returns where the
+ * cap bytes of records go.
+ */
+uint8_t *psbuf_place(struct psbuf *b, uint64_t pos);
 
 void psbuf_get(struct perfsink_buf *b);
 void psbuf_put(struct perfsink_buf *b);

@@ -103,6 +103,7 @@ int next_segment(struct engine *e)
 	e->seg = nx;
 	e->seq = 0; /* buf->seq counts per stream */
 	e->seg_bytes = 0;
+	e->seg_stream = 0;
 	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
 	e->rotations++;
 	if (r < 0) {

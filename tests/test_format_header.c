@@ -126,8 +126,10 @@ static void test_header_layout(void **state)
 	struct perfsink_bytes h = { 0 };
 
 	assert_int_equal(perf_file_header(&f->s, NULL, &h), 0);
-	/* 104 header + 5 ids + 2 attrs of 144 */
-	assert_int_equal(h.len, 104 + 5 * 8 + 2 * 144);
+	/* 104 header + 5 ids + 2 attrs of 144, zeros up to the aligned data offset */
+	assert_int_equal(h.len, PERFSINK_BUF_ALIGN);
+	for (size_t off = 104 + 5 * 8 + 2 * 144; off < h.len; off++)
+		assert_int_equal(h.data[off], 0);
 	assert_memory_equal(h.data, "PERFILE2", 8);
 	assert_int_equal(u64_at(h.data, 8), 104);
 	assert_int_equal(u64_at(h.data, 16), 144);
@@ -187,7 +189,7 @@ static void test_header_rejects_wrong_offset(void **state)
 {
 	struct fixture *f = *state;
 	struct perfsink_bytes h = { 0 };
-	struct perfsink_file_end end = { .data_offset = 4096, .data_size = 8 };
+	struct perfsink_file_end end = { .data_offset = 104 + 5 * 8 + 2 * 144, .data_size = 8 };
 
 	assert_int_equal(perf_file_header(&f->s, &end, &h), -EINVAL);
 	assert_int_equal(perf_file_features(&f->s, NULL, &h), -EINVAL);
@@ -259,7 +261,7 @@ static void test_features_payloads(void **state)
 	struct feat_view v;
 	size_t adv;
 
-	end.data_offset = 104 + 5 * 8 + 2 * 144;
+	end.data_offset = PERFSINK_BUF_ALIGN;
 	features_view(f, &end, &hdr, &feat, &v);
 
 	int i = view_find(&v, FEAT_HOSTNAME);
@@ -313,7 +315,7 @@ static void test_features_compressed(void **state)
 	struct perfsink_bytes hdr = { 0 }, feat = { 0 };
 	const struct perfsink_compression comp = { .type = 1, .level = 3, .ratio = 12,
 						   .mmap_len = 528384 };
-	struct perfsink_file_end end = { .data_offset = 432, .data_size = 64, .comp = &comp };
+	struct perfsink_file_end end = { .data_offset = PERFSINK_BUF_ALIGN, .data_size = 64, .comp = &comp };
 	struct feat_view v;
 
 	features_view(f, &end, &hdr, &feat, &v);
@@ -516,7 +518,7 @@ static void test_tracing_data_in_file_and_pipe(void **state)
 	if (!use_tracepoint(f))
 		skip();
 	struct perfsink_bytes hdr = { 0 }, feat = { 0 }, pipe = { 0 };
-	struct perfsink_file_end end = { .data_offset = 104 + 16 + 144, .data_size = 8 };
+	struct perfsink_file_end end = { .data_offset = PERFSINK_BUF_ALIGN, .data_size = 8 };
 	struct feat_view v;
 
 	features_view(f, &end, &hdr, &feat, &v);

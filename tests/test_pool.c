@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include "pool.h"
@@ -21,6 +22,27 @@ static void get_gives_one_reference(void **state)
 	psbuf_put(&b->pub);
 	assert_int_equal(pool_out(p), 0);
 	pool_release(p);
+}
+
+/* Sink ABI 1.2: data at its stream offset modulo PERFSINK_BUF_ALIGN, cap usable. */
+static void place_keeps_stream_alignment(void **state)
+{
+	static const uint64_t pos[] = { 0, 8, 4088, 4096, 4104, 123456 };
+	struct pool *p;
+	assert_int_equal(pool_create(1, 8192, &p), 0);
+	for (unsigned i = 0; i < sizeof(pos) / sizeof(pos[0]); i++) {
+		struct psbuf *b = pool_get(p, NULL);
+		uint8_t *at = psbuf_place(b, pos[i]);
+		assert_ptr_equal(at, b->pub.data);
+		assert_int_equal(((uintptr_t)at - pos[i]) % PERFSINK_BUF_ALIGN, 0);
+		memset(at, 0xab, b->cap); /* all of cap is ours (ASan checks) */
+		psbuf_put(&b->pub);
+	}
+	pool_release(p);
+	struct psbuf *h = heapbuf_new(100);
+	assert_int_equal(((uintptr_t)psbuf_place(h, 4000) - 4000) % PERFSINK_BUF_ALIGN, 0);
+	memset(psbuf_place(h, 4000), 0, 100);
+	psbuf_put(&h->pub);
 }
 
 static void last_put_returns_buffer(void **state)
@@ -119,6 +141,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(get_gives_one_reference),
+		cmocka_unit_test(place_keeps_stream_alignment),
 		cmocka_unit_test(last_put_returns_buffer),
 		cmocka_unit_test(exhausted_pool_waits_for_return),
 		cmocka_unit_test(pool_outlives_buffers_in_flight),

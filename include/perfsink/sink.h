@@ -63,8 +63,14 @@ extern "C" {
 #endif
 
 #define PERFSINK_ABI_MAJOR 1
-/* 1.1: perfsink_buf.records (was reserved). */
-#define PERFSINK_ABI_MINOR 1
+/*
+ * 1.1: perfsink_buf.records (was reserved).
+ * 1.2: buffer data placed at its stream offset modulo PERFSINK_BUF_ALIGN,
+ *      and file_header() a multiple of it long (O_DIRECT writers).
+ */
+#define PERFSINK_ABI_MINOR 2
+/* Alignment unit of buffer data and of the file-mode data offset (1.2). */
+#define PERFSINK_BUF_ALIGN 4096
 #define PERFSINK_ENTRY_SYMBOL "perfsink_sink_entry"
 
 struct perfsink_host;
@@ -131,6 +137,14 @@ enum perfsink_buf_kind {
  * sinks.  When tail_round is non-zero, the last tail_round bytes are a
  * PERF_RECORD_FINISHED_ROUND that closes one drain pass; sinks that
  * transform ring data (compression) should keep that record as it is.
+ *
+ * Since ABI 1.2 the host places data so that data - (stream offset) is a
+ * multiple of PERFSINK_BUF_ALIGN, where the stream offset is the number of
+ * bytes of every buffer dispatched in this stream before this one.  A sink
+ * that writes the buffers back to back from an aligned file offset (as
+ * after file_header()) can thus hand their aligned middles to O_DIRECT
+ * writes.  It must still check each address: an older host, or a sink that
+ * keeps one file across streams, does not get this alignment.
  */
 struct perfsink_buf {
 	const uint8_t *data;
@@ -249,7 +263,8 @@ struct perfsink_host {
 	 * offset 0 up to the data section, with data.size 0 and no features
 	 * (write them first).  file_header(stream, end, out): the same bytes,
 	 * final, to be written again at offset 0.  Both have the same length,
-	 * which is the data offset.  Errors: -ENOMEM; -EINVAL when
+	 * which is the data offset, a multiple of PERFSINK_BUF_ALIGN since
+	 * ABI 1.2 (zero-filled after the attrs).  Errors: -ENOMEM; -EINVAL when
 	 * end->data_offset is not that length; -ENODATA when tracepoints are
 	 * recorded but their format data is missing (perf would refuse the
 	 * file).
