@@ -1,8 +1,9 @@
 #!/bin/sh
-# Fan-out: two aio_file sinks in one run write byte-identical files.
+# Fan-out: two aio_file sinks in one run write byte-identical files, one
+# with O_DIRECT (direct = true) and one buffered (the default).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 6
+plan 9
 cd "$T"
 cat >two.ini <<INI
 [record]
@@ -11,13 +12,20 @@ freq = 999
 [sink.first]
 plugin = aio_file
 path = $T/one.data
+direct = true
 
 [sink.second]
 plugin = aio_file
 path = $T/two.data
 INI
-"$PERFSINK" record --config two.ini -g -- "$WORKLOAD" cpu 500 >/dev/null 2>err
+"$PERFSINK" record -v --config two.ini -g -- "$WORKLOAD" cpu 500 >/dev/null 2>err
 check "fan-out run exits 0" [ $? -eq 0 ] || show err
+if dd if=/dev/zero of=probe bs=4096 count=1 oflag=direct 2>/dev/null; then
+	check "the first sink writes with O_DIRECT" grep -q "one.data': O_DIRECT writes" err || show err
+else
+	check "# SKIP $T has no O_DIRECT" true
+fi
+check "the second one buffered (the default)" grep -q "two.data': buffered writes" err || show err
 check "both files written" [ -s one.data -a -s two.data ]
 check "files are byte-identical" cmp one.data two.data
 check "perf report reads them" perf_clean one.data
@@ -29,6 +37,7 @@ cat >count.ini <<INI
 [sink.file]
 plugin = aio_file
 path = $T/c.data
+direct = true
 
 [sink.count]
 plugin = $TESTS_BUILDDIR/.libs/plugin_count.so
@@ -37,4 +46,8 @@ INI
 	-- "$WORKLOAD" getppid 200000 >/dev/null 2>cerr
 check "the host's record counts match every buffer" [ $? -eq 0 ] || show cerr
 check "with loss in the run (LOST records were counted too)" grep -q "LOST" cerr || show cerr
+"$PERF" script -i c.data >c.script 2>c.err
+grep -v -e '^Warning:$' -e 'lost [0-9]* chunks' -e 'samples and lost' -e 'Check IO/CPU overload' -e '^$' c.err >c.other
+check "perf reads that file of small buffers (only the loss warning)" [ ! -s c.other -a "$(wc -l <c.script)" -gt 1000 ] ||
+	show c.err
 done_testing

@@ -2,13 +2,26 @@
  * aio_file: writes perf.data (file mode) with POSIX AIO, the design of
  * perf record --aio.  Every buffer becomes one asynchronous write at an
  * explicitly computed offset; its reference is dropped when the write has
- * completed.  data.size in the header follows the completed prefix (at
- * most 100 ms behind), so a crash or a full disk still leaves a file perf
- * report reads.
+ * completed.  data.size in the header follows the completed prefix, at a
+ * buffer end (ends.h), at most 100 ms behind, so a crash or a full disk
+ * still leaves a file perf report reads.
+ *
+ * Where the file system takes them (dio_usable), the data section is
+ * written with O_DIRECT: no copy into the page cache, which was the
+ * largest part of the sink's CPU.  How buffers become block writes:
+ * dio.h.  The header, the features and the last partial block go through
+ * a second, buffered descriptor; until that block is full, the records in
+ * it are only in memory (at most 4 KiB).  Off by default: a direct write
+ * holds its pooled buffer until the disk has the data, and under CPU
+ * saturation that cost more samples than the page-cache copy it saves
+ * (docs/BENCHMARKS.md).  A buffer that is not placed for O_DIRECT
+ * (a host before sink ABI 1.2, or an output that is not rotated with the
+ * stream) turns the rest of that file to buffered writes.
  *
  * Rotation: every segment is written to "<path>.<YYYYmmddHHMMSS>.<NNNNNN>"
  * (plugins/common/segments.h); stream->max_files prunes the oldest.
  */
+#define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,11 +32,13 @@
 #include <unistd.h>
 #include <perfsink/sink.h>
 #include "aio_writer.h"
+#include "dio.h"
+#include "ends.h"
 #include "segments.h"
 #include "pwrite_all.h"
 #include <libgen.h>
 
-enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC };
+enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC, KEY_DIRECT };
 
 static const struct perfsink_key aio_file_keys[] = {
 	[KEY_PATH] = { "path", PERFSINK_KEY_PATH, "perf.data",
@@ -32,6 +47,8 @@ static const struct perfsink_key aio_file_keys[] = {
 			  "AIO control blocks in flight; 0 = one per pooled buffer", 0, 1024, NULL },
 	[KEY_FSYNC] = { "fsync", PERFSINK_KEY_BOOL, "false",
 			"fdatasync the file before it is closed", 0, 0, NULL },
+	[KEY_DIRECT] = { "direct", PERFSINK_KEY_BOOL, "false",
+			 "write records with O_DIRECT where the file system supports it", 0, 0, NULL },
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -41,11 +58,18 @@ struct aio_file {
 	const struct perfsink_stream *stream;
 	char *base_path;
 	char *path;       /* current output */
-	int fd;
+	int fd;           /* buffered: header, features, last partial block */
+	int dfd;          /* O_DIRECT descriptor of the same file, or -1 */
 	unsigned cblocks;
 	int fsync;
+	int direct;       /* config: try O_DIRECT */
 	uint64_t data_offset;
+	uint64_t pos;     /* file offset where the records written so far end */
+	uint8_t *blk;     /* O_DIRECT: the pending partial block (dio.h) */
+	size_t blk_len;
+	struct ends ends; /* buffer ends; data.size is one of them */
 	int64_t size_written_ns; /* completion thread: last data.size update */
+	uint64_t size_end;       /* completion thread: last buffer end on file */
 	struct aiow *w;
 	int err;
 	struct perfsink_sink_stats st;
@@ -65,6 +89,10 @@ static int open_output(struct aio_file *f, const char *path)
 	if (fchmod(fd, 0600) < 0)
 		LOG(f, PERFSINK_LOG_WARN, "chmod 0600 '%s': %s", path, strerror(errno));
 	f->fd = fd;
+	f->dfd = -1;
+	if (f->direct && dio_usable(fd))
+		f->dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	LOG(f, PERFSINK_LOG_DEBUG, "'%s': %s writes", path, f->dfd >= 0 ? "O_DIRECT" : "buffered");
 	return 0;
 }
 
@@ -100,10 +128,14 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 	f->host = inst->host;
 	f->fd = -1;
 	f->base_path = strdup(inst->values[KEY_PATH].str);
+	f->dfd = -1;
 	f->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
 	f->fsync = (int)inst->values[KEY_FSYNC].num;
+	f->direct = (int)inst->values[KEY_DIRECT].num;
+	ends_init(&f->ends);
 	int r = f->base_path ? check_writable(f, f->base_path) : -ENOMEM;
 	if (r < 0) {
+		ends_free(&f->ends);
 		free(f->base_path);
 		free(f);
 		return r;
@@ -125,13 +157,17 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 static void on_commit(void *arg, uint64_t end)
 {
 	struct aio_file *f = arg;
+	uint64_t safe = ends_take(&f->ends, end);
+	if (safe <= f->size_end)
+		return;
+	f->size_end = safe;
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
 	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 	if (f->size_written_ns && now - f->size_written_ns < SIZE_UPDATE_NS)
 		return;
 	f->size_written_ns = now;
-	uint64_t size = end - f->data_offset;
+	uint64_t size = safe - f->data_offset;
 	(void)pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
 }
 
@@ -142,21 +178,43 @@ static void on_done(void *ctx, void *arg, int err)
 	f->host->buf_put(arg);
 }
 
+/* Completion thread: a pending block written with O_DIRECT. */
+static void on_block_done(void *ctx, void *arg, int err)
+{
+	free(arg);
+}
+
+static void close_direct(struct aio_file *f)
+{
+	if (f->dfd >= 0)
+		close(f->dfd);
+	f->dfd = -1;
+	free(f->blk);
+	f->blk = NULL;
+	f->blk_len = 0;
+}
+
 /* Write the provisional header hdr (taken) to the new output, start the writer. */
 static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struct perfsink_bytes *hdr_in)
 {
 	struct perfsink_bytes hdr = *hdr_in;
 	int r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
-	f->data_offset = hdr.len;
+	f->data_offset = f->pos = hdr.len;
 	f->size_written_ns = 0;
+	f->size_end = 0;
+	ends_reset(&f->ends);
 	f->host->bytes_free(&hdr);
 	if (r < 0) {
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s': %s", f->path, strerror(-r));
 		return r;
 	}
+	if (f->data_offset % DIO_BLOCK)
+		close_direct(f); /* a host before sink ABI 1.2 */
+	unsigned nr_cb = f->cblocks ? f->cblocks : (s->nr_buffers ? s->nr_buffers : 2);
 	struct aiow_config cfg = {
-		.fd = f->fd,
-		.nr_cb = f->cblocks ? f->cblocks : (s->nr_buffers ? s->nr_buffers : 2),
+		.fd = f->dfd >= 0 ? f->dfd : f->fd,
+		/* With O_DIRECT a buffer can make two writes: a block and its middle. */
+		.nr_cb = f->dfd >= 0 && !f->cblocks ? 2 * nr_cb : nr_cb,
 		.offset = f->data_offset,
 		.on_commit = on_commit,
 		.commit_arg = f,
@@ -204,20 +262,98 @@ static int aio_file_start(void *ctx, const struct perfsink_stream *s)
 	return f->err = new_output(f, s);
 }
 
+/* A write of bytes of buf (its reference is dropped when it completes). */
+static int write_from_buf(struct aio_file *f, struct perfsink_buf *buf, const uint8_t *p, size_t len)
+{
+	f->host->buf_get(buf);
+	int r = aiow_write(f->w, p, len, on_done, buf);
+	if (r < 0)
+		f->host->buf_put(buf);
+	return r;
+}
+
+/*
+ * Turn the rest of the file to buffered writes: wait for the direct ones,
+ * write the pending block, and go on after it through the buffered fd.
+ */
+static int to_buffered(struct aio_file *f)
+{
+	int r = aiow_drain(f->w);
+	if (r < 0)
+		return r;
+	uint64_t at = aiow_offset(f->w);
+	if (f->blk_len && (r = pwrite_all(f->fd, f->blk, f->blk_len, at)) < 0)
+		return r;
+	struct aiow_stats as;
+	aiow_stats(f->w, &as);
+	f->st.bytes_out += as.bytes + f->blk_len;
+	f->st.retries += as.retries;
+	aiow_destroy(f->w);
+	f->w = NULL;
+	struct aiow_config cfg = {
+		.fd = f->fd,
+		.nr_cb = f->cblocks ? f->cblocks : (f->stream->nr_buffers ? f->stream->nr_buffers : 2),
+		.offset = at + f->blk_len,
+		.on_commit = on_commit,
+		.commit_arg = f,
+		.done_ctx = f,
+	};
+	close_direct(f);
+	LOG(f, PERFSINK_LOG_DEBUG, "'%s': buffered writes from offset %llu (a buffer not placed for O_DIRECT)",
+	    f->path, (unsigned long long)cfg.offset);
+	return aiow_create(&cfg, &f->w);
+}
+
+/* O_DIRECT: complete the pending block, write the middle, keep the tail. */
+static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
+{
+	struct dio_split s = dio_split(buf->data, buf->len, f->blk_len);
+	if (!s.aligned) {
+		int r = to_buffered(f);
+		return r < 0 ? r : write_from_buf(f, buf, buf->data, buf->len);
+	}
+	if (!f->blk && (s.head || s.tail) && posix_memalign((void **)&f->blk, DIO_BLOCK, DIO_BLOCK))
+		return -ENOMEM;
+	if (s.head) {
+		memcpy(f->blk + f->blk_len, buf->data, s.head);
+		f->blk_len += s.head;
+	}
+	if (s.block_full) {
+		int r = aiow_write(f->w, f->blk, DIO_BLOCK, on_block_done, f->blk);
+		if (r < 0)
+			return r; /* the block stays ours: freed by close_direct */
+		f->blk = NULL;
+		f->blk_len = 0;
+		if (s.tail && posix_memalign((void **)&f->blk, DIO_BLOCK, DIO_BLOCK))
+			return -ENOMEM;
+	}
+	if (s.mid) {
+		int r = write_from_buf(f, buf, buf->data + s.head, s.mid);
+		if (r < 0)
+			return r;
+	}
+	if (s.tail) {
+		memcpy(f->blk, buf->data + s.head + s.mid, s.tail);
+		f->blk_len = s.tail;
+	}
+	return 0;
+}
+
 static int aio_file_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct aio_file *f = ctx;
 	if (f->err)
 		return f->err;
-	f->host->buf_get(buf);
-	int r = aiow_write(f->w, buf->data, buf->len, on_done, buf);
+	int r = f->dfd >= 0 ? write_direct(f, buf) : write_from_buf(f, buf, buf->data, buf->len);
+	if (r == 0)
+		r = ends_push(&f->ends, f->pos + buf->len);
 	if (r < 0) {
-		f->host->buf_put(buf);
 		f->err = r;
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-		    (unsigned long long)aiow_committed(f->w), strerror(-r));
+		    (unsigned long long)(f->w ? aiow_committed(f->w) : f->pos), strerror(-r));
 		return r;
 	}
+	f->pos += buf->len;
 	f->st.bytes_in += buf->len;
 	f->st.buffers++;
 	return 0;
@@ -256,6 +392,26 @@ static int finish_file(struct aio_file *f)
 		f->st.retries += as.retries;
 		aiow_destroy(f->w);
 		f->w = NULL;
+	}
+	if (f->dfd >= 0 && !f->err && f->blk_len) {
+		/* The last partial block: buffered, it cannot be written whole. */
+		int w = pwrite_all(f->fd, f->blk, f->blk_len, end);
+		if (w < 0) {
+			f->err = w;
+			LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
+			    (unsigned long long)end, strerror(-w));
+		} else {
+			end += f->blk_len;
+			f->st.bytes_out += f->blk_len;
+		}
+	}
+	close_direct(f);
+	/* After an error, data.size must end where a buffer ended. */
+	if (f->err) {
+		uint64_t safe = ends_take(&f->ends, end);
+		end = safe > f->size_end ? safe : f->size_end;
+		if (end < f->data_offset)
+			end = f->data_offset;
 	}
 	if (!f->stream)
 		return f->err;
@@ -307,6 +463,7 @@ static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
 	int r = finish_file(f);
 	if (f->fd >= 0 && close(f->fd) < 0 && r == 0)
 		r = -errno;
+	ends_free(&f->ends);
 	free(f->path);
 	free(f->base_path);
 	free(f);
@@ -323,6 +480,9 @@ static void aio_file_stats(void *ctx, struct perfsink_sink_stats *out)
 		out->bytes_out += as.bytes;
 		out->retries += as.retries;
 	}
+	/* Written by close() (it cannot go out whole before): in == written. */
+	if (f->dfd >= 0 && !f->err)
+		out->bytes_out += f->blk_len;
 }
 
 static const struct perfsink_sink_ops aio_file_ops = {
