@@ -6,12 +6,12 @@
  * buffer end (ends.h), at most 100 ms behind, so a crash or a full disk
  * still leaves a file perf report reads.
  *
- * Where the file system takes them (dio_usable), the data section is
- * written with O_DIRECT: no copy into the page cache, which was the
- * largest part of the sink's CPU.  How buffers become block writes:
+ * With direct = true, where the file system takes them (dio_usable), the
+ * data section is written with O_DIRECT: no copy into the page cache,
+ * which is the largest part of the sink's CPU.  How buffers become block writes:
  * dio.h.  The header, the features and the last partial block go through
  * a second, buffered descriptor; until that block is full, the records in
- * it are only in memory (at most 4 KiB).  Off by default: a direct write
+ * it are only in memory (at most 4 KiB).  Off by default because a direct write
  * holds its pooled buffer until the disk has the data, and under CPU
  * saturation that cost more samples than the page-cache copy it saves
  * (docs/BENCHMARKS.md).  A buffer that is not placed for O_DIRECT
@@ -194,6 +194,29 @@ static void close_direct(struct aio_file *f)
 	f->blk_len = 0;
 }
 
+/*
+ * The writer for the rest of the file, from offset through fd (the
+ * O_DIRECT one or the buffered one).
+ */
+static int start_writer(struct aio_file *f, int fd, uint64_t offset)
+{
+	const struct perfsink_stream *s = f->stream;
+	unsigned nr_cb = f->cblocks ? f->cblocks : (s->nr_buffers ? s->nr_buffers : 2);
+	struct aiow_config cfg = {
+		.fd = fd,
+		/* With O_DIRECT a buffer can make two writes: a block and its middle. */
+		.nr_cb = fd == f->dfd && !f->cblocks ? 2 * nr_cb : nr_cb,
+		.offset = offset,
+		.on_commit = on_commit,
+		.commit_arg = f,
+		.done_ctx = f,
+	};
+	int r = aiow_create(&cfg, &f->w);
+	if (r < 0)
+		LOG(f, PERFSINK_LOG_ERROR, "cannot start the AIO writer: %s", strerror(-r));
+	return r;
+}
+
 /* Write the provisional header hdr (taken) to the new output, start the writer. */
 static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struct perfsink_bytes *hdr_in)
 {
@@ -210,21 +233,8 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struc
 	}
 	if (f->data_offset % DIO_BLOCK)
 		close_direct(f); /* a host before sink ABI 1.2 */
-	unsigned nr_cb = f->cblocks ? f->cblocks : (s->nr_buffers ? s->nr_buffers : 2);
-	struct aiow_config cfg = {
-		.fd = f->dfd >= 0 ? f->dfd : f->fd,
-		/* With O_DIRECT a buffer can make two writes: a block and its middle. */
-		.nr_cb = f->dfd >= 0 && !f->cblocks ? 2 * nr_cb : nr_cb,
-		.offset = f->data_offset,
-		.on_commit = on_commit,
-		.commit_arg = f,
-		.done_ctx = f,
-	};
-	r = aiow_create(&cfg, &f->w);
-	if (r < 0)
-		LOG(f, PERFSINK_LOG_ERROR, "cannot start the AIO writer: %s", strerror(-r));
 	f->stream = s;
-	return r;
+	return start_writer(f, f->dfd >= 0 ? f->dfd : f->fd, f->data_offset);
 }
 
 /* Create the output of stream s and write its provisional header. */
@@ -290,18 +300,11 @@ static int to_buffered(struct aio_file *f)
 	f->st.retries += as.retries;
 	aiow_destroy(f->w);
 	f->w = NULL;
-	struct aiow_config cfg = {
-		.fd = f->fd,
-		.nr_cb = f->cblocks ? f->cblocks : (f->stream->nr_buffers ? f->stream->nr_buffers : 2),
-		.offset = at + f->blk_len,
-		.on_commit = on_commit,
-		.commit_arg = f,
-		.done_ctx = f,
-	};
+	at += f->blk_len;
 	close_direct(f);
 	LOG(f, PERFSINK_LOG_DEBUG, "'%s': buffered writes from offset %llu (a buffer not placed for O_DIRECT)",
-	    f->path, (unsigned long long)cfg.offset);
-	return aiow_create(&cfg, &f->w);
+	    f->path, (unsigned long long)at);
+	return start_writer(f, f->fd, at);
 }
 
 /* O_DIRECT: complete the pending block, write the middle, keep the tail. */
@@ -312,8 +315,7 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 		int r = to_buffered(f);
 		return r < 0 ? r : write_from_buf(f, buf, buf->data, buf->len);
 	}
-	if (!f->blk && (s.head || s.tail) && posix_memalign((void **)&f->blk, DIO_BLOCK, DIO_BLOCK))
-		return -ENOMEM;
+	/* A head means bytes are pending, so the block exists. */
 	if (s.head) {
 		memcpy(f->blk + f->blk_len, buf->data, s.head);
 		f->blk_len += s.head;
@@ -324,8 +326,6 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 			return r; /* the block stays ours: freed by close_direct */
 		f->blk = NULL;
 		f->blk_len = 0;
-		if (s.tail && posix_memalign((void **)&f->blk, DIO_BLOCK, DIO_BLOCK))
-			return -ENOMEM;
 	}
 	if (s.mid) {
 		int r = write_from_buf(f, buf, buf->data + s.head, s.mid);
@@ -333,6 +333,8 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 			return r;
 	}
 	if (s.tail) {
+		if (!f->blk && posix_memalign((void **)&f->blk, DIO_BLOCK, DIO_BLOCK))
+			return -ENOMEM;
 		memcpy(f->blk, buf->data + s.head + s.mid, s.tail);
 		f->blk_len = s.tail;
 	}
