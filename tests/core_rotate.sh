@@ -55,10 +55,16 @@ last=$(ls seg.data.* | tail -n 1)
 check "the newest one is kept" sh -c "echo '$last' | grep -qv '\.000000$'"
 
 rm -f seg.data.*
-"$PERFSINK" record -F 999 --switch-output -o sig.data -- "$WORKLOAD" cpu 3000 >/dev/null 2>err &
+# Each SIGUSR2 is sent once the output before it holds records (a signal
+# sent earlier would merge with the previous one); SIGINT ends the run.
+"$PERFSINK" record -F 999 --switch-output -o sig.data -- "$WORKLOAD" cpu 60000 >/dev/null 2>err &
 pid=$!
 wait_recording 'sig.data.*'
-kill -USR2 $pid; sleep 1; kill -USR2 $pid
+kill -USR2 $pid
+wait_for 60 outputs_with_data 'sig.data.*' 2
+kill -USR2 $pid
+wait_for 60 outputs_with_data 'sig.data.*' 3
+kill -INT $pid
 wait $pid
 n=$(ls sig.data.* | wc -l)
 check "SIGUSR2 rotation: 3 outputs ($n)" [ "$n" -eq 3 ] || show err

@@ -17,14 +17,20 @@ free_port() {
 	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
 }
 
-wait_port() { # wait_port PORT: until something listens (max 10 s)
-	local i
-	for i in $(seq 100); do
-		python3 -c "import socket,sys; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null && return 0
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds; 1 after SECONDS.
+# Tests wait for what they need to see, never for a fixed time.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
 		sleep 0.1
 	done
-	return 1
 }
+
+port_open() { python3 -c "import socket; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null; }
+wait_port() { wait_for 30 port_open "$1"; } # wait_port PORT: until something listens
+
 
 # nginx_conf DIR PORT [ssl]: a WebDAV PUT collector storing into DIR/root.
 nginx_conf() {
@@ -77,11 +83,18 @@ nginx_stop() {
 	NGINX_PID=
 }
 
-# A perf pipe-mode stream to replay: recorded once per test run.
+# A perf pipe-mode stream to replay, recorded once per test run.  Exactly
+# 400 tracepoint samples with call chains: the same size (about 54 KB) on
+# any machine, however fast or loaded.
 make_stream() { # make_stream OUT
-	"$PERF" record -q -e cpu-clock -F 999 -g -o - -- \
-		sh -c 'i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done' > "$1" 2>/dev/null
+	"$PERF" record -q -e syscalls:sys_enter_getppid -g -o - -- \
+		"$TESTS_BUILDDIR/workload" getppid 400 > "$1" 2>/dev/null
 }
+
+# count_files DIR: regular files below DIR (0 when DIR does not exist).
+count_files() { find "$1" -type f 2>/dev/null | wc -l; }
+# has_files DIR N: DIR holds at least N files.
+has_files() { [ "$(count_files "$1")" -ge "$2" ]; }
 
 # cat of the parts under DIR in seq order
 parts_cat() {

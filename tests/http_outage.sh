@@ -1,6 +1,6 @@
 #!/bin/bash
-# http sink when the collector goes away: nginx is stopped for 12 s in the
-# middle of a paced replay and started again.  With room in the spool the
+# http sink when the collector goes away: nginx is stopped in the middle
+# of a paced replay and started again once the outage has shown.  With room in the spool the
 # collector ends with the whole stream; with a tiny spool the loss is
 # counted exactly, reported, and marked by LOST records perf shows.  Parts
 # left behind are sent later by upload().
@@ -18,21 +18,27 @@ nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
 URL=http://127.0.0.1:$P/perf
 COMMON="part_size=16K backoff_base=200ms backoff_cap=2s"
 
-# replay SESSION SPOOL [key=value...]: about 20 s of records, 4 KiB every 100 ms;
-# nginx goes down after 4 s and comes back 12 s later.
+# replay_with_outage SESSION SPOOL GONE [key=value...]: 4 KiB every 100 ms,
+# the stream 15 times (about 20 s).  nginx goes down once the collector
+# holds a part, and comes back once GONE (a command) says the outage has
+# had its effect; the replay outlasts both on any machine.
 replay_with_outage() {
-	local s=$1 spool=$2; shift 2
+	local s=$1 spool=$2 gone=$3; shift 3
 	"$HTTP_DRIVER" record "$HTTP_PLUGIN" "$T/s.pipe" -s "$s" -b 4096 -r 15 -p 100 \
 		-e "$T/$s.exp" url=$URL spool_dir="$spool" $COMMON "$@" >"$T/$s.out" 2>"$T/$s.err" &
 	local drv=$!
-	sleep 4
+	wait_for 60 has_files "$T/ng/root/perf/testhost/$s" 1 || echo "# no part reached the collector"
 	nginx_stop
-	sleep 12
+	wait_for 60 $gone || echo "# the outage did not show: $gone"
 	nginx_start "$T/ng"
 	wait $drv
 }
+# The sink noticed the outage and holds several parts in its spool.
+spooled() { grep -q "; retrying" "$T/big.err" && has_files "$T/spool" 3; }
+# The spool overflowed: the sink dropped a part.
+dropping() { grep -q "losing data" "$T/tiny.err"; }
 
-replay_with_outage big "$T/spool"
+replay_with_outage big "$T/spool" spooled
 check "outage with room in the spool: every op returns 0" test $? = 0
 parts_cat "$T/ng/root/perf/testhost/big" > "$T/big.got"
 check "the collector has the whole stream" cmp -s "$T/big.got" "$T/big.exp"
@@ -42,7 +48,7 @@ check "the outage was retried and reported once" \
 check "and the recovery too" grep -q "collector reachable again" "$T/big.err"
 check "the spool is empty afterwards" test -z "$(find "$T/spool" -type f)"
 
-replay_with_outage tiny "$T/spool" spool_max=40K
+replay_with_outage tiny "$T/spool" dropping spool_max=40K
 parts_cat "$T/ng/root/perf/testhost/tiny" > "$T/tiny.got"
 python3 "$TESTS_SRCDIR/http_stream_diff.py" "$T/tiny.exp" "$T/tiny.got" > "$T/tiny.diff"
 check "tiny spool: the stream is the one sent with gaps marked by LOST records" test $? = 0

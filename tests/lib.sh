@@ -5,7 +5,7 @@ WORKLOAD="$TESTS_BUILDDIR/workload"
 T=$(mktemp -d /tmp/perfsink-test.XXXXXX)
 trap 'cleanup_hook 2>/dev/null; rm -rf "$T"' EXIT
 cleanup_hook() { :; }
-_n=0
+_ow=0
 _failed=0
 
 plan() { echo "1..$1"; }
@@ -34,20 +34,31 @@ perf_samples() { "$PERF" script -i "$1" -F tid 2>/dev/null | wc -l; }
 # Top N symbols by self overhead.
 perf_top() { "$PERF" report -i "$1" --stdio --no-children --sort sym 2>/dev/null |
 	awk '/^ +[0-9.]+%/ {print $NF}' | head -n "$2"; }
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds, 1 after about
+# SECONDS.  Tests wait for what they need to see, never for a fixed time.
+wait_for() {
+	_wf=$(($1 * 10))
+	shift
+	until "$@"; do
+		[ "$_wf" -gt 0 ] || return 1
+		_wf=$((_wf - 1))
+		sleep 0.1
+	done
+}
+# data_size FILE: data.size in a perf.data header (0 when not yet written).
+data_size() { od -An -t u8 -j 48 -N 8 "$1" 2>/dev/null | tr -d ' '; }
+# outputs_with_data PATTERN N: at least N files match PATTERN and hold records.
+outputs_with_data() {
+	_ow=0
+	# shellcheck disable=SC2086
+	for _f in $1; do
+		[ -s "$_f" ] && [ "$(data_size "$_f")" != 0 ] && _ow=$((_ow + 1))
+	done
+	[ "$_ow" -ge "$2" ]
+}
+# cpu_ticks PID: user+system clock ticks PID has run for.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # wait_recording PATTERN: until perfsink has written its first records to
 # the first file matching PATTERN (data.size in its header is no longer 0),
 # at most 20 s.  Then the rings are being read.
-wait_recording() {
-	i=0
-	while [ $i -lt 200 ]; do
-		# shellcheck disable=SC2086
-		f=$(ls $1 2>/dev/null | head -n 1)
-		if [ -n "$f" ] && [ -s "$f" ] && [ "$(od -An -t u8 -j 48 -N 8 "$f" 2>/dev/null | tr -d ' ')" != 0 ]; then
-			sleep 0.5
-			return 0
-		fi
-		sleep 0.1
-		i=$((i + 1))
-	done
-	return 1
-}
+wait_recording() { wait_for 20 outputs_with_data "$1" 1 && sleep 0.5; }
