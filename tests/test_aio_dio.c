@@ -79,13 +79,16 @@ static void split_covers_stream(void **state)
 	free(mem);
 }
 
+/* Buffers of 1000 bytes from offset 4196 hold 10 records each. */
+#define RECS_UPTO(end) (((end) - 4196) / 1000 + 1) * 10
+
 static void ends_table(void **state)
 {
 	struct ends e;
 	ends_init(&e);
 	assert_int_equal(ends_take(&e, 1000), 0);
 	for (uint64_t end = 4096 + 100; end < 4096 + 100 * 1000; end += 1000)
-		assert_int_equal(ends_push(&e, end), 0);
+		assert_int_equal(ends_push(&e, end, RECS_UPTO(end)), 0);
 	static const struct { uint64_t upto, want; } t[] = {
 		{ 4096, 0 },             /* nothing ends before the first buffer end */
 		{ 4196, 4196 },          /* exactly at an end */
@@ -94,12 +97,17 @@ static void ends_table(void **state)
 		{ 50000, 49196 },
 		{ 1 << 30, 4096 + 100 + 99 * 1000 },
 	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		assert_int_equal(ends_take(&e, t[i].upto), t[i].want);
+		/* What a cut at that end keeps: the records of the buffers before it. */
+		assert_int_equal(ends_taken_records(&e), t[i].want ? RECS_UPTO(t[i].want) : 0);
+	}
 	ends_reset(&e);
 	assert_int_equal(ends_take(&e, 1 << 30), 0);
-	assert_int_equal(ends_push(&e, 10), 0);
+	assert_int_equal(ends_taken_records(&e), 0);
+	assert_int_equal(ends_push(&e, 10, 3), 0);
 	assert_int_equal(ends_take(&e, 10), 10);
+	assert_int_equal(ends_taken_records(&e), 3);
 	ends_free(&e);
 }
 

@@ -20,6 +20,10 @@
  *
  * Rotation: every segment is written to "<path>.<YYYYmmddHHMMSS>.<NNNNNN>"
  * (plugins/common/segments.h); stream->max_files prunes the oldest.
+ *
+ * Every output is created by plugins/common/output_file.h (no symlink
+ * followed, an existing file kept as .old); a run that ends before any
+ * ring data reached this sink removes its output and puts the .old back.
  */
 #define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
@@ -34,9 +38,9 @@
 #include "aio_writer.h"
 #include "dio.h"
 #include "ends.h"
+#include "output_file.h"
 #include "segments.h"
 #include "pwrite_all.h"
-#include <libgen.h>
 
 enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC, KEY_DIRECT };
 
@@ -58,13 +62,17 @@ struct aio_file {
 	const struct perfsink_stream *stream;
 	char *base_path;
 	char *path;       /* current output */
-	int fd;           /* buffered: header, features, last partial block */
+	struct output_file out; /* the current output's file and directory */
+	int fd;           /* out.fd, buffered: header, features, last partial block */
+	int begun;        /* the current output is in place with its header */
+	int ring_seen;    /* ring data was written during the run */
 	int dfd;          /* O_DIRECT descriptor of the same file, or -1 */
 	unsigned cblocks;
 	int fsync;
 	int direct;       /* config: try O_DIRECT */
 	uint64_t data_offset;
 	uint64_t pos;     /* file offset where the records written so far end */
+	uint64_t records; /* records written to this file so far */
 	uint8_t *blk;     /* O_DIRECT: the pending partial block (dio.h) */
 	size_t blk_len;
 	struct ends ends; /* buffer ends; data.size is one of them */
@@ -77,21 +85,22 @@ struct aio_file {
 
 #define LOG(f, lvl, ...) (f)->host->log((f)->inst, (lvl), __VA_ARGS__)
 
+/* The new output's temporary file, and its O_DIRECT twin when wanted. */
 static int open_output(struct aio_file *f, const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		int e = errno;
-		LOG(f, PERFSINK_LOG_ERROR, "cannot create '%s': %s", path, strerror(e));
-		return -e;
+	char why[512];
+	int r = output_create(&f->out, path, why, sizeof(why));
+	if (r < 0) {
+		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
+		return r;
 	}
-	/* O_CREAT keeps the mode of an existing file; recordings are private. */
-	if (fchmod(fd, 0600) < 0)
-		LOG(f, PERFSINK_LOG_WARN, "chmod 0600 '%s': %s", path, strerror(errno));
-	f->fd = fd;
+	f->fd = f->out.fd;
 	f->dfd = -1;
-	if (f->direct && dio_usable(fd))
-		f->dfd = open(path, O_WRONLY | O_DIRECT | O_CLOEXEC);
+	if (f->direct && dio_usable(f->fd)) {
+		f->dfd = output_reopen(&f->out, O_WRONLY | O_DIRECT);
+		if (f->dfd < 0)
+			f->dfd = -1;
+	}
 	LOG(f, PERFSINK_LOG_DEBUG, "'%s': %s writes", path, f->dfd >= 0 ? "O_DIRECT" : "buffered");
 	return 0;
 }
@@ -99,24 +108,11 @@ static int open_output(struct aio_file *f, const char *path)
 /* The output is created at start(); fail here already if it cannot be. */
 static int check_writable(struct aio_file *f, const char *path)
 {
-	char *copy = strdup(path);
-	if (!copy)
-		return -ENOMEM;
-	const char *dir = dirname(copy);
-	struct stat st;
-	int e = 0;
-	if (stat(dir, &st) < 0)
-		e = errno;
-	else if (!S_ISDIR(st.st_mode))
-		e = ENOTDIR;
-	else if (access(dir, W_OK | X_OK) < 0)
-		e = errno;
-	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		e = EISDIR;
-	if (e)
-		LOG(f, PERFSINK_LOG_ERROR, "cannot create '%s': %s", path, strerror(e));
-	free(copy);
-	return -e;
+	char why[512];
+	int r = output_check(path, why, sizeof(why));
+	if (r < 0)
+		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
+	return r;
 }
 
 static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
@@ -127,6 +123,7 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 	f->inst = inst;
 	f->host = inst->host;
 	f->fd = -1;
+	output_init(&f->out);
 	f->base_path = strdup(inst->values[KEY_PATH].str);
 	f->dfd = -1;
 	f->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
@@ -223,12 +220,18 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struc
 	struct perfsink_bytes hdr = *hdr_in;
 	int r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
 	f->data_offset = f->pos = hdr.len;
+	f->records = 0;
 	f->size_written_ns = 0;
 	f->size_end = 0;
 	ends_reset(&f->ends);
 	f->host->bytes_free(&hdr);
 	if (r < 0) {
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s': %s", f->path, strerror(-r));
+		return r;
+	}
+	char why[512];
+	if ((r = output_place(&f->out, why, sizeof(why))) < 0) {
+		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
 		return r;
 	}
 	if (f->data_offset % DIO_BLOCK)
@@ -257,6 +260,7 @@ static int new_output(struct aio_file *f, const struct perfsink_stream *s)
 		r = begin_file(f, s, &hdr);
 	else
 		f->host->bytes_free(&hdr);
+	f->begun = r == 0;
 	if (r == 0 && s->max_files) {
 		int n = segments_prune(f->base_path, s->max_files);
 		if (n < 0)
@@ -341,14 +345,31 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 	return 0;
 }
 
+/* Records in buf: the host counts them since ABI 1.1, else walk the headers. */
+static uint64_t buf_records(const struct perfsink_buf *buf)
+{
+	if (buf->records)
+		return buf->records;
+	uint64_t n = 0;
+	for (size_t off = 0; off + 8 <= buf->len; n++) {
+		uint16_t size;
+		memcpy(&size, buf->data + off + 6, sizeof(size));
+		if (size < 8)
+			break;
+		off += size;
+	}
+	return n;
+}
+
 static int aio_file_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct aio_file *f = ctx;
 	if (f->err)
 		return f->err;
 	int r = f->dfd >= 0 ? write_direct(f, buf) : write_from_buf(f, buf, buf->data, buf->len);
+	uint64_t records = f->records + buf_records(buf);
 	if (r == 0)
-		r = ends_push(&f->ends, f->pos + buf->len);
+		r = ends_push(&f->ends, f->pos + buf->len, records);
 	if (r < 0) {
 		f->err = r;
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
@@ -356,6 +377,8 @@ static int aio_file_write(void *ctx, struct perfsink_buf *buf)
 		return r;
 	}
 	f->pos += buf->len;
+	f->records = records;
+	f->ring_seen |= buf->kind == PERFSINK_BUF_RING;
 	f->st.bytes_in += buf->len;
 	f->st.buffers++;
 	return 0;
@@ -414,6 +437,9 @@ static int finish_file(struct aio_file *f)
 		end = safe > f->size_end ? safe : f->size_end;
 		if (end < f->data_offset)
 			end = f->data_offset;
+		uint64_t kept = end > f->data_offset ? ends_taken_records(&f->ends) : 0;
+		f->st.dropped_bytes += f->pos > end ? f->pos - end : 0;
+		f->st.dropped_records += f->records > kept ? f->records - kept : 0;
 	}
 	if (!f->stream)
 		return f->err;
@@ -441,8 +467,11 @@ static int finish_file(struct aio_file *f)
 		r = -errno;
 	}
 	if (f->err)
-		LOG(f, PERFSINK_LOG_WARN, "'%s' holds the %llu bytes of records written before the error; perf report reads it",
-		    f->path, (unsigned long long)(end - f->data_offset));
+		LOG(f, PERFSINK_LOG_WARN, "'%s' holds the %llu bytes of records written before the error, "
+		    "%llu bytes (%llu records) after it are lost%s",
+		    f->path, (unsigned long long)(end - f->data_offset),
+		    (unsigned long long)(f->pos - end), (unsigned long long)(f->records - ends_taken_records(&f->ends)),
+		    r < 0 ? "" : "; perf report reads it");
 	f->st.files++;
 	return f->err ? f->err : r;
 }
@@ -451,20 +480,48 @@ static int aio_file_rotate(void *ctx, const struct perfsink_stream *next)
 {
 	struct aio_file *f = ctx;
 	int r = finish_file(f);
-	close(f->fd);
+	int c = output_close(&f->out);
 	f->fd = -1;
+	f->begun = 0;
 	f->stream = NULL;
-	if (r < 0)
-		return f->err = r;
+	if (r < 0 || c < 0)
+		return f->err = r < 0 ? r : c;
 	return f->err = new_output(f, next);
+}
+
+/*
+ * Nothing of this run is worth keeping in the current output: remove it
+ * and put the file it replaced back.
+ */
+static void discard_output(struct aio_file *f)
+{
+	if (f->w) {
+		aiow_destroy(f->w);
+		f->w = NULL;
+	}
+	close_direct(f);
+	f->fd = -1;
+	int r = output_discard(&f->out);
+	if (r < 0)
+		LOG(f, PERFSINK_LOG_WARN, "cannot remove '%s' after the failed start: %s", f->path,
+		    strerror(-r));
 }
 
 static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct aio_file *f = ctx;
-	int r = finish_file(f);
-	if (f->fd >= 0 && close(f->fd) < 0 && r == 0)
-		r = -errno;
+	int r;
+	/* Aborted before recording (sink.h), or this output never began. */
+	int unused = (sum && sum->stop_reason < 0 && !f->ring_seen) || !f->begun;
+	if (unused && f->out.dirfd >= 0) {
+		discard_output(f);
+		r = f->err;
+	} else {
+		r = finish_file(f);
+		int c = output_close(&f->out);
+		if (c < 0 && r == 0)
+			r = c;
+	}
 	ends_free(&f->ends);
 	free(f->path);
 	free(f->base_path);

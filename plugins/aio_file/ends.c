@@ -15,13 +15,14 @@ void ends_reset(struct ends *e)
 	pthread_mutex_lock(&e->lock);
 	e->head = e->n = 0;
 	e->taken = 0;
+	e->taken_records = 0;
 	pthread_mutex_unlock(&e->lock);
 }
 
 static int grow(struct ends *e)
 {
 	size_t cap = e->cap ? 2 * e->cap : 64;
-	uint64_t *v = malloc(cap * sizeof(*v));
+	struct ends_mark *v = malloc(cap * sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < e->n; i++)
@@ -33,14 +34,14 @@ static int grow(struct ends *e)
 	return 0;
 }
 
-int ends_push(struct ends *e, uint64_t end)
+int ends_push(struct ends *e, uint64_t end, uint64_t records)
 {
 	int r = 0;
 	pthread_mutex_lock(&e->lock);
 	if (e->n == e->cap)
 		r = grow(e);
 	if (r == 0)
-		e->v[(e->head + e->n++) % e->cap] = end;
+		e->v[(e->head + e->n++) % e->cap] = (struct ends_mark){ end, records };
 	pthread_mutex_unlock(&e->lock);
 	return r;
 }
@@ -48,14 +49,23 @@ int ends_push(struct ends *e, uint64_t end)
 uint64_t ends_take(struct ends *e, uint64_t upto)
 {
 	pthread_mutex_lock(&e->lock);
-	while (e->n && e->v[e->head] <= upto) {
-		e->taken = e->v[e->head];
+	while (e->n && e->v[e->head].end <= upto) {
+		e->taken = e->v[e->head].end;
+		e->taken_records = e->v[e->head].records;
 		e->head = (e->head + 1) % e->cap;
 		e->n--;
 	}
 	uint64_t t = e->taken;
 	pthread_mutex_unlock(&e->lock);
 	return t;
+}
+
+uint64_t ends_taken_records(struct ends *e)
+{
+	pthread_mutex_lock(&e->lock);
+	uint64_t r = e->taken_records;
+	pthread_mutex_unlock(&e->lock);
+	return r;
 }
 
 void ends_free(struct ends *e)

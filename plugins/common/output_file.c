@@ -1,0 +1,308 @@
+/* output_file: see output_file.h. */
+#define _GNU_SOURCE /* O_PATH, renameat2 */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "output_file.h"
+
+#define TMP_TRIES 16
+
+static int say(char *why, size_t n, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Fill why with one line; returns -err. */
+static int say(char *why, size_t n, int err, const char *fmt, ...)
+{
+	if (why && n) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return -err;
+}
+
+static int cannot_create(char *why, size_t n, const char *path, int err)
+{
+	return say(why, n, err, "cannot create '%s': %s", path, strerror(err));
+}
+
+/* Split path into a malloc'd directory and a pointer to its last component. */
+static int split_path(const char *path, char **dir, const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash) {
+		*dir = strdup(".");
+		*name = path;
+	} else {
+		size_t len = slash == path ? 1 : (size_t)(slash - path);
+		*dir = strndup(path, len);
+		*name = slash + 1;
+	}
+	return *dir ? 0 : -ENOMEM;
+}
+
+/* The directory may hold outputs: nobody else can swap names in it. */
+static int check_dir(int dirfd, const char *dir, const char *path, char *why, size_t n)
+{
+	struct stat st;
+	if (fstat(dirfd, &st) < 0)
+		return cannot_create(why, n, path, errno);
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		return say(why, n, EPERM,
+			   "refusing to write '%s': its directory '%s' is writable by group or others "
+			   "and not sticky (mode %04o)", path, dir, (unsigned)(st.st_mode & 07777));
+	if (access(dir, W_OK | X_OK) < 0)
+		return cannot_create(why, n, path, errno);
+	return 0;
+}
+
+/* What is at name now may be replaced by an output: absent, or our own file. */
+static int check_existing(int dirfd, const char *name, const char *path, struct stat *st,
+			  char *why, size_t n)
+{
+	if (fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (errno == ENOENT)
+			return 1;
+		return cannot_create(why, n, path, errno);
+	}
+	if (S_ISLNK(st->st_mode))
+		return say(why, n, EPERM, "refusing to write '%s': it is a symbolic link", path);
+	if (S_ISDIR(st->st_mode))
+		return cannot_create(why, n, path, EISDIR);
+	if (!S_ISREG(st->st_mode))
+		return say(why, n, EPERM, "refusing to write '%s': it is not a regular file", path);
+	if (st->st_uid != geteuid())
+		return say(why, n, EPERM, "refusing to write '%s': it belongs to uid %u, not to uid %u who records",
+			   path, (unsigned)st->st_uid, (unsigned)geteuid());
+	return 0;
+}
+
+/* Open path's directory (O_PATH) and check it and the name.  Fills *name. */
+static int open_checked(const char *path, const char **name, int *dirfd, char *why, size_t n)
+{
+	char *dir;
+	struct stat st;
+	int r = split_path(path, &dir, name);
+	if (r < 0)
+		return say(why, n, ENOMEM, "cannot create '%s': %s", path, strerror(ENOMEM));
+	if (!**name || !strcmp(*name, ".") || !strcmp(*name, "..")) {
+		free(dir);
+		return cannot_create(why, n, path, EISDIR);
+	}
+	*dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (*dirfd < 0)
+		r = cannot_create(why, n, path, errno);
+	else if ((r = check_dir(*dirfd, dir, path, why, n)) == 0)
+		r = check_existing(*dirfd, *name, path, &st, why, n);
+	free(dir);
+	if (r < 0 && *dirfd >= 0) {
+		close(*dirfd);
+		*dirfd = -1;
+	}
+	return r < 0 ? r : 0;
+}
+
+void output_init(struct output_file *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->dirfd = -1;
+	o->fd = -1;
+}
+
+int output_check(const char *path, char *why, size_t n)
+{
+	const char *name;
+	int dirfd = -1;
+	int r = open_checked(path, &name, &dirfd, why, n);
+	if (dirfd >= 0)
+		close(dirfd);
+	return r;
+}
+
+/* A new temporary file beside name: never an existing file, never a link. */
+static int create_tmp(struct output_file *o, char *why, size_t n)
+{
+	size_t len = strlen(o->name);
+	for (int i = 0; i < TMP_TRIES; i++) {
+		unsigned rnd = 0;
+		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+			rnd = (unsigned)getpid() * 2654435761u + (unsigned)i;
+		char *tmp;
+		/* Short enough for NAME_MAX whatever the output's name is. */
+		if (asprintf(&tmp, ".%.*s.%08x", (int)(len > 200 ? 200 : len), o->name, rnd) < 0)
+			return cannot_create(why, n, o->path, ENOMEM);
+		int fd = openat(o->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0) {
+			struct stat st;
+			o->fd = fd;
+			o->tmp = tmp;
+			if (fstat(fd, &st) == 0) {
+				o->dev = st.st_dev;
+				o->ino = st.st_ino;
+			}
+			return 0;
+		}
+		int e = errno;
+		free(tmp);
+		if (e != EEXIST)
+			return cannot_create(why, n, o->path, e);
+	}
+	return cannot_create(why, n, o->path, EEXIST);
+}
+
+int output_create(struct output_file *o, const char *path, char *why, size_t n)
+{
+	const char *name;
+	int r;
+	output_init(o);
+	if ((r = open_checked(path, &name, &o->dirfd, why, n)) < 0)
+		return r;
+	o->path = strdup(path);
+	o->name = o->path ? strdup(name) : NULL;
+	if (!o->name)
+		r = cannot_create(why, n, path, ENOMEM);
+	else
+		r = create_tmp(o, why, n);
+	if (r < 0)
+		output_close(o);
+	return r;
+}
+
+/* Is name in the directory still the file (dev, ino)? */
+static int same_file(int dirfd, const char *name, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	return fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_dev == dev && st.st_ino == ino;
+}
+
+/* rename that fails with EEXIST rather than replace what is at to. */
+static int rename_noreplace(int dirfd, const char *from, const char *to)
+{
+	if (renameat2(dirfd, from, dirfd, to, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -errno;
+	/* A file system without RENAME_NOREPLACE: link does not replace either. */
+	if (linkat(dirfd, from, dirfd, to, 0) < 0)
+		return -errno;
+	unlinkat(dirfd, from, 0);
+	return 0;
+}
+
+/* Move an existing output out of the way, as perf record does. */
+static int keep_old(struct output_file *o, char *why, size_t n)
+{
+	struct stat st;
+	int r = check_existing(o->dirfd, o->name, o->path, &st, why, n);
+	if (r != 0)
+		return r > 0 ? 0 : r; /* absent: nothing to keep */
+	if (st.st_size == 0) {
+		if (unlinkat(o->dirfd, o->name, 0) < 0 && errno != ENOENT)
+			return cannot_create(why, n, o->path, errno);
+		return 0;
+	}
+	char *old;
+	if (asprintf(&old, "%s.old", o->name) < 0)
+		return cannot_create(why, n, o->path, ENOMEM);
+	if (renameat(o->dirfd, o->name, o->dirfd, old) < 0)
+		r = say(why, n, errno, "cannot rename '%s' to '%s.old': %s", o->path, o->path,
+			strerror(errno));
+	free(old);
+	if (r < 0)
+		return r;
+	o->kept_old = 1;
+	o->old_dev = st.st_dev;
+	o->old_ino = st.st_ino;
+	return 0;
+}
+
+/* Rename name.old back to name when it is still the file we moved. */
+static int restore_old(struct output_file *o)
+{
+	char *old;
+	int r = 0;
+	if (!o->kept_old)
+		return 0;
+	if (asprintf(&old, "%s.old", o->name) < 0)
+		return -ENOMEM;
+	if (same_file(o->dirfd, old, o->old_dev, o->old_ino))
+		r = rename_noreplace(o->dirfd, old, o->name);
+	free(old);
+	if (r == 0)
+		o->kept_old = 0;
+	return r;
+}
+
+int output_place(struct output_file *o, char *why, size_t n)
+{
+	int r = keep_old(o, why, n);
+	if (r < 0)
+		return r;
+	r = rename_noreplace(o->dirfd, o->tmp, o->name);
+	if (r == -EEXIST)
+		return say(why, n, EPERM, "refusing to write '%s': another file appeared there while "
+			   "it was being created", o->path);
+	if (r < 0)
+		return cannot_create(why, n, o->path, -r);
+	free(o->tmp);
+	o->tmp = NULL;
+	o->placed = 1;
+	return 0;
+}
+
+int output_reopen(const struct output_file *o, int flags)
+{
+	struct stat st;
+	int fd = openat(o->dirfd, o->placed ? o->name : o->tmp, flags | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || st.st_dev != o->dev || st.st_ino != o->ino) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+int output_discard(struct output_file *o)
+{
+	int r = 0;
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->dirfd >= 0) {
+		const char *now = o->placed ? o->name : o->tmp;
+		if (now && same_file(o->dirfd, now, o->dev, o->ino) && unlinkat(o->dirfd, now, 0) < 0)
+			r = -errno;
+		if (r == 0)
+			r = restore_old(o);
+	}
+	free(o->tmp);
+	o->tmp = NULL;
+	o->placed = 0;
+	output_close(o);
+	return r;
+}
+
+int output_close(struct output_file *o)
+{
+	int r = 0;
+	if (!o->placed && o->tmp && o->dirfd >= 0)
+		return output_discard(o);
+	if (o->fd >= 0 && close(o->fd) < 0)
+		r = -errno;
+	if (o->dirfd >= 0)
+		close(o->dirfd);
+	free(o->path);
+	free(o->name);
+	free(o->tmp);
+	output_init(o);
+	return r;
+}
