@@ -12,22 +12,41 @@
 
 #define ZS_RESERVE_MIN (64u * 1024)
 
-int zs_file_open(struct zs_file *f, const char *path)
+void zs_file_init(struct zs_file *f)
 {
 	memset(f, 0, sizeof(*f));
-	f->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (f->fd >= 0)
-		f->created = 1;
-	else if (errno == EEXIST)
-		f->fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (f->fd < 0)
-		return -errno;
+	f->fd = -1;
+	output_init(&f->out);
+	pthread_mutex_init(&f->marks_mu, NULL);
+}
+
+/* A new output: forget the previous file's appends. */
+static void file_reset_marks(struct zs_file *f)
+{
+	pthread_mutex_lock(&f->marks_mu);
+	f->nr_marks = 0;
+	f->in_bytes = f->records = 0;
+	pthread_mutex_unlock(&f->marks_mu);
+}
+
+int zs_file_create(struct zs_file *f, const char *path, char *why, size_t n)
+{
+	int r;
+
+	file_reset_marks(f);
+	f->begun = 0;
+	f->reserve = 0;
+	f->w = NULL;
+	r = output_create(&f->out, path, why, n);
+	if (r < 0)
+		return r;
 	f->path = strdup(path);
 	if (!f->path) {
-		close(f->fd);
-		f->fd = -1;
+		output_close(&f->out);
+		snprintf(why, n, "cannot create '%s': %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
+	f->fd = f->out.fd;
 	return 0;
 }
 
@@ -43,13 +62,20 @@ static int file_reserve(struct zs_file *f, uint64_t off, uint64_t len)
 	return -errno;
 }
 
+/* data.size on disk: end, a record boundary of what the file holds. */
+static int file_set_size(struct zs_file *f, uint64_t end)
+{
+	uint64_t size = end - f->data_offset;
+
+	return pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
+}
+
 /* Aio thread: keep data.size on the completed prefix, a record boundary. */
 static void file_on_commit(void *arg, uint64_t end)
 {
 	struct zs_file *f = arg;
 	uint64_t size = end - f->data_offset;
 
-	f->marks[f->nr_marks++ % ZS_FILE_MARKS] = end;
 	(void)pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
 }
 
@@ -69,7 +95,8 @@ static uint64_t file_features_size(struct zs_file *f)
 }
 
 int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
-		  const struct perfsink_stream *s, unsigned nr_cb, void *done_ctx)
+		  const struct perfsink_stream *s, unsigned nr_cb, void *done_ctx,
+		  char *why, size_t n)
 {
 	struct aiow_config cfg = { 0 };
 	struct perfsink_bytes hdr;
@@ -77,9 +104,8 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 
 	f->host = host;
 	f->stream = s;
-	if (ftruncate(f->fd, 0) < 0)
-		return -errno;
-	(void)fchmod(f->fd, 0600); /* an existing file keeps its mode otherwise */
+	if (why && n)
+		why[0] = '\0';
 	r = host->file_header(s, NULL, &hdr);
 	if (r < 0)
 		return r;
@@ -95,6 +121,10 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 	r = file_reserve(f, f->data_offset, f->reserve);
 	if (r < 0)
 		return r;
+	/* Only now that header and reserve are on disk may it replace anything. */
+	r = output_place(&f->out, why, n);
+	if (r < 0)
+		return r;
 	cfg.fd = f->fd;
 	cfg.nr_cb = nr_cb;
 	cfg.offset = f->data_offset;
@@ -102,18 +132,28 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 	cfg.commit_arg = f;
 	cfg.done_ctx = done_ctx;
 	r = aiow_create(&cfg, &f->w);
-	f->begun = !r; /* else close() removes a file open() created */
+	f->begun = !r; /* else close() removes it and puts back what it replaced */
 	return r;
 }
 
-int zs_file_append(struct zs_file *f, const void *data, size_t len, aiow_done_fn done, void *arg)
+int zs_file_append(struct zs_file *f, const void *data, size_t len, uint64_t in_bytes,
+		   uint64_t records, aiow_done_fn done, void *arg)
 {
+	uint64_t end = aiow_offset(f->w) + len;
 	int r = aiow_error(f->w);
 
 	if (!r)
 		r = file_reserve(f, aiow_offset(f->w), len + f->reserve);
 	if (!r)
 		r = aiow_write(f->w, data, len, done, arg);
+	if (!r) {
+		pthread_mutex_lock(&f->marks_mu);
+		f->in_bytes += in_bytes;
+		f->records += records;
+		f->marks[f->nr_marks++ % ZS_FILE_MARKS] =
+			(struct zs_mark){ end, f->in_bytes, f->records };
+		pthread_mutex_unlock(&f->marks_mu);
+	}
 	return r;
 }
 
@@ -163,11 +203,12 @@ static int file_cut_back(struct zs_file *f, struct perfsink_file_end *fe, uint64
 
 	for (i = 0; i <= n && no_room(r); i++) {
 		/* Marks from the newest back; the data offset as last resort. */
-		uint64_t m = i < n ? f->marks[(f->nr_marks - 1 - i) % ZS_FILE_MARKS] : f->data_offset;
+		uint64_t m = i < n ? f->marks[(f->nr_marks - 1 - i) % ZS_FILE_MARKS].end : f->data_offset;
 
 		if (m >= *end)
 			continue;
-		if (ftruncate(f->fd, (off_t)m) < 0)
+		/* data.size first: it must never point past the end of the file. */
+		if (file_set_size(f, m) < 0 || ftruncate(f->fd, (off_t)m) < 0)
 			return -errno;
 		*end = m;
 		fe->data_size = m - f->data_offset;
@@ -176,45 +217,96 @@ static int file_cut_back(struct zs_file *f, struct perfsink_file_end *fe, uint64
 	return r;
 }
 
+/* What the appends past end held: lost when the file is cut at end. */
+static void file_count_lost(struct zs_file *f, uint64_t end, struct zs_file_result *res)
+{
+	unsigned n = f->nr_marks < ZS_FILE_MARKS ? f->nr_marks : ZS_FILE_MARKS;
+	struct zs_mark kept = { f->data_offset, 0, 0 };
+	unsigned i;
+
+	pthread_mutex_lock(&f->marks_mu);
+	/* The newest append that ends at or before end (none: nothing kept). */
+	for (i = 0; i < n; i++) {
+		const struct zs_mark *m = &f->marks[(f->nr_marks - 1 - i) % ZS_FILE_MARKS];
+
+		if (m->end <= end) {
+			kept = *m;
+			break;
+		}
+	}
+	res->lost_in = f->in_bytes - kept.in_bytes;
+	res->lost_records = f->records - kept.records;
+	pthread_mutex_unlock(&f->marks_mu);
+}
+
+void zs_file_lost(struct zs_file *f, uint64_t *in_bytes, uint64_t *records)
+{
+	struct zs_file_result res = { 0 };
+
+	if (f->w && aiow_error(f->w))
+		file_count_lost(f, aiow_committed(f->w), &res);
+	*in_bytes = res.lost_in;
+	*records = res.lost_records;
+}
+
 int zs_file_finish(struct zs_file *f, const struct perfsink_compression *comp,
-		   uint64_t *data_size, uint64_t *retries)
+		   struct zs_file_result *res)
 {
 	struct perfsink_file_end fe;
 	struct aiow_stats st;
 	uint64_t end;
 	int werr, r;
 
-	*data_size = 0;
+	memset(res, 0, sizeof(*res));
 	if (!f->begun) /* begin failed: nothing to keep */
 		return 0;
 	werr = aiow_drain(f->w);
 	end = aiow_committed(f->w);
 	aiow_stats(f->w, &st);
-	*retries = st.retries;
+	res->retries = st.retries;
 	aiow_destroy(f->w);
 	f->w = NULL;
 	/* Junk of failed writes past the prefix would only take space. */
-	if (werr && ftruncate(f->fd, (off_t)end) < 0)
-		return -errno;
-	fe.data_offset = f->data_offset;
-	fe.data_size = end - f->data_offset;
-	fe.comp = comp;
-	r = file_write_tail(f, &fe, end);
-	if (no_room(r))
-		r = file_cut_back(f, &fe, &end);
-	*data_size = fe.data_size;
+	if (werr && (file_set_size(f, end) < 0 || ftruncate(f->fd, (off_t)end) < 0))
+		r = -errno;
+	else {
+		fe.data_offset = f->data_offset;
+		fe.data_size = end - f->data_offset;
+		fe.comp = comp;
+		r = file_write_tail(f, &fe, end);
+		if (no_room(r))
+			r = file_cut_back(f, &fe, &end);
+	}
+	res->data_size = end - f->data_offset;
+	file_count_lost(f, end, res);
+	return r;
+}
+
+int zs_file_discard(struct zs_file *f)
+{
+	int r;
+
+	if (f->w) {
+		aiow_destroy(f->w);
+		f->w = NULL;
+	}
+	r = output_discard(&f->out);
+	f->fd = -1;
+	f->begun = 0;
+	free(f->path);
+	f->path = NULL;
 	return r;
 }
 
 int zs_file_close(struct zs_file *f)
 {
-	int r = 0;
+	int r;
 
-	if (f->fd >= 0 && close(f->fd) < 0)
-		r = -errno;
-	if (f->created && !f->begun)
-		unlink(f->path);
+	if (!f->begun)
+		return zs_file_discard(f);
+	r = output_close(&f->out);
 	f->fd = -1;
+	f->begun = 0;
 	free(f->path);
 	f->path = NULL;
 	return r;

@@ -143,8 +143,9 @@ static void pipe_written(void *ctx, void *arg, int err)
 	pthread_mutex_lock(&p->mu);
 	p->writing--;
 	if (err) {
+		/* Its loss is counted by the file (zs_file_finish), with what follows it. */
 		pipe_fail(p, err);
-		pipe_count_drop(p, b);
+		p->pending_in -= b->in_bytes;
 	} else {
 		p->pending_in -= b->in_bytes;
 		p->st.bytes_out += b->out.len;
@@ -163,7 +164,7 @@ static void writer_append(struct zs_pipe *p, struct zs_batch *b)
 	p->writing++;
 	p->appending = 1;
 	pthread_mutex_unlock(&p->mu);
-	r = zs_file_append(f, b->out.data, b->out.len, pipe_written, b);
+	r = zs_file_append(f, b->out.data, b->out.len, b->in_bytes, b->records, pipe_written, b);
 	pthread_mutex_lock(&p->mu);
 	p->appending = 0;
 	if (r) {

@@ -46,6 +46,7 @@ struct zs_pipe_config {
 struct zs_pipe_stats {
 	uint64_t comp_in, comp_out; /* ring bytes compressed, COMPRESSED bytes made */
 	uint64_t bytes_out;         /* bytes appended to files, completed */
+	/* Never handed to a file; a file counts what it took and lost. */
 	uint64_t dropped_bytes, dropped_records;
 };
 

@@ -21,8 +21,15 @@
  * number), named by plugins/common/segments.h as aio_file does, and
  * stream->max_files prunes the oldest.  Each segment is a complete
  * perf.data file with its own zstd stream.
+ *
+ * Outputs are created by plugins/common/output_file.h at start() and
+ * rotate(): no symlink followed, an existing file kept as .old.  open()
+ * only checks the path.  A run that ends before any ring data reached the
+ * sink, or an output that kept no records at all after a write error, is
+ * removed and the .old put back: perf cannot read a file without records.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <perfsink/sink.h>
@@ -30,6 +37,7 @@
 #include "zs_file.h"
 #include "zs_frame.h"
 #include "zs_pipe.h"
+#include "output_file.h"
 #include "segments.h"
 
 enum { KEY_PATH, KEY_LEVEL, KEY_THREADS, KEY_MIN_BATCH, KEY_MAX_PENDING, KEY_CBLOCKS };
@@ -64,6 +72,7 @@ struct zsink {
 
 	struct zs_file file;
 	int file_ok;              /* file is open */
+	int ring_seen;            /* ring data was written during the run */
 	const struct perfsink_stream *stream;
 	struct zs_pipe *pipe;
 	int err;
@@ -76,10 +85,11 @@ struct zsink {
 
 static int zsink_open_file(struct zsink *z, const char *path)
 {
-	int r = zs_file_open(&z->file, path);
+	char why[512];
+	int r = zs_file_create(&z->file, path, why, sizeof(why));
 
 	if (r < 0) {
-		LOG(z, PERFSINK_LOG_ERROR, "cannot create '%s': %s", path, strerror(-r));
+		LOG(z, PERFSINK_LOG_ERROR, "%s", why);
 		return r;
 	}
 	z->file_ok = 1;
@@ -89,6 +99,7 @@ static int zsink_open_file(struct zsink *z, const char *path)
 static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 {
 	struct zsink *z = calloc(1, sizeof(*z));
+	char why[512];
 	int r;
 
 	if (!z)
@@ -101,8 +112,11 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 	z->max_pending = (uint64_t)inst->values[KEY_MAX_PENDING].num;
 	z->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
 	z->base_path = strdup(inst->values[KEY_PATH].str);
-	/* Open now: a bad path fails before any event is opened. */
-	r = z->base_path ? zsink_open_file(z, z->base_path) : -ENOMEM;
+	zs_file_init(&z->file);
+	/* Check now: a bad path fails before any event is opened. */
+	r = z->base_path ? output_check(z->base_path, why, sizeof(why)) : -ENOMEM;
+	if (r < 0 && z->base_path)
+		LOG(z, PERFSINK_LOG_ERROR, "%s", why);
 	if (r < 0) {
 		free(z->base_path);
 		free(z);
@@ -114,10 +128,14 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 
 static int zsink_begin(struct zsink *z, const struct perfsink_stream *s)
 {
-	int r = zs_file_begin(&z->file, z->host, s, z->cblocks, z->pipe);
+	char why[512];
+	int r = zs_file_begin(&z->file, z->host, s, z->cblocks, z->pipe, why, sizeof(why));
 
 	if (r < 0) {
-		LOG(z, PERFSINK_LOG_ERROR, "cannot write '%s': %s", z->file.path, strerror(-r));
+		if (why[0])
+			LOG(z, PERFSINK_LOG_ERROR, "%s", why);
+		else
+			LOG(z, PERFSINK_LOG_ERROR, "cannot write '%s': %s", z->file.path, strerror(-r));
 		return r;
 	}
 	z->stream = s;
@@ -126,11 +144,7 @@ static int zsink_begin(struct zsink *z, const struct perfsink_stream *s)
 	return 0;
 }
 
-/*
- * Begin the output of stream s.  open() created (or opened) `path`; a
- * rotating stream names its outputs after the segment instead, and the
- * unused `path` is closed (and removed when open() created it).
- */
+/* Create and begin the output of stream s (`path` or a segment name). */
 static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 {
 	char *p = segment_path(z->base_path, s);
@@ -138,11 +152,7 @@ static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 
 	if (!p)
 		return -ENOMEM;
-	if (z->file_ok && strcmp(p, z->file.path)) {
-		zs_file_close(&z->file);
-		z->file_ok = 0;
-	}
-	r = z->file_ok ? 0 : zsink_open_file(z, p);
+	r = zsink_open_file(z, p);
 	free(p);
 	if (r == 0)
 		r = zsink_begin(z, s);
@@ -184,6 +194,7 @@ static int zstd_write(void *ctx, struct perfsink_buf *buf)
 		return z->err = r;
 	z->st.bytes_in += buf->len;
 	z->st.buffers++;
+	z->ring_seen |= buf->kind == PERFSINK_BUF_RING;
 	return 0;
 }
 
@@ -205,12 +216,47 @@ static uint32_t ratio_of(uint64_t in, uint64_t out)
 	return out ? (uint32_t)((in + out / 2) / out) : 0;
 }
 
+/* Remove the current output, put back the one it replaced, say why. */
+static void zsink_discard(struct zsink *z, const char *why)
+{
+	char *path = z->file.path ? strdup(z->file.path) : NULL;
+	int r = zs_file_discard(&z->file);
+
+	z->file_ok = 0;
+	if (r < 0)
+		LOG(z, PERFSINK_LOG_WARN, "cannot remove '%s': %s", path ? path : "?", strerror(-r));
+	else if (why)
+		LOG(z, PERFSINK_LOG_WARN, "'%s' %s; removed it (an output it replaced is back)",
+		    path ? path : "?", why);
+	free(path);
+}
+
+static void zstd_stats(void *ctx, struct perfsink_sink_stats *out);
+
+/* After a write error: what the file kept, what the sink lost, whether perf reads it. */
+static void zsink_say_kept(struct zsink *z, int r, const struct zs_file_result *res)
+{
+	struct perfsink_sink_stats st;
+
+	zstd_stats(z, &st);
+	if (r < 0)
+		LOG(z, PERFSINK_LOG_ERROR, "cannot finish '%s': %s; perf cannot read it as it is "
+		    "(data.size covers the %llu bytes of records on disk: perfsink recover rebuilds the rest)",
+		    z->file.path, strerror(-r), (unsigned long long)res->data_size);
+	else if (z->err && res->data_size)
+		LOG(z, PERFSINK_LOG_WARN, "'%s' keeps the %llu bytes of records written before the error; "
+		    "%llu records (%llu bytes of ring data) were lost; perf report reads it",
+		    z->file.path, (unsigned long long)res->data_size,
+		    (unsigned long long)st.dropped_records, (unsigned long long)st.dropped_bytes);
+}
+
 /* Make the current file final and log what it holds. */
 static int zsink_finish(struct zsink *z)
 {
 	struct zs_pipe_stats ps;
 	struct perfsink_compression comp = { 1, 0, 0, ZS_GROUP_MAX };
-	uint64_t in, out, kept = 0, retries = 0;
+	struct zs_file_result res;
+	uint64_t in, out;
 	int r;
 
 	zstd_barrier(z);
@@ -219,18 +265,20 @@ static int zsink_finish(struct zsink *z)
 	out = ps.comp_out - z->at_begin.comp_out;
 	comp.level = (uint32_t)z->level;
 	comp.ratio = ratio_of(in, out);
-	r = zs_file_finish(&z->file, &comp, &kept, &retries);
-	z->st.retries += retries;
-	z->st.files++;
-	if (r < 0)
-		LOG(z, PERFSINK_LOG_ERROR, "cannot finish '%s': %s; perf cannot read it",
-		    z->file.path, strerror(-r));
-	else if (z->err)
-		LOG(z, PERFSINK_LOG_WARN, "'%s' keeps the %llu bytes of records written before the error; perf report reads it",
-		    z->file.path, (unsigned long long)kept);
+	r = zs_file_finish(&z->file, &comp, &res);
+	z->st.retries += res.retries;
+	z->st.dropped_bytes += res.lost_in;
+	z->st.dropped_records += res.lost_records;
+	zsink_say_kept(z, r, &res);
 	LOG(z, PERFSINK_LOG_INFO, "'%s': %.2f MB of ring data compressed to %.2f MB (ratio %.1f, level %d, %u thread%s)",
 	    z->file.path, in / 1048576.0, out / 1048576.0, out ? (double)in / (double)out : 0.0,
 	    z->level, z->threads, z->threads > 1 ? "s" : "");
+	if (r == 0 && z->err && !res.data_size) {
+		/* Header and features only: perf refuses a file with data.size 0. */
+		zsink_discard(z, "holds no records (nothing could be written before the error)");
+		return 0;
+	}
+	z->st.files++;
 	return r;
 }
 
@@ -253,11 +301,17 @@ static int zstd_rotate(void *ctx, const struct perfsink_stream *next)
 static int zstd_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct zsink *z = ctx;
+	/* Aborted before recording (sink.h), or this output never began. */
+	int unused = (sum && sum->stop_reason < 0 && !z->ring_seen) || !z->file.begun;
 	int r = 0;
 
-	(void)sum;
-	if (z->pipe && z->file_ok && z->stream)
+	if (z->file_ok && unused) {
+		zs_pipe_destroy(z->pipe); /* nothing in flight to the file after it */
+		z->pipe = NULL;
+		zsink_discard(z, NULL);
+	} else if (z->pipe && z->file_ok && z->stream) {
 		r = zsink_finish(z);
+	}
 	zs_pipe_destroy(z->pipe);
 	if (z->file_ok) {
 		int c = zs_file_close(&z->file);
@@ -287,8 +341,15 @@ static void zstd_stats(void *ctx, struct perfsink_sink_stats *out)
 		out->retries += as.retries;
 	}
 	out->bytes_out = ps.bytes_out;
-	out->dropped_bytes = ps.dropped_bytes;
-	out->dropped_records = ps.dropped_records;
+	out->dropped_bytes += ps.dropped_bytes;
+	out->dropped_records += ps.dropped_records;
+	if (z->file_ok) { /* what the current file's failed writer cannot keep */
+		uint64_t in, records;
+
+		zs_file_lost(&z->file, &in, &records);
+		out->dropped_bytes += in;
+		out->dropped_records += records;
+	}
 }
 
 static const struct perfsink_sink_ops zstd_ops = {
