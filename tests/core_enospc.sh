@@ -1,5 +1,6 @@
 #!/bin/sh
-# A full disk: a clear error, a non-zero exit, and a file perf still reads,
+# A full disk: a clear error, a non-zero exit, what was lost counted, and a
+# file perf still reads,
 # on a tmpfs (buffered writes) and on an ext4 image, buffered and with
 # O_DIRECT (direct = true).
 . "$TESTS_SRCDIR/lib.sh"
@@ -9,7 +10,7 @@ mount -t tmpfs -o size=3m tmpfs "$T/small" 2>/dev/null || skip_all "cannot mount
 truncate -s 8M "$T/ext4.img" && mkfs.ext4 -q -F "$T/ext4.img" && mount -o loop "$T/ext4.img" "$T/ext4" ||
 	{ umount "$T/small"; skip_all "cannot mount an ext4 image"; }
 cleanup_hook() { umount "$T/small"; umount "$T/ext4"; }
-plan 18
+plan 21
 cd "$T"
 
 full_disk() { # DIR MODE [DIRECT]: fill DIR, check the error and what is left
@@ -20,6 +21,8 @@ full_disk() { # DIR MODE [DIRECT]: fill DIR, check the error and what is left
 	check "$1, $2: exit status is 1 (got $rc)" [ $rc -eq 1 ] || show err.$1
 	check "$1, $2: error says the disk is full" grep -q 'No space left on device' err.$1 || show err.$1
 	check "$1, $2: error names the file" grep -q "$1/full.data" err.$1
+	check "$1, $2: the sink line counts the bytes and records it lost" \
+		grep -q 'sink f (aio_file): .*LOST [1-9][0-9]* bytes ([1-9][0-9]* records), FAILED' err.$1 || show err.$1
 	check "$1, $2: the log says $2 writes" grep -q "full.data': $2 writes" err.$1 || show err.$1
 	# The disk is full: perf's report goes next to a copy.
 	cp $1/full.data full.$1.data

@@ -399,6 +399,22 @@ static int aio_file_barrier(void *ctx)
 }
 
 /*
+ * After an error: the end data.size keeps, the last buffer end at or below
+ * committed (ends.h), and the bytes and records written past it (lost).
+ */
+static uint64_t kept_end(struct aio_file *f, uint64_t committed, uint64_t *lost_bytes,
+			 uint64_t *lost_records)
+{
+	uint64_t end = ends_take(&f->ends, committed);
+	if (end < f->data_offset)
+		end = f->data_offset;
+	uint64_t kept = end > f->data_offset ? ends_taken_records(&f->ends) : 0;
+	*lost_bytes = f->pos > end ? f->pos - end : 0;
+	*lost_records = f->records > kept ? f->records - kept : 0;
+	return end;
+}
+
+/*
  * Make the file final: data.size = the completed prefix, features after it,
  * header rewritten.  After a write error the junk past the prefix is cut
  * off first, and if the features do not fit they are cut off again: perf
@@ -432,14 +448,11 @@ static int finish_file(struct aio_file *f)
 	}
 	close_direct(f);
 	/* After an error, data.size must end where a buffer ended. */
+	uint64_t lost_bytes = 0, lost_records = 0;
 	if (f->err) {
-		uint64_t safe = ends_take(&f->ends, end);
-		end = safe > f->size_end ? safe : f->size_end;
-		if (end < f->data_offset)
-			end = f->data_offset;
-		uint64_t kept = end > f->data_offset ? ends_taken_records(&f->ends) : 0;
-		f->st.dropped_bytes += f->pos > end ? f->pos - end : 0;
-		f->st.dropped_records += f->records > kept ? f->records - kept : 0;
+		end = kept_end(f, end, &lost_bytes, &lost_records);
+		f->st.dropped_bytes += lost_bytes;
+		f->st.dropped_records += lost_records;
 	}
 	if (!f->stream)
 		return f->err;
@@ -470,7 +483,7 @@ static int finish_file(struct aio_file *f)
 		LOG(f, PERFSINK_LOG_WARN, "'%s' holds the %llu bytes of records written before the error, "
 		    "%llu bytes (%llu records) after it are lost%s",
 		    f->path, (unsigned long long)(end - f->data_offset),
-		    (unsigned long long)(f->pos - end), (unsigned long long)(f->records - ends_taken_records(&f->ends)),
+		    (unsigned long long)lost_bytes, (unsigned long long)lost_records,
 		    r < 0 ? "" : "; perf report reads it");
 	f->st.files++;
 	return f->err ? f->err : r;
@@ -538,6 +551,12 @@ static void aio_file_stats(void *ctx, struct perfsink_sink_stats *out)
 		aiow_stats(f->w, &as);
 		out->bytes_out += as.bytes;
 		out->retries += as.retries;
+	}
+	if (f->w && f->err) { /* what the failed file will not keep (finish_file counts it then) */
+		uint64_t lost_bytes, lost_records;
+		kept_end(f, aiow_committed(f->w), &lost_bytes, &lost_records);
+		out->dropped_bytes += lost_bytes;
+		out->dropped_records += lost_records;
 	}
 	/* Written by close() (it cannot go out whole before): in == written. */
 	if (f->dfd >= 0 && !f->err)
