@@ -11,7 +11,7 @@ mkdir "$T/tiny" "$T/tiny2"
 mount -t tmpfs -o size=16k tmpfs "$T/tiny" 2>/dev/null || skip_all "cannot mount a tmpfs"
 mount -t tmpfs -o size=64k tmpfs "$T/tiny2" || { umount "$T/tiny"; skip_all "cannot mount a tmpfs"; }
 cleanup_hook() { umount "$T/tiny"; umount "$T/tiny2"; }
-plan 36
+plan 38
 cd "$T"
 chmod 0711 "$T" # nobody may reach pub/ below, nothing else
 mkdir pub && chmod 1777 pub
@@ -61,6 +61,16 @@ check "$SINK: refused with the reason" grep -q "pub/r.data.[0-9]*.000000': it is
 	show err
 check "$SINK: the target is untouched" cmp -s victim victim.orig
 check "$SINK: no segment written" [ "$(find pub -name 'r.data*' ! -type l | wc -l)" -eq 0 ]
+rm -f pub/*
+# Pruning old segments deletes only our own files: nobody's file and link
+# named like older segments stay.
+as_nobody sh -c "printf 'theirs\n' >pub/p.data.20000101000000.000000"
+as_nobody ln -s "$T/victim" pub/p.data.20000101000000.000001
+rec "$T/pub/p.data" --switch-output=signal --switch-max-files 1
+check "$SINK: a rotating run with --switch-max-files 1: exit 0 (got $?)" [ $? -eq 0 ] || show err
+check "$SINK: it pruned neither nobody's file nor link" \
+	eval '[ -f pub/p.data.20000101000000.000000 ] && [ -L pub/p.data.20000101000000.000001 ]' ||
+	diag "$(ls -la pub)"
 rm -f pub/*
 
 # A directory anyone may write and that is not sticky.

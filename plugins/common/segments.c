@@ -1,9 +1,11 @@
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include "segments.h"
@@ -48,6 +50,17 @@ int segment_name_matches(const char *bname, const char *name)
 	return all_digits(p, strlen(p)) && strlen(p) >= SEQ_DIGITS;
 }
 
+/*
+ * Only our own regular files are old segments: in a shared directory such
+ * as /tmp, a link or another user's file with a segment's name stays.
+ */
+static int own_file(int dfd, const char *name)
+{
+	struct stat st;
+	return fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	       st.st_uid == geteuid();
+}
+
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -74,7 +87,7 @@ int segments_prune(const char *base, unsigned keep)
 	struct dirent *de;
 	int ret = 0;
 	while ((de = readdir(dh))) {
-		if (!segment_name_matches(bname, de->d_name))
+		if (!segment_name_matches(bname, de->d_name) || !own_file(dirfd(dh), de->d_name))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;
@@ -91,18 +104,16 @@ int segments_prune(const char *base, unsigned keep)
 		}
 		n++;
 	}
-	closedir(dh);
 	if (ret == 0 && n > keep) {
 		qsort(names, n, sizeof(*names), cmp_names);
 		for (size_t i = 0; i < n - keep; i++) {
-			char path[4096];
-			snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-			if (unlink(path) < 0 && errno != ENOENT && ret >= 0)
+			if (unlinkat(dirfd(dh), names[i], 0) < 0 && errno != ENOENT && ret >= 0)
 				ret = -errno;
 			else if (ret >= 0)
 				ret++;
 		}
 	}
+	closedir(dh);
 	for (size_t i = 0; i < n; i++)
 		free(names[i]);
 	free(names);

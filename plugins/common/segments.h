@@ -13,7 +13,8 @@ char *segment_path(const char *base, const struct perfsink_stream *s);
 /* True when name (no directory) is a segment name of base name bname. */
 int segment_name_matches(const char *bname, const char *name);
 /*
- * Keep the newest keep segments of base, delete the older ones.  Returns
+ * Keep the newest keep segments of base, delete the older ones (only
+ * regular files of the effective uid count as segments).  Returns
  * how many were deleted or a negative errno (the first failure).
  */
 int segments_prune(const char *base, unsigned keep);
