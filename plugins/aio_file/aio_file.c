@@ -73,6 +73,8 @@ struct aio_file {
 	uint64_t data_offset;
 	uint64_t pos;     /* file offset where the records written so far end */
 	uint64_t records; /* records written to this file so far */
+	uint64_t first_ring_end; /* where this file's first ring buffer ends; 0: none yet */
+	int no_samples;   /* finish_file: the error left no ring data: remove the file */
 	uint8_t *blk;     /* O_DIRECT: the pending partial block (dio.h) */
 	size_t blk_len;
 	struct ends ends; /* buffer ends; data.size is one of them */
@@ -221,6 +223,8 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struc
 	int r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
 	f->data_offset = f->pos = hdr.len;
 	f->records = 0;
+	f->first_ring_end = 0;
+	f->no_samples = 0;
 	f->size_written_ns = 0;
 	f->size_end = 0;
 	ends_reset(&f->ends);
@@ -378,7 +382,11 @@ static int aio_file_write(void *ctx, struct perfsink_buf *buf)
 	}
 	f->pos += buf->len;
 	f->records = records;
-	f->ring_seen |= buf->kind == PERFSINK_BUF_RING;
+	if (buf->kind == PERFSINK_BUF_RING) {
+		f->ring_seen = 1;
+		if (!f->first_ring_end)
+			f->first_ring_end = f->pos;
+	}
 	f->st.bytes_in += buf->len;
 	f->st.buffers++;
 	return 0;
@@ -456,6 +464,13 @@ static int finish_file(struct aio_file *f)
 	}
 	if (!f->stream)
 		return f->err;
+	if (f->err && !(f->first_ring_end && end >= f->first_ring_end)) {
+		/* Task records only: perf says "no samples" and fails; the caller removes it. */
+		LOG(f, PERFSINK_LOG_WARN, "'%s' kept no samples before the error (%llu bytes, %llu records lost); "
+		    "removing it", f->path, (unsigned long long)lost_bytes, (unsigned long long)lost_records);
+		f->no_samples = 1;
+		return f->err;
+	}
 	if (f->err && ftruncate(f->fd, (off_t)end) < 0)
 		r = -errno;
 	struct perfsink_file_end fe = { f->data_offset, end - f->data_offset, NULL };
@@ -493,7 +508,7 @@ static int aio_file_rotate(void *ctx, const struct perfsink_stream *next)
 {
 	struct aio_file *f = ctx;
 	int r = finish_file(f);
-	int c = output_close(&f->out);
+	int c = f->no_samples ? output_discard(&f->out) : output_close(&f->out);
 	f->fd = -1;
 	f->begun = 0;
 	f->stream = NULL;
@@ -518,6 +533,8 @@ static void discard_output(struct aio_file *f)
 	if (r < 0)
 		LOG(f, PERFSINK_LOG_WARN, "cannot remove '%s' after the failed start: %s", f->path,
 		    strerror(-r));
+	else if (f->err && f->begun)
+		LOG(f, PERFSINK_LOG_WARN, "'%s' kept no samples before the error; removed it", f->path);
 }
 
 static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
@@ -531,7 +548,7 @@ static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
 		r = f->err;
 	} else {
 		r = finish_file(f);
-		int c = output_close(&f->out);
+		int c = f->no_samples ? output_discard(&f->out) : output_close(&f->out);
 		if (c < 0 && r == 0)
 			r = c;
 	}

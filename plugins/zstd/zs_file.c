@@ -234,6 +234,7 @@ static void file_count_lost(struct zs_file *f, uint64_t end, struct zs_file_resu
 			break;
 		}
 	}
+	res->kept_in = kept.in_bytes;
 	res->lost_in = f->in_bytes - kept.in_bytes;
 	res->lost_records = f->records - kept.records;
 	pthread_mutex_unlock(&f->marks_mu);

@@ -90,6 +90,7 @@ int zs_file_drain(struct zs_file *f);
 /* What zs_file_finish kept and lost. */
 struct zs_file_result {
 	uint64_t data_size;     /* bytes of records kept */
+	uint64_t kept_in;       /* ring bytes of the records kept */
 	uint64_t lost_in;       /* ring bytes appended but not kept */
 	uint64_t lost_records;
 	uint64_t retries;

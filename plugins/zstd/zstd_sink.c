@@ -73,6 +73,8 @@ struct zsink {
 	struct zs_file file;
 	int file_ok;              /* file is open */
 	int ring_seen;            /* ring data was written during the run */
+	uint64_t file_in;         /* bytes pushed for the current file */
+	uint64_t first_ring_in;   /* file_in after its first ring buffer; 0: none yet */
 	const struct perfsink_stream *stream;
 	struct zs_pipe *pipe;
 	int err;
@@ -139,6 +141,7 @@ static int zsink_begin(struct zsink *z, const struct perfsink_stream *s)
 		return r;
 	}
 	z->stream = s;
+	z->file_in = z->first_ring_in = 0;
 	zs_pipe_stats(z->pipe, &z->at_begin);
 	zs_pipe_set_file(z->pipe, &z->file);
 	return 0;
@@ -194,7 +197,12 @@ static int zstd_write(void *ctx, struct perfsink_buf *buf)
 		return z->err = r;
 	z->st.bytes_in += buf->len;
 	z->st.buffers++;
-	z->ring_seen |= buf->kind == PERFSINK_BUF_RING;
+	z->file_in += buf->len;
+	if (buf->kind == PERFSINK_BUF_RING) {
+		z->ring_seen = 1;
+		if (!z->first_ring_in)
+			z->first_ring_in = z->file_in;
+	}
 	return 0;
 }
 
@@ -233,6 +241,12 @@ static void zsink_discard(struct zsink *z, const char *why)
 
 static void zstd_stats(void *ctx, struct perfsink_sink_stats *out);
 
+/* Batches hold buffers in stream order: the first ring buffer is kept whole. */
+static int zsink_kept_samples(const struct zsink *z, const struct zs_file_result *res)
+{
+	return z->first_ring_in && res->kept_in >= z->first_ring_in;
+}
+
 /* After a write error: what the file kept, what the sink lost, whether perf reads it. */
 static void zsink_say_kept(struct zsink *z, int r, const struct zs_file_result *res)
 {
@@ -243,7 +257,7 @@ static void zsink_say_kept(struct zsink *z, int r, const struct zs_file_result *
 		LOG(z, PERFSINK_LOG_ERROR, "cannot finish '%s': %s; perf cannot read it as it is "
 		    "(data.size covers the %llu bytes of records on disk: perfsink recover rebuilds the rest)",
 		    z->file.path, strerror(-r), (unsigned long long)res->data_size);
-	else if (z->err && res->data_size)
+	else if (z->err && zsink_kept_samples(z, res))
 		LOG(z, PERFSINK_LOG_WARN, "'%s' keeps the %llu bytes of records written before the error; "
 		    "%llu records (%llu bytes of ring data) were lost; perf report reads it",
 		    z->file.path, (unsigned long long)res->data_size,
@@ -273,9 +287,9 @@ static int zsink_finish(struct zsink *z)
 	LOG(z, PERFSINK_LOG_INFO, "'%s': %.2f MB of ring data compressed to %.2f MB (ratio %.1f, level %d, %u thread%s)",
 	    z->file.path, in / 1048576.0, out / 1048576.0, out ? (double)in / (double)out : 0.0,
 	    z->level, z->threads, z->threads > 1 ? "s" : "");
-	if (r == 0 && z->err && !res.data_size) {
-		/* Header and features only: perf refuses a file with data.size 0. */
-		zsink_discard(z, "holds no records (nothing could be written before the error)");
+	if (r == 0 && z->err && !zsink_kept_samples(z, &res)) {
+		/* No ring data: perf refuses data.size 0 and says "no samples" otherwise. */
+		zsink_discard(z, "kept no samples before the error");
 		return 0;
 	}
 	z->st.files++;
@@ -308,7 +322,7 @@ static int zstd_close(void *ctx, const struct perfsink_summary *sum)
 	if (z->file_ok && unused) {
 		zs_pipe_destroy(z->pipe); /* nothing in flight to the file after it */
 		z->pipe = NULL;
-		zsink_discard(z, NULL);
+		zsink_discard(z, z->err && z->file.begun ? "kept no samples before the error" : NULL);
 	} else if (z->pipe && z->file_ok && z->stream) {
 		r = zsink_finish(z);
 	}
