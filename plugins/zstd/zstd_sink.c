@@ -25,11 +25,11 @@
  * Outputs are created by plugins/common/output_file.h at start() and
  * rotate(): no symlink followed, an existing file kept as .old.  open()
  * only checks the path.  A run that ends before any ring data reached the
- * sink, or an output that kept no records at all after a write error, is
- * removed and the .old put back: perf cannot read a file without records.
+ * sink, or an output that kept no samples after a write error, is removed
+ * and the .old put back: perf refuses a file without records, and fails
+ * on one without samples.
  */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <perfsink/sink.h>
