@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "plugin.h"
+#include "plugin_trust.h"
 
 #ifndef PKGLIBDIR
 #define PKGLIBDIR "/usr/local/lib/perfsink"
@@ -174,26 +176,36 @@ static int ops_check(const struct perfsink_sink_ops *ops, const char *path,
 	return keys_check(ops, path, err, errlen);
 }
 
-/* dlopen path and fetch its ops; *dl is set on success. */
+/* dlerror() names /proc/self/fd/N; say path instead. */
+static void load_error(const char *path, char *err, size_t errlen)
+{
+	const char *why = dlerror();
+	const char *fd_path = why ? strstr(why, "/proc/self/fd/") : NULL;
+
+	if (fd_path && (fd_path = strstr(fd_path, ": ")))
+		why = fd_path + 2;
+	snprintf(err, errlen, "%s: cannot load plugin: %s", path, why ? why : "dlopen failed");
+}
+
+/*
+ * dlopen the file plugin_trust_open checked, through its fd, so it is the
+ * very file checked; fetch its ops.  *dl is set on success.
+ */
 static int plugin_open_file(const char *path, void **dl, const struct perfsink_sink_ops **ops,
 			    char *err, size_t errlen)
 {
+	char fd_path[64];
 	perfsink_entry_fn entry;
-	struct stat st;
-	int ret;
+	int fd, ret;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
-		return -EINVAL;
-	}
-	if (st.st_mode & S_IWOTH) {
-		snprintf(err, errlen, "%s: refusing a world-writable plugin (chmod o-w %s)",
-			 path, path);
-		return -EPERM;
-	}
-	*dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	fd = plugin_trust_open(path, err, errlen);
+	if (fd < 0)
+		return fd == -EPERM || fd == -ENOENT ? fd : -EINVAL;
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	*dl = dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
+	close(fd);
 	if (!*dl) {
-		snprintf(err, errlen, "cannot load plugin: %s", dlerror());
+		load_error(path, err, errlen);
 		return -EINVAL;
 	}
 	*(void **)&entry = dlsym(*dl, PERFSINK_ENTRY_SYMBOL);

@@ -18,6 +18,10 @@ ini sink_value.ini '[sink.a]' 'plugin = aio_file' 'fsync = perhaps'
 ini two_files.ini '[sink.a]' 'plugin = aio_file' 'path = a.data' '[sink.b]' 'plugin = aio_file' 'path = b.data'
 cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" ww.so && chmod 0666 ww.so
 ini world_writable.ini '[sink.a]' "plugin = $T/ww.so"
+cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" nobody.so && chown 65534:65534 nobody.so
+ini nobody_plugin.ini '[sink.a]' "plugin = $T/nobody.so"
+mkdir wwdir && chmod 0777 wwdir && cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" wwdir/
+ini ww_plugin_dir.ini '[record]' "plugin-dir = $T/wwdir" '[sink.a]' 'plugin = aio_file'
 ini not_a_plugin.ini '[sink.a]' "plugin = $(ls /lib/x86_64-linux-gnu/libz.so.1 2>/dev/null || echo /bin/true)"
 
 # "description|expected text on stderr|arguments" (fields split on |)
@@ -48,6 +52,9 @@ unknown plugin|unknown_plugin.ini:2|record --config unknown_plugin.ini -- W
 unknown sink key|sink_key.ini:3|record --config sink_key.ini -- W
 bad sink value|sink_value.ini:3|record --config sink_value.ini -- W
 world-writable plugin|writable|record --config world_writable.ini -- W
+plugin owned by another user|nobody.so: refusing plugin: file .*nobody.so is owned by uid 65534|record --config nobody_plugin.ini -- W
+--plugin-dir world-writable|wwdir/aio_file.so: refusing plugin: directory .*/wwdir is world-writable|record --plugin-dir wwdir -- W
+[record] plugin-dir world-writable|ww_plugin_dir.ini:4: .*directory .*/wwdir is world-writable|record --config ww_plugin_dir.ini -- W
 library that is not a plugin|perfsink_sink_entry|record --config not_a_plugin.ini -- W
 -o with two file sinks|-o|record --config two_files.ini -o x.data -- W
 --sink of nothing known|nosuch|record --sink nosuch -- W
