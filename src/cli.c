@@ -343,9 +343,10 @@ int cmd_upload(int argc, char **argv)
 		const struct perfsink_sink_ops *ops = cfg.sinks[i].plugin->ops;
 		if (!ops->upload)
 			continue;
-		struct perfsink_instance inst = { cfg.sinks[i].name, &sinkset_host, cfg.sinks[i].values, NULL };
+		struct sink_inst si;
 		void *ctx;
-		if (ops->open(&inst, &ctx) < 0) {
+		sink_inst_init(&si, &cfg.sinks[i]);
+		if (ops->open(&si.pub, &ctx) < 0) {
 			code = 1;
 			continue;
 		}

@@ -33,10 +33,17 @@
 static int sig_pipe[2] = { -1, -1 };
 volatile int stop_requested;
 static volatile sig_atomic_t nr_interrupts;
+static bool hup_handled; /* SIGHUP was not ignored (nohup) when we started */
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
 
 /*
- * The first SIGINT/SIGTERM ends the recording gracefully (the loop sees it
- * through the pipe).  A second one also stops waiting for sinks to return
+ * The first SIGINT/SIGTERM/SIGHUP ends the recording gracefully (the loop
+ * sees it through the pipe); SIGHUP so that a closed terminal or session
+ * leaves finished files, as a service manager's SIGTERM does.  A second one also stops waiting for sinks to return
  * buffers, so a stuck sink cannot hold the exit; the files are still
  * finished.
  */
@@ -44,7 +51,7 @@ static void on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
-	if ((sig == SIGINT || sig == SIGTERM) && ++nr_interrupts >= 2)
+	if (is_stop_signal(sig) && ++nr_interrupts >= 2)
 		stop_requested = 1;
 	if (write(sig_pipe[1], &c, 1) < 0) {
 		/* pipe full: a wakeup is pending anyway */
@@ -60,6 +67,11 @@ static int signals_setup(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	struct sigaction old;
+	/* Under nohup SIGHUP stays ignored: the user asked to outlive the terminal. */
+	hup_handled = sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN;
+	if (hup_handled)
+		sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -70,6 +82,8 @@ static void signals_restore(void)
 {
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (hup_handled)
+		signal(SIGHUP, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
 	signal(SIGUSR2, SIG_DFL);
 	if (sig_pipe[0] >= 0) {
@@ -257,7 +271,9 @@ static bool handle_signals(struct engine *e)
 	bool stop = false;
 	while ((n = read(sig_pipe[0], sigs, sizeof(sigs))) > 0) {
 		for (ssize_t i = 0; i < n; i++) {
-			if (sigs[i] == SIGINT || sigs[i] == SIGTERM)
+			if (sigs[i] == SIGHUP && !stop)
+				pr_info("SIGHUP: ending the recording as on SIGTERM");
+			if (is_stop_signal(sigs[i]))
 				stop = true;
 			else if (sigs[i] == SIGCHLD)
 				reap_child(e);

@@ -3,6 +3,9 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -10,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "plugin.h"
@@ -176,37 +180,71 @@ static int ops_check(const struct perfsink_sink_ops *ops, const char *path,
 	return keys_check(ops, path, err, errlen);
 }
 
-/* dlerror() names /proc/self/fd/N; say path instead. */
-static void load_error(const char *path, char *err, size_t errlen)
+/*
+ * Whether the object dl was mapped from the file st describes: the mapping
+ * of /proc/self/maps that holds its dynamic section names the device and
+ * inode it came from.
+ */
+static bool mapped_from(void *dl, const struct stat *st)
 {
-	const char *why = dlerror();
-	const char *fd_path = why ? strstr(why, "/proc/self/fd/") : NULL;
+	struct link_map *lm = NULL;
+	unsigned long lo, hi, ino, dmaj, dmin;
+	uintptr_t at;
+	char line[512];
+	bool same = false;
+	FILE *maps;
 
-	if (fd_path && (fd_path = strstr(fd_path, ": ")))
-		why = fd_path + 2;
-	snprintf(err, errlen, "%s: cannot load plugin: %s", path, why ? why : "dlopen failed");
+	if (dlinfo(dl, RTLD_DI_LINKMAP, &lm) || !lm || !lm->l_ld)
+		return false;
+	at = (uintptr_t)lm->l_ld;
+	maps = fopen("/proc/self/maps", "re");
+	if (!maps)
+		return false;
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %*s %*s %lx:%lx %lu", &lo, &hi, &dmaj, &dmin, &ino) != 5 ||
+		    at < lo || at >= hi)
+			continue;
+		same = ino == st->st_ino && dmaj == major(st->st_dev) && dmin == minor(st->st_dev);
+		break;
+	}
+	fclose(maps);
+	return same;
 }
 
 /*
- * dlopen the file plugin_trust_open checked, through its fd, so it is the
- * very file checked; fetch its ops.  *dl is set on success.
+ * dlopen the file plugin_trust_open checked and fetch its ops.  Every
+ * directory above it is trusted, so only root or the user could swap it
+ * between the check and dlopen; still, the object loaded must be the file
+ * checked.  *dl is set on success.
  */
 static int plugin_open_file(const char *path, void **dl, const struct perfsink_sink_ops **ops,
 			    char *err, size_t errlen)
 {
-	char fd_path[64];
+	char real[PATH_MAX];
 	perfsink_entry_fn entry;
+	struct stat st;
 	int fd, ret;
 
-	fd = plugin_trust_open(path, err, errlen);
+	fd = plugin_trust_open(path, real, sizeof(real), err, errlen);
 	if (fd < 0)
 		return fd == -EPERM || fd == -ENOENT ? fd : -EINVAL;
-	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-	*dl = dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
+	ret = fstat(fd, &st);
 	close(fd);
-	if (!*dl) {
-		load_error(path, err, errlen);
+	if (ret) {
+		snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
 		return -EINVAL;
+	}
+	*dl = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	if (!*dl) {
+		snprintf(err, errlen, "cannot load plugin: %s", dlerror());
+		return -EINVAL;
+	}
+	if (!mapped_from(*dl, &st)) {
+		snprintf(err, errlen, "%s: refusing plugin: the file loaded is not the file checked "
+			 "(replaced meanwhile?)", path);
+		dlclose(*dl);
+		*dl = NULL;
+		return -EPERM;
 	}
 	*(void **)&entry = dlsym(*dl, PERFSINK_ENTRY_SYMBOL);
 	if (!entry) {

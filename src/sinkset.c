@@ -23,6 +23,18 @@ static void host_log(const struct perfsink_instance *inst, enum perfsink_log_lev
 	va_end(ap);
 }
 
+static const char *host_value_origin(const struct perfsink_instance *inst, unsigned key)
+{
+	const struct sink_inst *si = inst ? inst->host_priv : NULL;
+	const struct sink_conf *c = si ? si->conf : NULL;
+
+	if (!c)
+		return "(config)"; /* not an instance of ours; still never NULL */
+	if (key < c->nr_values && c->origins && c->origins[key])
+		return c->origins[key];
+	return c->where;
+}
+
 const struct perfsink_host sinkset_host = {
 	.struct_size = sizeof(struct perfsink_host),
 	.abi_minor = PERFSINK_ABI_MINOR,
@@ -34,7 +46,19 @@ const struct perfsink_host sinkset_host = {
 	.data_size_offset = PERF_FILE_DATA_SIZE_OFFSET,
 	.pipe_header = perf_pipe_header,
 	.bytes_free = perf_bytes_free,
+	.value_origin = host_value_origin,
 };
+
+void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
+{
+	memset(si, 0, sizeof(*si));
+	si->conf = c;
+	si->ops = c->plugin->ops;
+	si->pub.name = c->name;
+	si->pub.host = &sinkset_host;
+	si->pub.values = c->values;
+	si->pub.host_priv = si;
+}
 
 int sinkset_open(struct sinkset *ss, const struct config *c)
 {
@@ -45,12 +69,7 @@ int sinkset_open(struct sinkset *ss, const struct config *c)
 	ss->n = c->nr_sinks;
 	for (unsigned i = 0; i < c->nr_sinks; i++) {
 		struct sink_inst *si = &ss->v[i];
-		si->conf = &c->sinks[i];
-		si->ops = si->conf->plugin->ops;
-		si->pub.name = si->conf->name;
-		si->pub.host = &sinkset_host;
-		si->pub.values = si->conf->values;
-		si->pub.host_priv = si;
+		sink_inst_init(si, &c->sinks[i]);
 		int r = si->ops->open(&si->pub, &si->ctx);
 		if (r < 0) {
 			/* One line: the sink's own, or this one if it said nothing. */

@@ -27,6 +27,9 @@ struct sinkset {
 
 extern const struct perfsink_host sinkset_host;
 
+/* si as the instance of c that open() gets (c must outlive it). */
+void sink_inst_init(struct sink_inst *si, const struct sink_conf *c);
+
 /* open() every instance; on failure closes those opened and returns the error. */
 int sinkset_open(struct sinkset *ss, const struct config *c);
 /*

@@ -1,12 +1,12 @@
 #!/bin/sh
-# Ending a recording with signals: SIGINT, SIGTERM, and a second SIGINT
-# during shutdown all leave a complete file.
+# Ending a recording with signals: SIGINT, SIGTERM, SIGHUP (a closed
+# terminal), and a second SIGINT during shutdown all leave a complete file.
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 6
+plan 9
 cd "$T"
-for sig in INT TERM; do
-	"$PERFSINK" record -q -a -o $sig.data 2>err.$sig &
+for sig in INT TERM HUP; do
+	"$PERFSINK" record -a -o $sig.data 2>err.$sig &
 	pid=$!
 	wait_recording $sig.data
 	kill -$sig $pid
@@ -15,6 +15,8 @@ for sig in INT TERM; do
 	check "SIG$sig ends the recording with exit 0 (got $rc)" [ $rc -eq 0 ] || show err.$sig
 	check "SIG$sig: perf report reads the file" perf_clean $sig.data || show $sig.data.report.err
 done
+check "SIGHUP: the log says the recording ended on it" grep -q "SIGHUP: ending the recording" err.HUP ||
+	show err.HUP
 "$PERFSINK" record -q -a -g -F 5000 -o twice.data 2>err.twice &
 pid=$!
 wait_recording twice.data

@@ -113,8 +113,12 @@ static int check_writable(struct aio_file *f, const char *path)
 		e = errno;
 	else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
 		e = EISDIR;
-	if (e)
-		LOG(f, PERFSINK_LOG_ERROR, "cannot create '%s': %s", path, strerror(e));
+	if (e) {
+		const char *at = perfsink_value_origin(f->inst, KEY_PATH);
+
+		LOG(f, PERFSINK_LOG_ERROR, "%s%ssink '%s', key 'path': cannot create '%s': %s",
+		    at ? at : "", at ? ": " : "", f->inst->name, path, strerror(e));
+	}
 	free(copy);
 	return -e;
 }

@@ -79,7 +79,10 @@ static int zsink_open_file(struct zsink *z, const char *path)
 	int r = zs_file_open(&z->file, path);
 
 	if (r < 0) {
-		LOG(z, PERFSINK_LOG_ERROR, "cannot create '%s': %s", path, strerror(-r));
+		const char *at = perfsink_value_origin(z->inst, KEY_PATH);
+
+		LOG(z, PERFSINK_LOG_ERROR, "%s%ssink '%s', key 'path': cannot create '%s': %s",
+		    at ? at : "", at ? ": " : "", z->inst->name, path, strerror(-r));
 		return r;
 	}
 	z->file_ok = 1;
