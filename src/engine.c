@@ -338,30 +338,76 @@ static void record_loop(struct engine *e)
 	}
 }
 
+/* The failed sink that lost the most samples: its index, or -1 when none lost any. */
+static int worst_sink_loss(struct engine *e, struct sink_loss *worst)
+{
+	int which = -1;
+
+	memset(worst, 0, sizeof(*worst));
+	for (unsigned i = 0; i < e->ss.n; i++) {
+		struct sink_loss l;
+		sinkset_loss(&e->ss, i, &l);
+		if (l.records && (which < 0 || l.samples > worst->samples)) {
+			*worst = l;
+			which = (int)i;
+		}
+	}
+	return which;
+}
+
+/*
+ * The headline counts what reached the outputs: samples read from the
+ * rings minus what the worst failed sink did not write, and as lost both
+ * the kernel's loss and that sink's.
+ */
+static void print_loss(struct engine *e, uint64_t kernel_lost, int sink, const struct sink_loss *sl)
+{
+	uint64_t lost = kernel_lost + sl->samples;
+	double pct = lost ? 100.0 * (double)lost / (double)(kernel_lost + e->samples) : 0;
+	char per_cpu[256] = "", by_sink[256] = "";
+	size_t k = 0;
+
+	if (!lost && sink < 0) {
+		pr_info("[ perfsink record: lost 0 samples ]");
+		return;
+	}
+	for (unsigned c = 0; c < e->nr_rings && k < sizeof(per_cpu); c++)
+		if (e->rings[c].lost)
+			k += (size_t)snprintf(per_cpu + k, sizeof(per_cpu) - k, "%sCPU %d: %llu",
+					      k ? ", " : "; by ring, ", e->rings[c].cpu,
+					      (unsigned long long)e->rings[c].lost);
+	if (sink >= 0)
+		snprintf(by_sink, sizeof(by_sink), "%s%llu not written by failed sink '%s' (%llu "
+			 "records, %llu bytes)", kernel_lost ? "; " : "", (unsigned long long)sl->samples,
+			 e->ss.v[sink].pub.name, (unsigned long long)sl->records,
+			 (unsigned long long)sl->bytes);
+	if (kernel_lost)
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
+			"the rings filled up; try a larger -m, a lower -F, fewer events, or -r%s ]",
+			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
+			(unsigned long long)e->lost_records, per_cpu, by_sink);
+	else
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %s ]",
+			(unsigned long long)lost, pct, by_sink);
+}
+
 static void print_summary(struct engine *e)
 {
 	double secs = (double)(now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9;
+	struct sink_loss sl;
+	int sink = worst_sink_loss(e, &sl);
+	uint64_t written = e->samples > sl.samples ? e->samples - sl.samples : 0;
+	char of[64] = "";
+
+	if (sink >= 0)
+		snprintf(of, sizeof(of), " written of %llu read", (unsigned long long)e->samples);
 	pr_info("[ perfsink record: Woken up %llu times to write data ]",
 		(unsigned long long)e->wakeups);
-	pr_info("[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples, %llu buffers) ]",
+	pr_info("[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples%s, %llu buffers) ]",
 		(double)e->ring_bytes / (1024.0 * 1024.0), e->nr_rings, secs,
-		(unsigned long long)e->samples, (unsigned long long)e->buffers);
-	uint64_t lost = e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records;
-	if (lost) {
-		double pct = 100.0 * (double)lost / (double)(lost + e->samples);
-		char per_cpu[256] = "";
-		size_t k = 0;
-		for (unsigned c = 0; c < e->nr_rings && k < sizeof(per_cpu); c++)
-			if (e->rings[c].lost)
-				k += (size_t)snprintf(per_cpu + k, sizeof(per_cpu) - k, "%sCPU %d: %llu",
-						      k ? ", " : "; by ring, ", e->rings[c].cpu,
-						      (unsigned long long)e->rings[c].lost);
-		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%) in %llu LOST records%s: the rings "
-			"filled up; try a larger -m, a lower -F, fewer events, or -r ]",
-			(unsigned long long)lost, pct, (unsigned long long)e->lost_records, per_cpu);
-	} else {
-		pr_info("[ perfsink record: lost 0 samples ]");
-	}
+		(unsigned long long)written, of, (unsigned long long)e->buffers);
+	print_loss(e, e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records,
+		   sink, &sl);
 	uint64_t overruns = 0;
 	for (unsigned c = 0; c < e->nr_rings; c++)
 		overruns += e->rings[c].overruns;
@@ -472,6 +518,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		e->unread_bytes += ring_ready(&e->rings[i]);
 	lost_samples_records(e);
 	sinkset_barrier(&e->ss);
+	sinkset_settle(&e->ss);
 	build_ids_update(e);
 	if (e->error && err[0])
 		pr_err("%s", err);
