@@ -261,15 +261,16 @@ void sinkset_report(struct sinkset *ss)
 					      (unsigned long long)st.pending_bytes);
 		struct sink_loss loss;
 		sinkset_loss(ss, i, &loss);
+		if ((st.dropped_bytes || st.dropped_records) && k < sizeof(extra))
+			k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", LOST %llu bytes (%llu records)",
+					      (unsigned long long)st.dropped_bytes,
+					      (unsigned long long)st.dropped_records);
+		/* A failed sink also lost what it was no longer given. */
 		if (si->err && k < sizeof(extra))
 			snprintf(extra + k, sizeof(extra) - k, ", FAILED: lost %llu records (%llu "
-				 "samples, %llu bytes) it did not write",
+				 "samples, %llu bytes) in all",
 				 (unsigned long long)loss.records, (unsigned long long)loss.samples,
 				 (unsigned long long)loss.bytes);
-		else if ((st.dropped_bytes || st.dropped_records) && k < sizeof(extra))
-			snprintf(extra + k, sizeof(extra) - k, ", LOST %llu bytes (%llu records)",
-				 (unsigned long long)st.dropped_bytes,
-				 (unsigned long long)st.dropped_records);
 		log_msg(st.dropped_bytes || si->err ? LOG_WARN : LOG_INFO, NULL,
 			"[ sink %s (%s): %s in, %s written%s ]", si->pub.name, si->ops->name, in,
 			out, extra);
