@@ -22,6 +22,12 @@ cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" nobody.so && chown 65534:6
 ini nobody_plugin.ini '[sink.a]' "plugin = $T/nobody.so"
 mkdir wwdir && chmod 0777 wwdir && cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" wwdir/
 ini ww_plugin_dir.ini '[record]' "plugin-dir = $T/wwdir" '[sink.a]' 'plugin = aio_file'
+ini same_path.ini '[sink.a]' 'plugin = aio_file' 'path = same.data' '# b' '[sink.b]' 'plugin = aio_file' 'path = ./same.data'
+ini bad_path.ini '[sink.a]' 'plugin = aio_file' 'path = /nonexistent/dir/y.data'
+ini h_ftp.ini '[sink.up]' 'plugin = http' 'url = ftp://x'
+ini h_noscheme.ini '[sink.up]' 'plugin = http' 'url = 127.0.0.1/x'
+ini h_token.ini '[sink.up]' 'plugin = http' 'url = http://127.0.0.1:9/x' 'bearer_token_file = /nonexistent/token'
+ini h_spool.ini '[sink.up]' 'plugin = http' 'url = http://127.0.0.1:9/x' 'spool_dir = /dev/null/spool'
 ini not_a_plugin.ini '[sink.a]' "plugin = $(ls /lib/x86_64-linux-gnu/libz.so.1 2>/dev/null || echo /bin/true)"
 
 # "description|expected text on stderr|arguments" (fields split on |)
@@ -59,8 +65,20 @@ library that is not a plugin|perfsink_sink_entry|record --config not_a_plugin.in
 -o with two file sinks|-o|record --config two_files.ini -o x.data -- W
 --sink of nothing known|nosuch|record --sink nosuch -- W
 unwritable output path|/nonexistent/dir/x.data|record -o /nonexistent/dir/x.data -- W
-unknown command|frobnicate|frobnicate'
+unknown command|frobnicate|frobnicate
+event with /terms/|sched:sched_switch/xyz/.*./. is not understood.*accepted forms: .*SUBSYSTEM:NAME|record -e sched:sched_switch/xyz/ -- W
+event in braces|{cpu-clock}.*accepted forms|record -e {cpu-clock} -- W
+two sinks writing one file|same_path.ini:5: \[sink.b\] writes the same file as \[sink.a\] (same_path.ini:1): /.*/same.data|record --config same_path.ini -- W
+sink path from the config|bad_path.ini:3: sink .a., key .path.: .*/nonexistent/dir/y.data|record --config bad_path.ini -- W
+sink path from -o|-o: sink .default., key .path.: .*/nonexistent/dir/x.data|record -o /nonexistent/dir/x.data -- W'
 
+if [ -f "$TOP_BUILDDIR/plugins/http/.libs/http.so" ]; then
+	cases="$cases
+http url ftp://|h_ftp.ini:3: sink 'up', key 'url': url scheme \"ftp\"|record --config h_ftp.ini -- W
+http url without a scheme|h_noscheme.ini:3: sink 'up', key 'url': |record --config h_noscheme.ini -- W
+http bearer_token_file missing|h_token.ini:4: sink 'up', key 'bearer_token_file': .*/nonexistent/token|record --config h_token.ini -- W
+http spool_dir unusable|h_spool.ini:4: sink 'up', key 'spool_dir': .*/dev/null/spool|record --config h_spool.ini -- W"
+fi
 plan $(($(printf '%s\n' "$cases" | wc -l) * 2))
 printf '%s\n' "$cases" | while IFS='|' read -r desc want args; do
 	# shellcheck disable=SC2086
