@@ -21,6 +21,10 @@
  *     rotate(ctx, next)         optional: finish this output, begin the next
  *     close(ctx, summary)       final; ctx is freed by the sink
  *
+ * An instance that failed gets one more barrier() at the end of the run
+ * (its error is ignored) so that what it reports in stats() as dropped is
+ * final before the summary counts it as lost.
+ *
  * close() may come without a barrier() when the run was aborted before
  * recording began (summary->stop_reason < 0), and with summary NULL only
  * after upload() (`perfsink upload`: open, upload, close, no start).
