@@ -58,7 +58,7 @@ static const char record_usage[] =
 	"\n"
 	"With a command, recording starts when it execs and ends when it exits; perfsink\n"
 	"then exits with its status.  With -a, -C or -p and no command: until SIGINT,\n"
-	"SIGTERM or --duration.  See perfsink(1) and perfsink.ini(5).\n";
+	"SIGTERM, SIGHUP or --duration.  See perfsink(1) and perfsink.ini(5).\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
        OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF };
