@@ -72,6 +72,11 @@ two sinks writing one file|same_path.ini:5: \[sink.b\] writes the same file as \
 sink path from the config|bad_path.ini:3: sink .a., key .path.: .*/nonexistent/dir/y.data|record --config bad_path.ini -- W
 sink path from -o|-o: sink .default., key .path.: .*/nonexistent/dir/x.data|record -o /nonexistent/dir/x.data -- W'
 
+if [ -f "$TOP_BUILDDIR/plugins/zstd/.libs/zstd.so" ]; then
+	ini z_path.ini '[sink.z]' 'plugin = zstd' '' 'path = /nonexistent/dir/z.data'
+	cases="$cases
+zstd path from the config|z_path.ini:4: sink .z., key .path.: .*/nonexistent/dir/z.data|record --config z_path.ini -- W"
+fi
 if [ -f "$TOP_BUILDDIR/plugins/http/.libs/http.so" ]; then
 	cases="$cases
 http url ftp://|h_ftp.ini:3: sink 'up', key 'url': url scheme \"ftp\"|record --config h_ftp.ini -- W
