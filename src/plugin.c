@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -211,40 +212,75 @@ static bool mapped_from(void *dl, const struct stat *st)
 	return same;
 }
 
+/* dlerror() names /proc/self/fd/N; name path instead. */
+static void load_error(const char *path, char *err, size_t errlen)
+{
+	const char *why = dlerror();
+	const char *fd_path = why ? strstr(why, "/proc/self/fd/") : NULL;
+
+	if (fd_path && (fd_path = strstr(fd_path, ": ")))
+		why = fd_path + 2;
+	snprintf(err, errlen, "%s: cannot load plugin: %s", path,
+		 why ? why : "every /proc/self/fd name tried is taken by another plugin");
+}
+
+#define FD_NAME_TRIES 16
+
 /*
- * dlopen the file plugin_trust_open checked and fetch its ops.  Every
- * directory above it is trusted, so only root or the user could swap it
- * between the check and dlopen; still, the object loaded must be the file
- * checked.  *dl is set on success.
+ * dlopen the file open on fd (st: its fstat) through /proc/self/fd/N, so
+ * that what is loaded is what plugin_trust_open checked, whatever happens to
+ * the path meanwhile.  glibc knows a loaded object by the name it was
+ * opened with, so a /proc/self/fd/N of an earlier plugin whose fd has been
+ * closed would answer for N: such a stale name is skipped by moving fd to
+ * a higher number (*fd changes; the caller closes it).  The handle, or NULL
+ * (dlerror() says why, unless every name tried was stale).
+ */
+static void *dlopen_fd(int *fd, const struct stat *st)
+{
+	char fd_path[64];
+	void *dl;
+
+	for (int i = 0; i < FD_NAME_TRIES; i++) {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", *fd);
+		dl = dlopen(fd_path, RTLD_LAZY | RTLD_NOLOAD);
+		if (!dl)
+			return dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
+		if (mapped_from(dl, st))
+			return dl; /* this very file, loaded already: one more reference */
+		dlclose(dl);
+		int higher = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
+		if (higher < 0)
+			break;
+		close(*fd);
+		*fd = higher;
+	}
+	return NULL;
+}
+
+/*
+ * dlopen the file plugin_trust_open checked (through its fd) and fetch its
+ * ops; *dl is set on success.
  */
 static int plugin_open_file(const char *path, void **dl, const struct perfsink_sink_ops **ops,
 			    char *err, size_t errlen)
 {
-	char real[PATH_MAX];
 	perfsink_entry_fn entry;
 	struct stat st;
 	int fd, ret;
 
-	fd = plugin_trust_open(path, real, sizeof(real), err, errlen);
+	fd = plugin_trust_open(path, err, errlen);
 	if (fd < 0)
 		return fd == -EPERM || fd == -ENOENT ? fd : -EINVAL;
-	ret = fstat(fd, &st);
-	close(fd);
-	if (ret) {
+	if (fstat(fd, &st)) {
 		snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+		close(fd);
 		return -EINVAL;
 	}
-	*dl = dlopen(real, RTLD_NOW | RTLD_LOCAL);
+	*dl = dlopen_fd(&fd, &st);
+	close(fd);
 	if (!*dl) {
-		snprintf(err, errlen, "cannot load plugin: %s", dlerror());
+		load_error(path, err, errlen);
 		return -EINVAL;
-	}
-	if (!mapped_from(*dl, &st)) {
-		snprintf(err, errlen, "%s: refusing plugin: the file loaded is not the file checked "
-			 "(replaced meanwhile?)", path);
-		dlclose(*dl);
-		*dl = NULL;
-		return -EPERM;
 	}
 	*(void **)&entry = dlsym(*dl, PERFSINK_ENTRY_SYMBOL);
 	if (!entry) {

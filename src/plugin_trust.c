@@ -87,12 +87,13 @@ static int open_checked(int dirfd, const char *path, const char *shown, const ch
 	return fd;
 }
 
-int plugin_trust_open(const char *path, char *real, size_t reallen, char *err, size_t errlen)
+int plugin_trust_open(const char *path, char *err, size_t errlen)
 {
+	char real[PATH_MAX];
 	char *name, *slash;
 	int dirfd, fd;
 
-	if (reallen < PATH_MAX || !realpath(path, real)) {
+	if (!realpath(path, real)) {
 		fd = -errno;
 		snprintf(err, errlen, "sink plugin '%s' not found: %s", path, strerror(errno));
 		return fd;

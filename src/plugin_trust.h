@@ -10,14 +10,14 @@
 #include <stddef.h>
 
 /*
- * Walk path's real path (put in real, at least PATH_MAX bytes) from / with
- * openat(O_NOFOLLOW), checking each component as it is opened.  Returns an
- * fd open on the file (O_RDONLY, close-on-exec: fstat it to check that
- * what dlopen maps is this file), or with one line "PATH: ..." in err:
+ * Walk path's real path from / with openat(O_NOFOLLOW), checking each
+ * component as it is opened.  Returns an fd open on the file (O_RDONLY,
+ * close-on-exec: dlopen it as /proc/self/fd/N so that the file loaded is
+ * the file checked), or with one line "PATH: ..." in err:
  * -ENOENT no such file, -EINVAL not a regular file, -EPERM untrusted
  * (the line names the offending file or directory and why), another
  * negative errno when a component cannot be opened.
  */
-int plugin_trust_open(const char *path, char *real, size_t reallen, char *err, size_t errlen);
+int plugin_trust_open(const char *path, char *err, size_t errlen);
 
 #endif

@@ -232,6 +232,31 @@ static void test_trust_symlink(void **state)
 	test_tmpdir_remove(dir);
 }
 
+/*
+ * Plugins are dlopen'd as /proc/self/fd/N, a name glibc keeps while the
+ * object stays loaded: a later plugin opened on the same fd number must
+ * still get its own code, and the same file twice one object.
+ */
+static void test_fd_names(void **state)
+{
+	struct plugin *a1 = NULL, *a2 = NULL, *b = NULL, *c = NULL;
+	char err[2048] = "";
+
+	(void)state;
+	assert_int_equal(plugin_load("plugin_good", test_plugin_dir(), &a1, err, sizeof(err)), 0);
+	assert_int_equal(plugin_load("plugin_good", test_plugin_dir(), &a2, err, sizeof(err)), 0);
+	assert_ptr_equal(a1->dl, a2->dl);
+	plugin_unload(a1); /* good stays loaded under the name of a1's closed fd */
+	assert_int_equal(plugin_load("plugin_plain", test_plugin_dir(), &b, err, sizeof(err)), 0);
+	assert_string_equal(b->ops->name, "plain");
+	assert_int_equal(plugin_load("plugin_count", test_plugin_dir(), &c, err, sizeof(err)), 0);
+	assert_string_equal(c->ops->name, "count");
+	assert_string_equal(a2->ops->name, "good");
+	plugin_unload(a2);
+	plugin_unload(b);
+	plugin_unload(c);
+}
+
 static void test_not_a_library(void **state)
 {
 	char *dir = test_tmpdir_make(), *path, err[1024];
@@ -276,6 +301,7 @@ int main(void)
 		cmocka_unit_test(test_world_writable),
 		cmocka_unit_test(test_trust),
 		cmocka_unit_test(test_trust_symlink),
+		cmocka_unit_test(test_fd_names),
 		cmocka_unit_test(test_not_a_library),
 		cmocka_unit_test(test_list),
 	};
