@@ -47,10 +47,10 @@ static const struct named_event named_events[] = {
 	"cpu-migrations (or a hardware event where a PMU exists) and MODIFIERS u, k or uk " \
 	"(e.g. cpu-clock:u); or a tracepoint SUBSYSTEM:NAME (e.g. sched:sched_switch)"
 
-/* Length of the tracefs-name prefix of s: letters, digits, '_', '-', '.'. */
+/* Length of the tracefs-name prefix of s: letters, digits, _ and - (no ".." into tracefs). */
 static size_t tp_name_len(const char *s)
 {
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.");
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
 }
 
 static int parse_one(struct ps_event *ev, const char *spec, char *err, size_t errlen)

@@ -68,6 +68,7 @@ unwritable output path|/nonexistent/dir/x.data|record -o /nonexistent/dir/x.data
 unknown command|frobnicate|frobnicate
 event with /terms/|sched:sched_switch/xyz/.*./. is not understood.*accepted forms: .*SUBSYSTEM:NAME|record -e sched:sched_switch/xyz/ -- W
 event in braces|{cpu-clock}.*accepted forms|record -e {cpu-clock} -- W
+tracepoint name with dots|\.\.:\.\..*. is not understood|record -e ..:.. -- W
 two sinks writing one file|same_path.ini:5: \[sink.b\] writes the same file as \[sink.a\] (same_path.ini:1): /.*/same.data|record --config same_path.ini -- W
 sink path from the config|bad_path.ini:3: sink .a., key .path.: .*/nonexistent/dir/y.data|record --config bad_path.ini -- W
 sink path from -o|-o: sink .default., key .path.: .*/nonexistent/dir/x.data|record -o /nonexistent/dir/x.data -- W'
