@@ -58,7 +58,7 @@ static const char record_usage[] =
 	"\n"
 	"With a command, recording starts when it execs and ends when it exits; perfsink\n"
 	"then exits with its status.  With -a, -C or -p and no command: until SIGINT,\n"
-	"SIGTERM or --duration.  See perfsink(1) and perfsink.ini(5).\n";
+	"SIGTERM, SIGHUP or --duration.  See perfsink(1) and perfsink.ini(5).\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
        OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF };
@@ -343,9 +343,10 @@ int cmd_upload(int argc, char **argv)
 		const struct perfsink_sink_ops *ops = cfg.sinks[i].plugin->ops;
 		if (!ops->upload)
 			continue;
-		struct perfsink_instance inst = { cfg.sinks[i].name, &sinkset_host, cfg.sinks[i].values, NULL };
+		struct sink_inst si;
 		void *ctx;
-		if (ops->open(&inst, &ctx) < 0) {
+		sink_inst_init(&si, &cfg.sinks[i]);
+		if (ops->open(&si.pub, &ctx) < 0) {
 			code = 1;
 			continue;
 		}

@@ -13,7 +13,9 @@
  *   - '_' and '-' are the same in key names; instance names are letters,
  *     digits, '_' and '-'; a section name is at most 49 characters;
  *   - an empty section, an unknown section or key, a key set twice and a
- *     duplicate section are errors; CRLF line ends and a UTF-8 BOM are fine.
+ *     duplicate section are errors; CRLF line ends and a UTF-8 BOM are fine;
+ *   - at most CONFIG_MAX_SINKS [sink.NAME] sections; reading is linear in
+ *     the number of sections, so a huge file is refused quickly.
  * Not thread-safe: inih's options are process globals set by config_load().
  */
 #ifndef PS_CONFIG_FILE_H
@@ -25,6 +27,12 @@ struct record_opts;
 
 enum on_error { ON_ERROR_STOP = 0, ON_ERROR_DETACH };
 
+/*
+ * At most this many [sink.NAME] sections in one config (each sink holds
+ * files, threads and buffers); more is an error naming the first one over.
+ */
+#define CONFIG_MAX_SINKS 64
+
 struct sink_conf {
 	char *name;                   /* instance name */
 	struct plugin *plugin;
@@ -33,6 +41,11 @@ struct sink_conf {
 	enum on_error on_error;
 	int no_rotate;                /* rotate = false: one output for the whole run */
 	char *where;                  /* "FILE:LINE" of the section, for messages */
+	/*
+	 * Per value: "FILE:LINE" of the line that set it, where for a default,
+	 * the option ("-o") when the CLI set it.  Never NULL after init.
+	 */
+	char **origins;
 };
 
 struct config {
@@ -62,7 +75,8 @@ int config_load(struct config *c, const char *path, struct record_opts *o,
  * instance of it, named after ops->name); then, if o->output is set, set the
  * "path" key of the one selected instance whose plugin has
  * PERFSINK_SINK_WRITES_FILES (none or several: an error).  No sink left is an
- * error.  Returns 0 or -EINVAL with one line in err ("--sink 'x': ...").
+ * error, and so are two selected sinks whose "path" (resolved: directory
+ * real path + file name) is the same file.  Returns 0 or -EINVAL with one line in err ("--sink 'x': ...").
  */
 int config_select(struct config *c, const struct record_opts *o, char *err, size_t errlen);
 void config_free(struct config *c);

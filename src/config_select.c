@@ -2,6 +2,8 @@
 #include <config.h>
 
 #include <errno.h>
+#include <limits.h>
+#include <libgen.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,10 +121,65 @@ static int output_apply(struct config *c, const char *output, char *err, size_t 
 		return -EINVAL;
 	}
 	k = key_index(target->plugin->ops->keys, "path");
-	if (sink_value_set(target, (unsigned)k, output, 1, why, sizeof(why))) {
+	if (sink_value_set(target, (unsigned)k, output, "-o", 1, why, sizeof(why))) {
 		snprintf(err, errlen, "-o '%s': %s", output, why);
 		return -EINVAL;
 	}
+	return 0;
+}
+
+/*
+ * path as an absolute name with its directory resolved (the file itself may
+ * not exist yet), so "./a.data", "a.data" and "sub/../a.data" compare
+ * equal; "" when it cannot be resolved (a sink reports that itself).
+ */
+static void path_resolve(const char *path, char *out, size_t len)
+{
+	char dir[PATH_MAX], base[PATH_MAX], real[PATH_MAX];
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	snprintf(base, sizeof(base), "%s", path);
+	out[0] = '\0';
+	if (realpath(path, real))
+		snprintf(out, len, "%s", real);
+	else if (realpath(dirname(dir), real) &&
+		 snprintf(out, len, "%s/%s", strcmp(real, "/") ? real : "", basename(base)) >= (int)len)
+		out[0] = '\0';
+}
+
+static const char *file_path(const struct sink_conf *s)
+{
+	int k;
+
+	if (!(s->plugin->ops->flags & PERFSINK_SINK_WRITES_FILES))
+		return NULL;
+	k = key_index(s->plugin->ops->keys, "path");
+	return k < 0 ? NULL : s->values[k].str;
+}
+
+/* Two sinks writing one file would destroy each other's output. */
+static int paths_distinct(const struct config *c, char *err, size_t errlen)
+{
+	char (*real)[PATH_MAX] = calloc(c->nr_sinks + 1, sizeof(*real));
+
+	if (!real)
+		return -ENOMEM;
+	for (unsigned i = 0; i < c->nr_sinks; i++) {
+		const char *p = file_path(&c->sinks[i]);
+
+		if (p)
+			path_resolve(p, real[i], sizeof(real[i]));
+		for (unsigned j = 0; real[i][0] && j < i; j++) {
+			if (strcmp(real[i], real[j]))
+				continue;
+			snprintf(err, errlen, "%s: [sink.%s] writes the same file as [sink.%s] (%s): %s",
+				 c->sinks[i].where, c->sinks[i].name, c->sinks[j].name,
+				 c->sinks[j].where, real[i]);
+			free(real);
+			return -EINVAL;
+		}
+	}
+	free(real);
 	return 0;
 }
 
@@ -140,6 +197,10 @@ int config_select(struct config *c, const struct record_opts *o, char *err, size
 	}
 	if (!ret && o->output)
 		ret = output_apply(c, o->output, err, errlen);
+	if (!ret)
+		ret = paths_distinct(c, err, errlen);
+	if (ret == -ENOMEM)
+		snprintf(err, errlen, "out of memory");
 	return ret ? -EINVAL : 0;
 }
 

@@ -14,7 +14,7 @@ int dispatch(struct engine *e, struct psbuf *b)
 	b->pub.seq = e->seq++;
 	e->buffers++;
 	e->seg_stream += b->pub.len;
-	int r = sinkset_write(&e->ss, &b->pub);
+	int r = sinkset_write(&e->ss, &b->pub, b->samples);
 	psbuf_put(&b->pub);
 	if (r < 0 && !e->error)
 		e->error = r;
@@ -53,7 +53,7 @@ static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t
  * the sample time range, for the whole records in p[off, len); returns
  * where it stopped (the start of a record not wholly in yet).
  */
-static size_t scan_records(struct engine *e, struct ring *r, struct perfsink_buf *rec,
+static size_t scan_records(struct engine *e, struct ring *r, struct psbuf *rec,
 			   const uint8_t *p, size_t off, size_t len)
 {
 	/* Counted in locals: stores through the engine's structs would alias p. */
@@ -82,7 +82,8 @@ static size_t scan_records(struct engine *e, struct ring *r, struct perfsink_buf
 		}
 		off += h->size;
 	}
-	rec->records += records;
+	rec->pub.records += records;
+	rec->samples += (uint32_t)n;
 	if (n) {
 		time_range_add(CUR_PRIV(e), n, tmin, tmax);
 		time_range_add(&e->whole_priv, n, tmin, tmax);
@@ -94,7 +95,7 @@ static size_t scan_records(struct engine *e, struct ring *r, struct perfsink_buf
 struct scan {
 	struct engine *e;
 	struct ring *r;
-	struct perfsink_buf *buf; /* records counted into */
+	struct psbuf *buf;        /* records and samples counted into */
 	size_t off;
 };
 
@@ -125,7 +126,7 @@ static struct psbuf *read_ring(struct engine *e, unsigned c, uint64_t pos)
 		return NULL;
 	size_t n;
 	uint8_t *dst = psbuf_place(b, pos);
-	struct scan sc = { .e = e, .r = r, .buf = &b->pub };
+	struct scan sc = { .e = e, .r = r, .buf = b };
 	if (r->overwrite) {
 		/* The kernel must not write while the newest records are copied. */
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);

@@ -33,10 +33,17 @@
 static int sig_pipe[2] = { -1, -1 };
 volatile int stop_requested;
 static volatile sig_atomic_t nr_interrupts;
+static bool hup_handled; /* SIGHUP was not ignored (nohup) when we started */
+
+static bool is_stop_signal(int sig)
+{
+	return sig == SIGINT || sig == SIGTERM || sig == SIGHUP;
+}
 
 /*
- * The first SIGINT/SIGTERM ends the recording gracefully (the loop sees it
- * through the pipe).  A second one also stops waiting for sinks to return
+ * The first SIGINT/SIGTERM/SIGHUP ends the recording gracefully (the loop
+ * sees it through the pipe); SIGHUP so that a closed terminal or session
+ * leaves finished files, as a service manager's SIGTERM does.  A second one also stops waiting for sinks to return
  * buffers, so a stuck sink cannot hold the exit; the files are still
  * finished.
  */
@@ -44,7 +51,7 @@ static void on_signal(int sig)
 {
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
-	if ((sig == SIGINT || sig == SIGTERM) && ++nr_interrupts >= 2)
+	if (is_stop_signal(sig) && ++nr_interrupts >= 2)
 		stop_requested = 1;
 	if (write(sig_pipe[1], &c, 1) < 0) {
 		/* pipe full: a wakeup is pending anyway */
@@ -60,6 +67,11 @@ static int signals_setup(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	struct sigaction old;
+	/* Under nohup SIGHUP stays ignored: the user asked to outlive the terminal. */
+	hup_handled = sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN;
+	if (hup_handled)
+		sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGCHLD, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
@@ -70,6 +82,8 @@ static void signals_restore(void)
 {
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (hup_handled)
+		signal(SIGHUP, SIG_DFL);
 	signal(SIGCHLD, SIG_DFL);
 	signal(SIGUSR2, SIG_DFL);
 	if (sig_pipe[0] >= 0) {
@@ -257,7 +271,9 @@ static bool handle_signals(struct engine *e)
 	bool stop = false;
 	while ((n = read(sig_pipe[0], sigs, sizeof(sigs))) > 0) {
 		for (ssize_t i = 0; i < n; i++) {
-			if (sigs[i] == SIGINT || sigs[i] == SIGTERM)
+			if (sigs[i] == SIGHUP && !stop)
+				pr_info("SIGHUP: ending the recording as on SIGTERM");
+			if (is_stop_signal(sigs[i]))
 				stop = true;
 			else if (sigs[i] == SIGCHLD)
 				reap_child(e);
@@ -322,30 +338,76 @@ static void record_loop(struct engine *e)
 	}
 }
 
+/* The failed sink that lost the most samples: its index, or -1 when none lost any. */
+static int worst_sink_loss(struct engine *e, struct sink_loss *worst)
+{
+	int which = -1;
+
+	memset(worst, 0, sizeof(*worst));
+	for (unsigned i = 0; i < e->ss.n; i++) {
+		struct sink_loss l;
+		sinkset_loss(&e->ss, i, &l);
+		if (l.records && (which < 0 || l.samples > worst->samples)) {
+			*worst = l;
+			which = (int)i;
+		}
+	}
+	return which;
+}
+
+/*
+ * The headline counts what reached the outputs: samples read from the
+ * rings minus what the worst failed sink did not write, and as lost both
+ * the kernel's loss and that sink's.
+ */
+static void print_loss(struct engine *e, uint64_t kernel_lost, int sink, const struct sink_loss *sl)
+{
+	uint64_t lost = kernel_lost + sl->samples;
+	double pct = lost ? 100.0 * (double)lost / (double)(kernel_lost + e->samples) : 0;
+	char per_cpu[256] = "", by_sink[256] = "";
+	size_t k = 0;
+
+	if (!lost && sink < 0) {
+		pr_info("[ perfsink record: lost 0 samples ]");
+		return;
+	}
+	for (unsigned c = 0; c < e->nr_rings && k < sizeof(per_cpu); c++)
+		if (e->rings[c].lost)
+			k += (size_t)snprintf(per_cpu + k, sizeof(per_cpu) - k, "%sCPU %d: %llu",
+					      k ? ", " : "; by ring, ", e->rings[c].cpu,
+					      (unsigned long long)e->rings[c].lost);
+	if (sink >= 0)
+		snprintf(by_sink, sizeof(by_sink), "%s%llu not written by failed sink '%s' (%llu "
+			 "records, %llu bytes)", kernel_lost ? "; " : "", (unsigned long long)sl->samples,
+			 e->ss.v[sink].pub.name, (unsigned long long)sl->records,
+			 (unsigned long long)sl->bytes);
+	if (kernel_lost)
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
+			"the rings filled up; try a larger -m, a lower -F, fewer events, or -r%s ]",
+			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
+			(unsigned long long)e->lost_records, per_cpu, by_sink);
+	else
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %s ]",
+			(unsigned long long)lost, pct, by_sink);
+}
+
 static void print_summary(struct engine *e)
 {
 	double secs = (double)(now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9;
+	struct sink_loss sl;
+	int sink = worst_sink_loss(e, &sl);
+	uint64_t written = e->samples > sl.samples ? e->samples - sl.samples : 0;
+	char of[64] = "";
+
+	if (sink >= 0)
+		snprintf(of, sizeof(of), " written of %llu read", (unsigned long long)e->samples);
 	pr_info("[ perfsink record: Woken up %llu times to write data ]",
 		(unsigned long long)e->wakeups);
-	pr_info("[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples, %llu buffers) ]",
+	pr_info("[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples%s, %llu buffers) ]",
 		(double)e->ring_bytes / (1024.0 * 1024.0), e->nr_rings, secs,
-		(unsigned long long)e->samples, (unsigned long long)e->buffers);
-	uint64_t lost = e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records;
-	if (lost) {
-		double pct = 100.0 * (double)lost / (double)(lost + e->samples);
-		char per_cpu[256] = "";
-		size_t k = 0;
-		for (unsigned c = 0; c < e->nr_rings && k < sizeof(per_cpu); c++)
-			if (e->rings[c].lost)
-				k += (size_t)snprintf(per_cpu + k, sizeof(per_cpu) - k, "%sCPU %d: %llu",
-						      k ? ", " : "; by ring, ", e->rings[c].cpu,
-						      (unsigned long long)e->rings[c].lost);
-		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%) in %llu LOST records%s: the rings "
-			"filled up; try a larger -m, a lower -F, fewer events, or -r ]",
-			(unsigned long long)lost, pct, (unsigned long long)e->lost_records, per_cpu);
-	} else {
-		pr_info("[ perfsink record: lost 0 samples ]");
-	}
+		(unsigned long long)written, of, (unsigned long long)e->buffers);
+	print_loss(e, e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records,
+		   sink, &sl);
 	uint64_t overruns = 0;
 	for (unsigned c = 0; c < e->nr_rings; c++)
 		overruns += e->rings[c].overruns;
@@ -456,6 +518,7 @@ int engine_record(const struct record_opts *o, const struct config *c, int argc,
 		e->unread_bytes += ring_ready(&e->rings[i]);
 	lost_samples_records(e);
 	sinkset_barrier(&e->ss);
+	sinkset_settle(&e->ss);
 	build_ids_update(e);
 	if (e->error && err[0])
 		pr_err("%s", err);

@@ -77,7 +77,7 @@ struct engine {
 #define CUR_PRIV(e) (&(e)->seg->priv)
 
 int64_t now_ns(clockid_t clk);
-/* Set by SIGINT/SIGTERM: waits for a buffer give up. */
+/* Set by a second SIGINT/SIGTERM/SIGHUP: waits for a buffer give up. */
 extern volatile int stop_requested;
 
 /* drain.c */

@@ -42,6 +42,17 @@ static const struct named_event named_events[] = {
 /* perf's PERF_REGS_MASK on x86_64: every general register but the segments. */
 #define X86_64_USER_REGS 0xff0fffULL
 
+#define ACCEPTED_FORMS "accepted forms: NAME or NAME:MODIFIERS with NAME cpu-clock, " \
+	"task-clock, page-faults, minor-faults, major-faults, context-switches, " \
+	"cpu-migrations (or a hardware event where a PMU exists) and MODIFIERS u, k or uk " \
+	"(e.g. cpu-clock:u); or a tracepoint SUBSYSTEM:NAME (e.g. sched:sched_switch)"
+
+/* Length of the tracefs-name prefix of s: letters, digits, _ and - (no ".." into tracefs). */
+static size_t tp_name_len(const char *s)
+{
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
+}
+
 static int parse_one(struct ps_event *ev, const char *spec, char *err, size_t errlen)
 {
 	char *s = strdup(spec);
@@ -61,7 +72,8 @@ static int parse_one(struct ps_event *ev, const char *spec, char *err, size_t er
 		if (s[n] == ':') {
 			mods = s + n + 1;
 			if (!*mods || strspn(mods, "uk") != strlen(mods)) {
-				snprintf(err, errlen, "event '%s': unknown modifier '%s' (use u or k)", spec, mods);
+				snprintf(err, errlen, "event '%s': unknown modifier '%s'; " ACCEPTED_FORMS,
+					 spec, mods);
 				free(s);
 				return -EINVAL;
 			}
@@ -76,13 +88,19 @@ static int parse_one(struct ps_event *ev, const char *spec, char *err, size_t er
 		return ev->name ? 0 : -ENOMEM;
 	}
 	if (!colon || colon == s || !colon[1] || strchr(s, ':') != colon) {
-		snprintf(err, errlen, "event '%s': unknown event (software events: cpu-clock, task-clock, "
-			 "page-faults, minor-faults, major-faults, context-switches, cpu-migrations; "
-			 "tracepoints: subsystem:name)", spec);
+		snprintf(err, errlen, "event '%s': unknown event; " ACCEPTED_FORMS, spec);
 		free(s);
 		return -EINVAL;
 	}
 	*colon = '\0';
+	size_t sys_ok = tp_name_len(s), name_ok = tp_name_len(colon + 1);
+	if (s[sys_ok] || colon[1 + name_ok]) {
+		char bad = s[sys_ok] ? s[sys_ok] : colon[1 + name_ok];
+		snprintf(err, errlen, "event '%s': '%c' is not understood (perfsink takes no /TERMS/, "
+			 "{GROUPS} or other modifiers); " ACCEPTED_FORMS, spec, bad);
+		free(s);
+		return -EINVAL;
+	}
 	int64_t id = tracefs_event_id(s, colon + 1);
 	if (id < 0) {
 		if (id == -ENOENT && !tracefs_root())

@@ -3,15 +3,22 @@
 
 #include <dirent.h>
 #include <dlfcn.h>
+#include <link.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "plugin.h"
+#include "plugin_trust.h"
 
 #ifndef PKGLIBDIR
 #define PKGLIBDIR "/usr/local/lib/perfsink"
@@ -174,26 +181,105 @@ static int ops_check(const struct perfsink_sink_ops *ops, const char *path,
 	return keys_check(ops, path, err, errlen);
 }
 
-/* dlopen path and fetch its ops; *dl is set on success. */
+/*
+ * Whether the object dl was mapped from the file st describes: the mapping
+ * of /proc/self/maps that holds its dynamic section names the device and
+ * inode it came from.
+ */
+static bool mapped_from(void *dl, const struct stat *st)
+{
+	struct link_map *lm = NULL;
+	unsigned long lo, hi, ino, dmaj, dmin;
+	uintptr_t at;
+	char line[512];
+	bool same = false;
+	FILE *maps;
+
+	if (dlinfo(dl, RTLD_DI_LINKMAP, &lm) || !lm || !lm->l_ld)
+		return false;
+	at = (uintptr_t)lm->l_ld;
+	maps = fopen("/proc/self/maps", "re");
+	if (!maps)
+		return false;
+	while (fgets(line, sizeof(line), maps)) {
+		if (sscanf(line, "%lx-%lx %*s %*s %lx:%lx %lu", &lo, &hi, &dmaj, &dmin, &ino) != 5 ||
+		    at < lo || at >= hi)
+			continue;
+		same = ino == st->st_ino && dmaj == major(st->st_dev) && dmin == minor(st->st_dev);
+		break;
+	}
+	fclose(maps);
+	return same;
+}
+
+/* dlerror() names /proc/self/fd/N; name path instead. */
+static void load_error(const char *path, char *err, size_t errlen)
+{
+	const char *why = dlerror();
+	const char *fd_path = why ? strstr(why, "/proc/self/fd/") : NULL;
+
+	if (fd_path && (fd_path = strstr(fd_path, ": ")))
+		why = fd_path + 2;
+	snprintf(err, errlen, "%s: cannot load plugin: %s", path,
+		 why ? why : "every /proc/self/fd name tried is taken by another plugin");
+}
+
+#define FD_NAME_TRIES 16
+
+/*
+ * dlopen the file open on fd (st: its fstat) through /proc/self/fd/N, so
+ * that what is loaded is what plugin_trust_open checked, whatever happens to
+ * the path meanwhile.  glibc knows a loaded object by the name it was
+ * opened with, so a /proc/self/fd/N of an earlier plugin whose fd has been
+ * closed would answer for N: such a stale name is skipped by moving fd to
+ * a higher number (*fd changes; the caller closes it).  The handle, or NULL
+ * (dlerror() says why, unless every name tried was stale).
+ */
+static void *dlopen_fd(int *fd, const struct stat *st)
+{
+	char fd_path[64];
+	void *dl;
+
+	for (int i = 0; i < FD_NAME_TRIES; i++) {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", *fd);
+		dl = dlopen(fd_path, RTLD_LAZY | RTLD_NOLOAD);
+		if (!dl)
+			return dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
+		if (mapped_from(dl, st))
+			return dl; /* this very file, loaded already: one more reference */
+		dlclose(dl);
+		int higher = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
+		if (higher < 0)
+			break;
+		close(*fd);
+		*fd = higher;
+	}
+	return NULL;
+}
+
+/*
+ * dlopen the file plugin_trust_open checked (through its fd) and fetch its
+ * ops; *dl is set on success.
+ */
 static int plugin_open_file(const char *path, void **dl, const struct perfsink_sink_ops **ops,
 			    char *err, size_t errlen)
 {
 	perfsink_entry_fn entry;
 	struct stat st;
-	int ret;
+	int fd, ret;
 
-	if (stat(path, &st) || !S_ISREG(st.st_mode)) {
-		snprintf(err, errlen, "%s: not a regular file", path);
+	fd = plugin_trust_open(path, err, errlen);
+	if (fd < 0)
+		return fd == -EPERM || fd == -ENOENT ? fd : -EINVAL;
+	if (fstat(fd, &st)) {
+		snprintf(err, errlen, "%s: cannot stat: %s", path, strerror(errno));
+		close(fd);
 		return -EINVAL;
 	}
-	if (st.st_mode & S_IWOTH) {
-		snprintf(err, errlen, "%s: refusing a world-writable plugin (chmod o-w %s)",
-			 path, path);
-		return -EPERM;
-	}
-	*dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	*dl = dlopen_fd(&fd, &st);
+	close(fd);
 	if (!*dl) {
-		snprintf(err, errlen, "cannot load plugin: %s", dlerror());
+		load_error(path, err, errlen);
 		return -EINVAL;
 	}
 	*(void **)&entry = dlsym(*dl, PERFSINK_ENTRY_SYMBOL);

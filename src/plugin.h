@@ -2,8 +2,9 @@
  * Loading sink plugins with dlopen.  A plugin is found by name in, in order:
  * the --plugin-dir / plugin_dir directory, the build tree when perfsink runs
  * from it (<exe dir>/../plugins/NAME/.libs/NAME.so), and $(pkglibdir).
- * A name containing '/' is a path.  Refused: missing file, a world-writable
- * file, a missing entry symbol, an ABI mismatch.
+ * A name containing '/' is a path.  Refused: missing file, a file that
+ * plugin_trust.h does not trust (owner, group/world-writable file or
+ * directory), a missing entry symbol, an ABI mismatch.
  */
 #ifndef PS_PLUGIN_H
 #define PS_PLUGIN_H
@@ -19,7 +20,7 @@ struct plugin {
 /*
  * dlopen (RTLD_NOW | RTLD_LOCAL) and check the plugin.  Returns 0, or with a
  * one-line reason in err: -ENOENT no file (err lists where it looked),
- * -EPERM a world-writable file, -EPROTO abi_major differs, abi_minor is newer
+ * -EPERM an untrusted file (plugin_trust.h), -EPROTO abi_major differs, abi_minor is newer
  * than the host's or struct_size is too small, -EINVAL anything else (not a
  * regular file, dlopen error, no entry symbol, entry returned NULL, no name,
  * no open/start/write/barrier/close, no keys table, a key with a bad type,

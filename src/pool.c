@@ -77,6 +77,7 @@ static struct psbuf *take(struct pool *p)
 	p->free_list = b->next_free;
 	p->nfree--;
 	b->refs = 1;
+	b->samples = 0;
 	memset(&b->pub, 0, sizeof(b->pub));
 	b->pub.data = b->mem;
 	__atomic_add_fetch(&p->refs, 1, __ATOMIC_RELAXED);

@@ -24,6 +24,7 @@ struct psbuf {
 	uint8_t *mem;            /* PERFSINK_BUF_ALIGN-aligned, cap + ALIGN bytes */
 	size_t cap;              /* bytes usable from pub.data, wherever placed */
 	uint32_t refs;           /* atomic */
+	uint32_t samples;        /* SAMPLE records in pub.data: what a sink that loses it loses */
 	struct pool *pool;       /* NULL: heap buffer, freed at the last put */
 	struct psbuf *next_free;
 };

@@ -1,6 +1,6 @@
 #!/bin/sh
-# A full disk: a clear error, a non-zero exit, what was lost counted, and a
-# file perf still reads,
+# A full disk: a clear error, a non-zero exit, what was lost counted, a
+# summary that counts what the file lacks, and a file perf still reads,
 # on a tmpfs (buffered writes) and on an ext4 image, buffered and with
 # O_DIRECT (direct = true).
 . "$TESTS_SRCDIR/lib.sh"
@@ -10,7 +10,7 @@ mount -t tmpfs -o size=3m tmpfs "$T/small" 2>/dev/null || skip_all "cannot mount
 truncate -s 8M "$T/ext4.img" && mkfs.ext4 -q -F "$T/ext4.img" && mount -o loop "$T/ext4.img" "$T/ext4" ||
 	{ umount "$T/small"; skip_all "cannot mount an ext4 image"; }
 cleanup_hook() { umount "$T/small"; umount "$T/ext4"; }
-plan 21
+plan 24
 cd "$T"
 
 full_disk() { # DIR MODE [DIRECT]: fill DIR, check the error and what is left
@@ -28,6 +28,9 @@ full_disk() { # DIR MODE [DIRECT]: fill DIR, check the error and what is left
 	cp $1/full.data full.$1.data
 	check "$1, $2: perf report reads what was written" perf_clean full.$1.data || show full.$1.data.report.err
 	check "$1, $2: and it holds samples" [ "$(perf_samples full.$1.data)" -gt 100 ]
+	said=$(sed -n 's/.*Captured .* (\([0-9]*\) samples.*/\1/p' err.$1)
+	check "$1, $2: the summary's samples ($said) are what perf finds in the file" \
+		[ "$said" = "$(perf_samples full.$1.data)" ] || show err.$1
 }
 full_disk small buffered true # tmpfs does not offer O_DIRECT
 full_disk ext4 buffered

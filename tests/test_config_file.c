@@ -14,6 +14,7 @@
 #include "config_file.h"
 #include "opts.h"
 #include "plugin.h"
+#include "sinkset.h"
 #include "test_config_util.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -319,7 +320,8 @@ static void sinks_set(struct record_opts *o, const char *a, const char *b)
 }
 
 static const char two_writers[] =
-	"[sink.one]\nplugin = plugin_good\n[sink.two]\nplugin = plugin_good\n"
+	"[sink.one]\nplugin = plugin_good\npath = one.out\n"
+	"[sink.two]\nplugin = plugin_good\npath = two.out\n"
 	"[sink.net]\nplugin = plugin_plain\nurl = http://127.0.0.1/;x\n";
 
 static void test_select(void **state)
@@ -440,6 +442,90 @@ static void test_default_config(void **state)
 	free(link);
 }
 
+/* What host->value_origin tells a sink: the line, the section for a default, "-o". */
+static void test_value_origin(void **state)
+{
+	struct fixture *f = *state;
+	struct sink_inst si;
+	char *path, want[1200];
+	int ret;
+
+	path = load(f, "# x\n[sink.a]\nplugin = plugin_good\nlabel = l\n", &ret);
+	assert_int_equal(ret, 0);
+	sink_inst_init(&si, &f->c.sinks[0]);
+	snprintf(want, sizeof(want), "%s:4", path);
+	assert_string_equal(sinkset_host.value_origin(&si.pub, 1), want); /* label */
+	snprintf(want, sizeof(want), "%s:2", path);
+	assert_string_equal(sinkset_host.value_origin(&si.pub, 0), want); /* path: default */
+	assert_string_equal(sinkset_host.value_origin(&si.pub, 999), want); /* out of range */
+	assert_string_equal(perfsink_value_origin(&si.pub, 1), sinkset_host.value_origin(&si.pub, 1));
+	f->o.output = strdup("o.data");
+	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
+	sink_inst_init(&si, &f->c.sinks[0]);
+	assert_string_equal(sinkset_host.value_origin(&si.pub, 0), "-o");
+	free(path);
+}
+
+/* One file, two writers: refused, naming both sections; paths compare resolved. */
+static void test_same_path(void **state)
+{
+	static const struct { const char *text, *output; int line, first; } same[] = {
+		{ "[sink.a]\nplugin = plugin_good\npath = x.data\n"
+		  "[sink.b]\nplugin = plugin_good\npath = ./x.data\n", NULL, 4, 1 },
+		{ "[sink.a]\nplugin = plugin_good\npath = /tmp/../tmp/x.data\n"
+		  "[sink.b]\nplugin = plugin_good\npath = /tmp/x.data\n", NULL, 4, 1 },
+		{ "[sink.a]\nplugin = plugin_good\n"
+		  "[sink.b]\nplugin = plugin_good\n", NULL, 3, 1 }, /* both default */
+	};
+	struct fixture *f = *state;
+	char *path, want[1200];
+	int ret;
+
+	for (size_t i = 0; i < N(same); i++) {
+		path = load(f, same[i].text, &ret);
+		assert_int_equal(ret, 0);
+		assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), -EINVAL);
+		snprintf(want, sizeof(want), "%s:%d: [sink.b] writes the same file as [sink.a] "
+			 "(%s:%d): /", path, same[i].line, path, same[i].first);
+		assert_contains(f->err, want);
+		free(path);
+	}
+	/* distinct files are fine, -o included */
+	path = load(f, "[sink.a]\nplugin = plugin_good\npath = /tmp/x.data\n"
+		    "[sink.b]\nplugin = plugin_plain\nurl = u\n", &ret);
+	assert_int_equal(ret, 0);
+	f->o.output = strdup("/tmp/y.data");
+	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
+	free(path);
+}
+
+/* CONFIG_MAX_SINKS sections load; one more is refused at its line. */
+static void test_sink_limit(void **state)
+{
+	struct fixture *f = *state;
+	size_t cap = 100 * 64, len = 0;
+	char *text = malloc(cap), *path, want[1200];
+	int ret;
+
+	assert_non_null(text);
+	for (int i = 0; i < CONFIG_MAX_SINKS; i++)
+		len += (size_t)snprintf(text + len, cap - len, "[sink.s%d]\nplugin = plugin_good\n"
+					"path = s%d.out\n", i, i);
+	path = load(f, text, &ret);
+	assert_int_equal(ret, 0);
+	assert_int_equal(f->c.nr_sinks, CONFIG_MAX_SINKS);
+	free(path);
+	snprintf(text + len, cap - len, "[sink.over]\nplugin = plugin_good\n");
+	path = load(f, text, &ret);
+	assert_int_equal(ret, -EINVAL);
+	snprintf(want, sizeof(want), "%s:%d: [sink.over]: too many sinks: %d [sink.NAME] "
+		 "sections, at most %d", path, 3 * CONFIG_MAX_SINKS + 1, CONFIG_MAX_SINKS + 1,
+		 CONFIG_MAX_SINKS);
+	assert_string_equal(f->err, want);
+	free(path);
+	free(text);
+}
+
 static void test_parse_value(void **state)
 {
 	static const struct perfsink_key k_int = { "n", PERFSINK_KEY_INT, NULL, "", -5, 0, NULL };
@@ -473,6 +559,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_select_errors, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_output, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_default_config, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_value_origin, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sink_limit, setup, teardown),
 		cmocka_unit_test(test_parse_value),
 	};
 

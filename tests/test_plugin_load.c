@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "plugin.h"
@@ -47,7 +48,7 @@ static void test_refused(void **state)
 {
 	static const struct { const char *name; int ret; const char *why; } bad[] = {
 		{ "plugin_abi_major", -EPROTO, "speaks sink ABI 2, this perfsink speaks ABI 1" },
-		{ "plugin_minor_new", -EPROTO, "needs sink ABI 1.3, newer than" },
+		{ "plugin_minor_new", -EPROTO, "needs sink ABI 1.4, newer than" },
 		{ "plugin_small", -EPROTO, "struct_size 16 is smaller" },
 		{ "plugin_noname", -EINVAL, "sink has no name" },
 		{ "plugin_nosym", -EINVAL, "no symbol perfsink_sink_entry" },
@@ -119,6 +120,143 @@ static void test_world_writable(void **state)
 	test_tmpdir_remove(dir);
 }
 
+#define NOBODY 65534
+
+/* A copy of plugin_good at dir/sub/copy.so, sub made with mode dmode. */
+static char *copy_in(const char *dir, const char *sub, mode_t dmode)
+{
+	char *d, *path;
+
+	assert_true(asprintf(&d, "%s/%s", dir, sub) > 0);
+	assert_int_equal(mkdir(d, 0700), 0);
+	assert_int_equal(chmod(d, dmode), 0);
+	assert_true(asprintf(&path, "%s/copy.so", d) > 0);
+	file_copy(test_plugin_path("plugin_good"), path);
+	assert_int_equal(chmod(path, 0755), 0);
+	free(d);
+	return path;
+}
+
+static void load_refused(const char *path, const char *why)
+{
+	struct plugin *p = NULL;
+	char err[2048] = "";
+
+	assert_int_equal(plugin_load(path, NULL, &p, err, sizeof(err)), -EPERM);
+	assert_null(p);
+	assert_contains(err, path);
+	assert_contains(err, why);
+	assert_null(strchr(err, '\n'));
+}
+
+static void load_ok(const char *path)
+{
+	struct plugin *p = NULL;
+	char err[2048] = "";
+
+	if (plugin_load(path, NULL, &p, err, sizeof(err)))
+		fail_msg("%s refused: %s", path, err);
+	plugin_unload(p);
+}
+
+/* Who may have written the file or a directory above it decides; /tmp is fine. */
+static void test_trust(void **state)
+{
+	char *dir = test_tmpdir_make(), *ours, *ww_dir, *gw_file, *sticky;
+	char want[1200];
+
+	(void)state;
+	ours = copy_in(dir, "ours", 0755);
+	load_ok(ours); /* a build tree under the sticky, root-owned /tmp */
+
+	ww_dir = copy_in(dir, "ww", 0777);
+	snprintf(want, sizeof(want), "directory %s/ww is world-writable (mode 0777)", dir);
+	load_refused(ww_dir, want);
+
+	sticky = copy_in(dir, "sticky", 01777); /* sticky, but ours: root-owned only */
+	if (geteuid() == 0) {
+		assert_int_equal(chown(dir, NOBODY, 0), 0); /* the sticky dir's parent */
+		snprintf(want, sizeof(want), "directory %s is owned by uid %d", dir, NOBODY);
+		load_refused(ours, want);
+		assert_int_equal(chown(dir, 0, 0), 0);
+	}
+	if (geteuid() != 0) {
+		snprintf(want, sizeof(want), "directory %s/sticky is world-writable (mode 1777) "
+			 "and not a root-owned sticky directory", dir);
+		load_refused(sticky, want);
+	} else {
+		load_ok(sticky); /* root-owned sticky: what lies below is ours */
+	}
+
+	gw_file = copy_in(dir, "gw", 0755);
+	assert_int_equal(chmod(gw_file, 0775), 0);
+	load_refused(gw_file, "refusing a group-writable plugin (mode 0775");
+
+	if (geteuid() == 0) {
+		assert_int_equal(chown(ours, NOBODY, NOBODY), 0);
+		snprintf(want, sizeof(want), "file %s is owned by uid %d, neither root nor uid 0",
+			 ours, NOBODY);
+		load_refused(ours, want);
+		/* the same through a directory owned by nobody under sticky /tmp */
+		assert_int_equal(chown(ours, 0, 0), 0);
+		snprintf(want, sizeof(want), "%s/ours", dir);
+		assert_int_equal(chown(want, NOBODY, NOBODY), 0);
+		load_refused(ours, "is owned by uid 65534");
+		assert_int_equal(chown(want, 0, 0), 0);
+		load_ok(ours);
+	} else {
+		skip(); /* chown needs root */
+	}
+	free(ours);
+	free(ww_dir);
+	free(gw_file);
+	free(sticky);
+	test_tmpdir_remove(dir);
+}
+
+/* A symlink is followed to the real file, which is what gets checked. */
+static void test_trust_symlink(void **state)
+{
+	char *dir = test_tmpdir_make(), *ww, *link;
+
+	(void)state;
+	ww = copy_in(dir, "ww", 0777);
+	assert_true(asprintf(&link, "%s/link.so", dir) > 0);
+	assert_int_equal(symlink(ww, link), 0);
+	load_refused(link, "/ww is world-writable");
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink(test_plugin_path("plugin_good"), link), 0);
+	load_ok(link);
+	free(ww);
+	free(link);
+	test_tmpdir_remove(dir);
+}
+
+/*
+ * Plugins are dlopen'd as /proc/self/fd/N, a name glibc keeps while the
+ * object stays loaded: a later plugin opened on the same fd number must
+ * still get its own code, and the same file twice one object.
+ */
+static void test_fd_names(void **state)
+{
+	struct plugin *a1 = NULL, *a2 = NULL, *b = NULL, *c = NULL;
+	char err[2048] = "";
+
+	(void)state;
+	assert_int_equal(plugin_load("plugin_good", test_plugin_dir(), &a1, err, sizeof(err)), 0);
+	assert_int_equal(plugin_load("plugin_good", test_plugin_dir(), &a2, err, sizeof(err)), 0);
+	assert_ptr_equal(a1->dl, a2->dl);
+	plugin_unload(a1); /* good stays loaded under the name of a1's closed fd */
+	assert_int_equal(plugin_load("plugin_plain", test_plugin_dir(), &b, err, sizeof(err)), 0);
+	assert_string_equal(b->ops->name, "plain");
+	assert_int_equal(plugin_load("plugin_count", test_plugin_dir(), &c, err, sizeof(err)), 0);
+	assert_string_equal(c->ops->name, "count");
+	assert_string_equal(a2->ops->name, "good");
+	plugin_unload(a2);
+	plugin_unload(b);
+	plugin_unload(c);
+}
+
 static void test_not_a_library(void **state)
 {
 	char *dir = test_tmpdir_make(), *path, err[1024];
@@ -161,6 +299,9 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_missing_says_where),
 		cmocka_unit_test(test_world_writable),
+		cmocka_unit_test(test_trust),
+		cmocka_unit_test(test_trust_symlink),
+		cmocka_unit_test(test_fd_names),
 		cmocka_unit_test(test_not_a_library),
 		cmocka_unit_test(test_list),
 	};

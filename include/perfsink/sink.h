@@ -21,6 +21,10 @@
  *     rotate(ctx, next)         optional: finish this output, begin the next
  *     close(ctx, summary)       final; ctx is freed by the sink
  *
+ * An instance that failed gets one more barrier() at the end of the run
+ * (its error is ignored) so that what it reports in stats() as dropped is
+ * final before the summary counts it as lost.
+ *
  * close() may come without a barrier() when the run was aborted before
  * recording began (summary->stop_reason < 0), and with summary NULL only
  * after upload() (`perfsink upload`: open, upload, close, no start).
@@ -67,8 +71,9 @@ extern "C" {
  * 1.1: perfsink_buf.records (was reserved).
  * 1.2: buffer data placed at its stream offset modulo PERFSINK_BUF_ALIGN,
  *      and file_header() a multiple of it long (O_DIRECT writers).
+ * 1.3: perfsink_host.value_origin (where a key's value came from).
  */
-#define PERFSINK_ABI_MINOR 2
+#define PERFSINK_ABI_MINOR 3
 /* Alignment unit of buffer data and of the file-mode data offset (1.2). */
 #define PERFSINK_BUF_ALIGN 4096
 #define PERFSINK_ENTRY_SYMBOL "perfsink_sink_entry"
@@ -293,7 +298,38 @@ struct perfsink_host {
 			   struct perfsink_bytes *out);
 
 	void (*bytes_free)(struct perfsink_bytes *b);
+
+	/*
+	 * Since ABI 1.3 (check struct_size covers it before calling: an older
+	 * host has no such field).  Where the value of key `key` (an index
+	 * into ops->keys) came from, for error messages in the config's
+	 * "FILE:LINE: ..." style: the config line that set it, the line of
+	 * the instance's [sink.NAME] section when the key has its default,
+	 * or the option that set it ("-o") when the command line did.
+	 * Instances made by --sink NAME have no section: "--sink".  Never NULL
+	 * from a 1.3 host (a key out of range gets the section's place).
+	 * Any thread; the string lives until close() returns.
+	 */
+	const char *(*value_origin)(const struct perfsink_instance *inst, unsigned key);
 };
+
+/* Whether host h has member m (fields appended by later minors). */
+#define PERFSINK_HOST_HAS(h, m)                                             \
+	((h)->struct_size >= offsetof(struct perfsink_host, m) + sizeof((h)->m))
+
+/*
+ * host->value_origin(inst, key) when the host has it (ABI 1.3), else NULL:
+ * what a sink calls to start an open() error with "FILE:LINE: ".
+ */
+static inline const char *perfsink_value_origin(const struct perfsink_instance *inst,
+						unsigned key)
+{
+	const struct perfsink_host *h = inst->host;
+
+	if (!PERFSINK_HOST_HAS(h, value_origin) || !h->value_origin)
+		return NULL;
+	return h->value_origin(inst, key);
+}
 
 /* -------------------------------------------------------------------- ops */
 

@@ -112,8 +112,12 @@ static int check_writable(struct aio_file *f, const char *path)
 {
 	char why[512];
 	int r = output_check(path, why, sizeof(why));
-	if (r < 0)
-		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
+	if (r < 0) {
+		const char *at = perfsink_value_origin(f->inst, KEY_PATH);
+
+		LOG(f, PERFSINK_LOG_ERROR, "%s%ssink '%s', key 'path': %s", at ? at : "",
+		    at ? ": " : "", f->inst->name, why);
+	}
 	return r;
 }
 

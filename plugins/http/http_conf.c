@@ -246,7 +246,7 @@ static int s3_credentials_load(struct http_conf *c, const struct perfsink_value 
 	return 0;
 }
 
-static int tls_files_check(const struct perfsink_value *v, char *err, size_t errlen)
+static int tls_files_check(const struct perfsink_value *v, int *bad_key, char *err, size_t errlen)
 {
 	static const enum http_key keys[] = { K_CA_FILE, K_CLIENT_CERT, K_CLIENT_KEY };
 	size_t i;
@@ -255,11 +255,13 @@ static int tls_files_check(const struct perfsink_value *v, char *err, size_t err
 		const char *p = v[keys[i]].str;
 
 		if (p[0] && access(p, R_OK) < 0) {
+			*bad_key = keys[i];
 			snprintf(err, errlen, "%s %s: %s", http_keys[keys[i]].name, p, strerror(errno));
 			return -errno;
 		}
 	}
 	if (!v[K_CLIENT_CERT].str[0] != !v[K_CLIENT_KEY].str[0]) {
+		*bad_key = v[K_CLIENT_CERT].str[0] ? K_CLIENT_KEY : K_CLIENT_CERT;
 		snprintf(err, errlen, "client_cert and client_key go together");
 		return -EINVAL;
 	}
@@ -270,9 +272,11 @@ static int auth_load(struct http_conf *c, const struct perfsink_value *v, char *
 {
 	int rc = 0;
 
+	c->err_key = K_BEARER_TOKEN_FILE;
 	if (v[K_BEARER_TOKEN_FILE].str[0])
 		rc = secret_read("bearer_token_file", v[K_BEARER_TOKEN_FILE].str, &c->bearer_token, err, errlen);
 	if (rc == 0 && v[K_PASSWORD_FILE].str[0]) {
+		c->err_key = K_PASSWORD_FILE;
 		if (!c->user[0]) {
 			snprintf(err, errlen, "password_file needs user");
 			return -EINVAL;
@@ -280,6 +284,7 @@ static int auth_load(struct http_conf *c, const struct perfsink_value *v, char *
 		rc = secret_read("password_file", v[K_PASSWORD_FILE].str, &c->password, err, errlen);
 	}
 	if (rc == 0 && c->user[0] && !c->password) {
+		c->err_key = K_USER;
 		snprintf(err, errlen, "user needs password_file");
 		return -EINVAL;
 	}
@@ -296,6 +301,7 @@ int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *er
 	int rc;
 
 	memset(c, 0, sizeof(*c));
+	c->err_key = K_URL;
 	c->mode = (enum http_mode)v[K_MODE].num;
 	rc = http_url_check(v[K_URL].str, err, errlen);
 	if (rc < 0)
@@ -329,23 +335,31 @@ int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *er
 	c->multipart_chunk = (size_t)v[K_MULTIPART_CHUNK].num;
 	c->compress = (int)v[K_COMPRESS].num;
 	c->compress_level = (int)v[K_COMPRESS_LEVEL].num;
+	c->err_key = -1;
 	if (c->backoff_cap_ms < c->backoff_base_ms) {
+		c->err_key = K_BACKOFF_CAP;
 		snprintf(err, errlen, "backoff_cap (%lld ms) is below backoff_base (%lld ms)",
 			 (long long)c->backoff_cap_ms, (long long)c->backoff_base_ms);
 		return -EINVAL;
 	}
-	rc = tls_files_check(v, err, errlen);
+	rc = tls_files_check(v, &c->err_key, err, errlen);
 	if (rc == 0)
 		rc = auth_load(c, v, err, errlen);
-	if (rc == 0)
+	if (rc == 0) {
+		c->err_key = K_HEADERS;
 		rc = headers_parse(c, v[K_HEADERS].str, err, errlen);
+	}
 	if (rc == 0 && c->mode == MODE_S3) {
+		c->err_key = K_BUCKET;
 		if (!c->bucket[0]) {
 			snprintf(err, errlen, "mode = s3 needs bucket");
 			return -EINVAL;
 		}
+		c->err_key = K_CREDENTIALS_FILE;
 		rc = s3_credentials_load(c, v, err, errlen);
 	}
+	if (rc == 0)
+		c->err_key = -1;
 	return rc;
 }
 

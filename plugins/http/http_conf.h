@@ -49,6 +49,7 @@ struct http_conf {
 	size_t multipart_chunk;
 	int compress;           /* 0 none, 1 zstd */
 	int compress_level;
+	int err_key;            /* after a failed load: the key at fault, or -1 */
 };
 
 /*

@@ -36,11 +36,23 @@ struct http_sink {
 	struct uploader *up;
 };
 
+/* One line; with the FILE:LINE of the key at fault (key < 0: none) from a 1.3 host. */
+static void open_error(const struct perfsink_instance *inst, int key, const char *err)
+{
+	const char *at = key >= 0 ? perfsink_value_origin(inst, (unsigned)key) : NULL;
+
+	if (at)
+		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s: sink '%s', key '%s': %s", at,
+				inst->name, http_keys[key].name, err);
+	else
+		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s", err);
+}
+
 static int http_open(const struct perfsink_instance *inst, void **ctx)
 {
 	struct http_sink *h = calloc(1, sizeof(*h));
 	char err[512];
-	int rc;
+	int rc, key = -1;
 
 	if (!h)
 		return -ENOMEM;
@@ -51,19 +63,26 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 		return -ENOMEM;
 	}
 	rc = http_conf_load(&h->conf, inst->values, err, sizeof(err));
-	if (rc == 0)
+	key = h->conf.err_key;
+	if (rc == 0) {
+		key = K_SPOOL_DIR;
 		rc = spool_open(&h->spool, h->conf.spool_dir, inst->name, h->conf.spool_max, err, sizeof(err));
-	else
+	} else {
 		h->spool.dir = NULL;
+	}
+	if (rc == 0)
+		key = -1;
 	if (rc == 0) {
 		rc = uploader_new(inst, &h->conf, &h->spool, &h->up);
-		if (rc == -ENOTSUP)
+		if (rc == -ENOTSUP) {
+			key = K_COMPRESS;
 			snprintf(err, sizeof(err), "compress = zstd: this build has no zstd support");
+		}
 		else if (rc < 0)
 			snprintf(err, sizeof(err), "cannot start the upload thread: %s", strerror(-rc));
 	}
 	if (rc < 0) {
-		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s", err);
+		open_error(inst, key, err);
 		spool_close(&h->spool);
 		http_conf_free(&h->conf);
 		free(h);

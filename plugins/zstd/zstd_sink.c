@@ -117,8 +117,12 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 	zs_file_init(&z->file);
 	/* Check now: a bad path fails before any event is opened. */
 	r = z->base_path ? output_check(z->base_path, why, sizeof(why)) : -ENOMEM;
-	if (r < 0 && z->base_path)
-		LOG(z, PERFSINK_LOG_ERROR, "%s", why);
+	if (r < 0 && z->base_path) {
+		const char *at = perfsink_value_origin(inst, KEY_PATH);
+
+		LOG(z, PERFSINK_LOG_ERROR, "%s%ssink '%s', key 'path': %s", at ? at : "",
+		    at ? ": " : "", inst->name, why);
+	}
 	if (r < 0) {
 		free(z->base_path);
 		free(z);
