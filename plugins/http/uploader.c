@@ -43,12 +43,14 @@ struct uploader {
 	size_t prologue_len;
 	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
 	int upload_req, upload_done;
-	int stopping;
-	int64_t drain_until;
-	int err;                   /* first fatal error, 0 if none */
+	int stopping;              /* set by uploader_close */
+	int64_t drain_until;       /* with stopping */
+	int err;                   /* first fatal error, 0 if none; set by fail() */
 	struct perfsink_sink_stats st;
 
 	/* Thread only. */
+	int t_stopping;            /* copies of stopping and drain_until, */
+	int64_t t_drain_until;     /* taken under lock by engine_side_take */
 	struct part_cutter cut;
 	struct part *q_head, *q_tail; /* this run's parts, seq order */
 	size_t q_mem;              /* bytes of data parts only in memory */
@@ -75,6 +77,16 @@ static int64_t now_ms(void)
 }
 
 #define LOG(u, lvl, ...) (u)->host->log((u)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
+
+/* Thread: the first fatal error; the engine side reads err under the lock. */
+static void fail(struct uploader *u, int rc)
+{
+	pthread_mutex_lock(&u->lock);
+	if (!u->err)
+		u->err = rc;
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+}
 
 /* ------------------------------------------------------------ part queue */
 
@@ -197,14 +209,15 @@ static void transfer_begin(struct uploader *u, struct part *p)
 		rc = spool_load(u->spool, p);
 	if (rc < 0) {
 		LOG(u, ERROR, "spool %s: cannot read: %s", p->spool_path, strerror(-rc));
-		u->err = rc;
+		fail(u, rc);
 		return;
 	}
 	u->xfer = transfer_new(u->conf, p);
 	if (!u->xfer) {
-		u->err = -ENOMEM;
+		fail(u, -ENOMEM);
 		return;
 	}
+	LOG(u, DEBUG, "part %s: request starts", p->key);
 	curl_multi_add_handle(u->multi, transfer_easy(u->xfer));
 }
 
@@ -239,19 +252,39 @@ static void part_delivered(struct uploader *u, struct part *p)
 	u->down = 0;
 }
 
-static void transfer_failed(struct uploader *u, enum transfer_result r, const char *msg, int64_t now)
+/*
+ * The wait before the next try: what a 429/503 asked for with Retry-After
+ * (at least backoff_base, so "0" cannot make the sink spin; at most
+ * backoff_cap), else the jittered backoff.
+ */
+static int64_t retry_delay(struct uploader *u, int64_t retry_after, const char **how)
+{
+	int64_t delay = backoff_next(&u->bo);
+
+	*how = "with backoff";
+	if (retry_after < 0)
+		return delay;
+	*how = "as the collector asked (Retry-After)";
+	if (retry_after < u->conf->backoff_base_ms)
+		return u->conf->backoff_base_ms;
+	return retry_after < u->conf->backoff_cap_ms ? retry_after : u->conf->backoff_cap_ms;
+}
+
+static void transfer_failed(struct uploader *u, enum transfer_result r, const char *msg, int64_t now,
+			    int64_t retry_after)
 {
 	if (r == XFER_RETRY) {
-		int64_t delay = backoff_next(&u->bo);
+		const char *how;
+		int64_t delay = retry_delay(u, retry_after, &how);
 
 		pthread_mutex_lock(&u->lock);
 		u->st.retries++;
 		pthread_mutex_unlock(&u->lock);
 		if (!u->down)
-			LOG(u, WARN, "%s; retrying with backoff (next in %" PRId64 " ms), parts wait in %s",
-			    msg, delay, u->conf->overflow == OVERFLOW_SPOOL ? u->spool->dir : "memory");
+			LOG(u, WARN, "%s; retrying %s (next in %" PRId64 " ms), parts wait in %s",
+			    msg, how, delay, u->conf->overflow == OVERFLOW_SPOOL ? u->spool->dir : "memory");
 		else
-			LOG(u, DEBUG, "%s; next try in %" PRId64 " ms", msg, delay);
+			LOG(u, DEBUG, "%s; next try in %" PRId64 " ms %s", msg, delay, how);
 		u->down = 1;
 		u->next_try = now + delay;
 		policy_apply(u);
@@ -259,10 +292,7 @@ static void transfer_failed(struct uploader *u, enum transfer_result r, const ch
 	}
 	LOG(u, ERROR, "%s: giving up (not retryable); unsent parts stay in %s for `perfsink upload`",
 	    msg, u->spool->dir);
-	pthread_mutex_lock(&u->lock);
-	u->err = strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403") ? -EACCES : -EIO;
-	pthread_cond_broadcast(&u->cond);
-	pthread_mutex_unlock(&u->lock);
+	fail(u, strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403") ? -EACCES : -EIO);
 }
 
 static void transfers_reap(struct uploader *u)
@@ -273,6 +303,7 @@ static void transfers_reap(struct uploader *u)
 	while ((m = curl_multi_info_read(u->multi, &left))) {
 		char msg[1024];
 		enum transfer_result r;
+		int64_t retry_after;
 		struct part *p;
 
 		if (m->msg != CURLMSG_DONE || !u->xfer)
@@ -284,6 +315,7 @@ static void transfers_reap(struct uploader *u)
 			continue;
 		}
 		p = transfer_part(u->xfer);
+		retry_after = transfer_retry_after(u->xfer);
 		transfer_free(u->xfer);
 		u->xfer = NULL;
 		if (p->spool_path) {
@@ -294,7 +326,7 @@ static void transfers_reap(struct uploader *u)
 		if (r == XFER_DONE)
 			part_delivered(u, p);
 		else
-			transfer_failed(u, r, msg, now_ms());
+			transfer_failed(u, r, msg, now_ms(), retry_after);
 	}
 }
 
@@ -317,7 +349,7 @@ static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, si
 	p = part_cutter_meta(&u->cut, bytes, len);
 	free(bytes);
 	if (!p) {
-		u->err = -ENOMEM;
+		fail(u, -ENOMEM);
 		return;
 	}
 	part_enqueue(u, p);
@@ -356,7 +388,7 @@ static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_
 			rc = part_cutter_append(&u->cut, d, len, records, now_ms(), &sealed);
 		if (rc < 0 && !u->err) {
 			LOG(u, ERROR, "cannot add a buffer to a part: %s", strerror(-rc));
-			u->err = rc;
+			fail(u, rc);
 		}
 		part_enqueue(u, sealed);
 		u->host->buf_put(bufs[i]);
@@ -371,8 +403,10 @@ static int64_t poll_timeout(struct uploader *u, int64_t now)
 		t = d - now;
 	if (!u->xfer && (u->q_head || u->backlog) && u->next_try - now < t)
 		t = u->next_try - now;
-	if (u->stopping && u->drain_until - now < t)
-		t = u->drain_until - now;
+	if (u->xfer && transfer_stall_deadline(u->xfer) - now < t)
+		t = transfer_stall_deadline(u->xfer) - now;
+	if (u->t_stopping && u->t_drain_until - now < t)
+		t = u->t_drain_until - now;
 	return t < 0 ? 0 : t;
 }
 
@@ -399,6 +433,8 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 		u->bq_len--;
 	}
 	u->taking = n > 0;
+	u->t_stopping = u->stopping;
+	u->t_drain_until = u->drain_until;
 	*stop = u->stopping && !u->bq_len;
 	*flush = u->flushing && !u->bq_len;
 	upload_req = u->upload_req;
@@ -495,7 +531,7 @@ static void *uploader_main(void *arg)
 		transfers_reap(u);
 		transfers_pump(u, now_ms());
 		shared_publish(u);
-		if (stop && (!u->q_head || now >= u->drain_until || u->err))
+		if (stop && (!u->q_head || now >= u->t_drain_until || u->err))
 			break;
 		if (n == TAKE_MAX)
 			continue;
