@@ -43,6 +43,7 @@ struct uploader {
 	size_t prologue_len;
 	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
 	int upload_req, upload_done;
+	uint64_t quarantined;      /* spool entries moved to quarantine */
 	int stopping;              /* set by uploader_close */
 	int64_t drain_until;       /* with stopping */
 	int err;                   /* first fatal error, 0 if none; set by fail() */
@@ -138,10 +139,7 @@ static void part_spill(struct uploader *u, struct part *p)
 		part_drop(u, p, "spool full (spool_max)");
 		rc = spool_put(u->spool, p);
 	} else if (rc < 0) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "spool %s: %s", u->spool->dir, strerror(-rc));
-		part_drop(u, p, why);
+		part_drop(u, p, u->spool->err);
 		rc = spool_put(u->spool, p);
 	}
 	if (rc == 0) {
@@ -201,14 +199,31 @@ static void part_unlink_head(struct part **head, struct part **tail, struct part
 
 /* ------------------------------------------------------------- transfers */
 
+/* p, the head of the queue or of the backlog, is gone from the spool. */
+static void part_forget(struct uploader *u, struct part *p)
+{
+	if (p == u->q_head)
+		part_unlink_head(&u->q_head, &u->q_tail, p);
+	else
+		part_unlink_head(&u->backlog, NULL, p);
+	part_free(p);
+}
+
 static void transfer_begin(struct uploader *u, struct part *p)
 {
 	int rc = 0;
 
 	if (!p->data && p->spool_path)
 		rc = spool_load(u->spool, p);
+	if (rc == -EBADMSG || rc == -ENOENT) {
+		/* Quarantined (and reported), or removed by someone else. */
+		if (rc == -ENOENT)
+			LOG(u, WARN, "spool %s: vanished before it was sent", p->spool_path);
+		part_forget(u, p);
+		return;
+	}
 	if (rc < 0) {
-		LOG(u, ERROR, "spool %s: cannot read: %s", p->spool_path, strerror(-rc));
+		LOG(u, ERROR, "%s", u->spool->err);
 		fail(u, rc);
 		return;
 	}
@@ -223,13 +238,9 @@ static void transfer_begin(struct uploader *u, struct part *p)
 
 static void transfers_pump(struct uploader *u, int64_t now)
 {
-	if (u->xfer || u->err || now < u->next_try || !u->q_head) {
-		if (u->xfer || u->err || now < u->next_try || !u->backlog)
-			return;
-		transfer_begin(u, u->backlog);
-		return;
-	}
-	transfer_begin(u, u->q_head);
+	/* Again when a bad spooled part was set aside: take the next one. */
+	while (!u->xfer && !u->err && now >= u->next_try && (u->q_head || u->backlog))
+		transfer_begin(u, u->q_head ? u->q_head : u->backlog);
 }
 
 static void part_delivered(struct uploader *u, struct part *p)
@@ -355,6 +366,22 @@ static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, si
 	part_enqueue(u, p);
 }
 
+/* Spool callback, on the thread: a bad entry was set aside. */
+static void spool_quarantined(void *arg, const char *path, const char *to, const char *why,
+			      uint64_t bytes)
+{
+	struct uploader *u = arg;
+
+	pthread_mutex_lock(&u->lock);
+	u->quarantined++;
+	u->st.dropped_bytes += bytes;
+	pthread_mutex_unlock(&u->lock);
+	if (to)
+		LOG(u, WARN, "spool %s: %s: moved to %s, not sent (counted as lost)", path, why, to);
+	else
+		LOG(u, WARN, "spool %s: %s; not sent (counted as lost)", path, why);
+}
+
 static void backlog_scan(struct uploader *u)
 {
 	int n;
@@ -363,6 +390,11 @@ static void backlog_scan(struct uploader *u)
 		return;
 	u->backlog_scanned = 1;
 	n = spool_scan(u->spool, &u->backlog);
+	if (n < 0) {
+		LOG(u, ERROR, "%s", u->spool->err);
+		fail(u, n);
+		return;
+	}
 	if (n > 0)
 		LOG(u, INFO, "%d parts of earlier runs in %s (%" PRIu64 " bytes): sending them", n,
 		    u->spool->dir, u->spool->used);
@@ -505,6 +537,9 @@ static void uploader_finish(struct uploader *u)
 	if (parts)
 		LOG(u, WARN, "%" PRIu64 " parts (%" PRIu64 " bytes) not sent; they wait in %s for the next "
 		    "run or `perfsink upload`", parts, bytes, u->spool->dir);
+	if (u->quarantined)
+		LOG(u, WARN, "%" PRIu64 " bad spool entries were set aside in %s and not sent; "
+		    "inspect them, then delete them", u->quarantined, u->spool->qdir);
 	if (u->lost_parts)
 		LOG(u, WARN, "lost %" PRIu64 " bytes (%" PRIu64 " records) in %" PRIu64 " parts; "
 		    "raise spool_max or queue_size", u->st.dropped_bytes, u->st.dropped_records,
@@ -556,6 +591,8 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	u->host = inst->host;
 	u->conf = conf;
 	u->spool = spool;
+	spool->on_quarantine = spool_quarantined;
+	spool->arg = u;
 	part_cutter_init(&u->cut, conf->part_size, conf->max_latency_ms);
 	if (conf->compress) {
 		u->comp = compressor_new(conf->compress_level);
@@ -712,7 +749,7 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 	if (u->err)
 		rc = u->err;
 	else if (u->upload_done)
-		rc = 0;
+		rc = u->quarantined ? -EBADMSG : 0;
 	pthread_mutex_unlock(&u->lock);
 	return rc;
 }
