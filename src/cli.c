@@ -351,6 +351,7 @@ int cmd_upload(int argc, char **argv)
 			continue;
 		struct perfsink_instance inst = { cfg.sinks[i].name, &sinkset_host, cfg.sinks[i].values, NULL };
 		void *ctx;
+		done++; /* it has a spool, even if it cannot open it */
 		if (ops->open(&inst, &ctx) < 0) {
 			code = 1;
 			continue;
@@ -358,7 +359,6 @@ int cmd_upload(int argc, char **argv)
 		if (ops->upload(ctx, (int64_t)deadline_ms) < 0)
 			code = 1;
 		ops->close(ctx, NULL);
-		done++;
 	}
 	if (!done) {
 		pr_err("upload: no selected sink has anything to upload (only sinks with a spool do)");
