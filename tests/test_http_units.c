@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backoff.h"
@@ -619,6 +620,36 @@ static void test_spool_unwritable(void **state)
 	assert_non_null(strstr(err, "/dev/null/spool"));
 }
 
+static void test_retry_after(void **state)
+{
+	static const struct { const char *v; int64_t ms; } cases[] = {
+		{ "2", 2000 },
+		{ " 30", 30000 },
+		{ "0", 0 },
+		{ "120\r\n", 120000 },
+		{ "Wed, 21 Oct 2015 07:28:00 GMT", 0 },  /* in the past */
+		{ "-1", -1 },
+		{ "2x", -1 },
+		{ "1.5", -1 },
+		{ "abc", -1 },
+		{ "", -1 },
+		{ "99999999999", -1 },
+	};
+	char date[64];
+	time_t soon = time(NULL) + 10;
+	int64_t ms;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (transfer_retry_after_parse(cases[i].v) != cases[i].ms)
+			fail_msg("'%s': %lld, want %lld", cases[i].v,
+				 (long long)transfer_retry_after_parse(cases[i].v), (long long)cases[i].ms);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", gmtime(&soon));
+	ms = transfer_retry_after_parse(date);
+	assert_true(ms >= 8000 && ms <= 10000);
+}
+
 static void test_transfer_url(void **state)
 {
 	char url1[] = "http://127.0.0.1:8080/perf", url2[] = "http://127.0.0.1:5000";
@@ -731,6 +762,7 @@ int main(void)
 		cmocka_unit_test(test_spool_quarantine),
 		cmocka_unit_test(test_spool_refused),
 		cmocka_unit_test(test_spool_unwritable),
+		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_transfer_url),
 #ifdef HTTP_WITH_ZSTD
 		cmocka_unit_test(test_compress),

@@ -81,8 +81,7 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-/* Retry-After: delay-seconds or an HTTP-date (RFC 9110 10.2.3); -1 if neither. */
-static int64_t retry_after_parse(const char *v)
+int64_t transfer_retry_after_parse(const char *v)
 {
 	char *end;
 	long long sec;
@@ -119,7 +118,7 @@ static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 		memcpy(v, buf + 12, m);
 		v[m] = '\0';
 		v[strcspn(v, "\r\n")] = '\0';
-		t->retry_after_hdr = retry_after_parse(v);
+		t->retry_after_hdr = transfer_retry_after_parse(v);
 	}
 
 	if (len > 5 && !strncasecmp(buf, "etag:", 5)) {

@@ -48,6 +48,13 @@ int64_t transfer_retry_after(const struct transfer *t);
 int64_t transfer_stall_deadline(const struct transfer *t);
 void transfer_free(struct transfer *t);
 
+/*
+ * A Retry-After value (RFC 9110 10.2.3: delay-seconds, or an HTTP-date) as
+ * ms from now; a date in the past is 0; -1 when it is neither (or more
+ * than a year of seconds).
+ */
+int64_t transfer_retry_after_parse(const char *v);
+
 /* The URL a part goes to (no credentials): for messages and tests. */
 char *transfer_url(const struct http_conf *c, const char *key);
 
