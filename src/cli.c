@@ -296,6 +296,7 @@ int cmd_upload(int argc, char **argv)
 		{ "config", required_argument, NULL, 'c' },
 		{ "sink", required_argument, NULL, 's' },
 		{ "deadline", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -303,12 +304,14 @@ int cmd_upload(int argc, char **argv)
 	struct config cfg = { 0 };
 	uint64_t deadline_ms = 60000;
 	char err[512] = "";
-	int c, code = EXIT_BAD_INPUT;
+	int c, code = EXIT_BAD_INPUT, verbose = 0;
 	record_opts_init(&o);
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		if (c == 'c') {
+	while ((c = getopt_long(argc, argv, ":hv", lo, NULL)) != -1) {
+		if (c == 'v') {
+			verbose++;
+		} else if (c == 'c') {
 			free(o.config_path);
 			o.config_path = strdup(optarg);
 		} else if (c == 's') {
@@ -319,8 +322,9 @@ int cmd_upload(int argc, char **argv)
 				goto out;
 			}
 		} else if (c == 'h') {
-			puts("usage: perfsink upload --config FILE [--sink NAME]... [--deadline 60s]\n\n"
-			     "Send what earlier recordings left in the spool of each sink that has one.");
+			puts("usage: perfsink upload --config FILE [--sink NAME]... [--deadline 60s] [-v]\n\n"
+			     "Send what earlier recordings left in the spool of each sink that has one.\n"
+			     "Exit 1 when something could not be sent or a bad part was quarantined.");
 			code = 0;
 			goto out;
 		} else {
@@ -337,6 +341,8 @@ int cmd_upload(int argc, char **argv)
 		pr_err("%s", err);
 		goto out;
 	}
+	/* -v on the command line wins over [record] verbose, as for record. */
+	log_set_verbosity(verbose ? 1 + verbose : o.verbose);
 	code = 0;
 	unsigned done = 0;
 	for (unsigned i = 0; i < cfg.nr_sinks; i++) {
@@ -346,6 +352,7 @@ int cmd_upload(int argc, char **argv)
 		struct sink_inst si;
 		void *ctx;
 		sink_inst_init(&si, &cfg.sinks[i]);
+		done++; /* it has a spool, even if it cannot open it */
 		if (ops->open(&si.pub, &ctx) < 0) {
 			code = 1;
 			continue;
@@ -353,7 +360,6 @@ int cmd_upload(int argc, char **argv)
 		if (ops->upload(ctx, (int64_t)deadline_ms) < 0)
 			code = 1;
 		ops->close(ctx, NULL);
-		done++;
 	}
 	if (!done) {
 		pr_err("upload: no selected sink has anything to upload (only sinks with a spool do)");

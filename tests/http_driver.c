@@ -46,6 +46,13 @@ static void h_log(const struct perfsink_instance *inst, enum perfsink_log_level 
 
 	if (lvl == PERFSINK_LOG_DEBUG && !getenv("HTTP_DRIVER_DEBUG"))
 		return;
+	/* HTTP_DRIVER_TIMES: a CLOCK_MONOTONIC stamp, for tests that time the sink. */
+	if (getenv("HTTP_DRIVER_TIMES")) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		fprintf(stderr, "[%lld.%03ld] ", (long long)ts.tv_sec, ts.tv_nsec / 1000000);
+	}
 	fprintf(stderr, "perfsink: %s: %s: ", inst->name, names[lvl]);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -1,5 +1,6 @@
 /* Unit tests of the http sink's parts: URL checks, record counting and the
- * LOST marker, backoff, the part cutter, the spool. */
+ * LOST marker, backoff, the part cutter, the spool, the part validator and
+ * the spool's refusals and quarantine. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backoff.h"
@@ -228,15 +230,338 @@ static void test_cutter(void **state)
 	part_cutter_destroy(&c);
 }
 
+/* A part of len bytes (a multiple of 8) of FINISHED_ROUND records. */
 static struct part *mkpart(uint64_t seq, enum part_kind k, const char *key, size_t len)
 {
 	struct part *p = part_new(seq, k);
 	uint8_t *d = calloc(1, len + 1);
+	size_t off;
 
+	for (off = 0; off + 8 <= len; off += 8)
+		put_rec(d + off, 68, 8);
 	part_append(p, d, len);
 	free(d);
 	p->key = strdup(key);
 	return p;
+}
+
+/* Byte strings for the part validator: each case is built by a recipe. */
+struct vcase {
+	const char *name;
+	int prologue, ok;
+	size_t (*make)(uint8_t *b);
+};
+
+static size_t put_pipe_header(uint8_t *b)
+{
+	uint64_t magic = 0x32454c4946524550ull, size = 16;
+
+	memcpy(b, &magic, 8);
+	memcpy(b + 8, &size, 8);
+	return 16;
+}
+
+static size_t v_empty(uint8_t *b) { (void)b; return 0; }
+static size_t v_round(uint8_t *b) { return put_rec(b, 68, 8); }
+static size_t v_samples(uint8_t *b)
+{
+	size_t n = put_rec(b, 9, 48);
+
+	n += put_rec(b + n, 10, 96);      /* MMAP2 */
+	n += put_rec(b + n, 3, 32);       /* COMM */
+	n += put_rec(b + n, 21, 24);      /* AUX_OUTPUT_HW_ID, the newest kernel type */
+	n += put_rec(b + n, 81, 40);      /* COMPRESSED */
+	return n + put_rec(b + n, 83, 8);
+}
+static size_t v_prologue(uint8_t *b)
+{
+	size_t n = put_pipe_header(b);
+
+	n += put_rec(b + n, 64, 8 + 128 + 8); /* HEADER_ATTR with one id */
+	return n + put_rec(b + n, 80, 24);    /* HEADER_FEATURE */
+}
+static size_t v_tracing(uint8_t *b)
+{
+	uint32_t extra = 64;
+	size_t n = put_rec(b, 66, 12);
+
+	memcpy(b + 8, &extra, 4);
+	memset(b + n, 0x17, extra);
+	n += extra;
+	return n + put_rec(b + n, 68, 8);
+}
+static size_t v_auxtrace(uint8_t *b)
+{
+	uint64_t extra = 40;
+	size_t n = put_rec(b, 71, 48);
+
+	memcpy(b + 8, &extra, 8);
+	return n + (size_t)extra;
+}
+static size_t v_truncated(uint8_t *b) { return v_samples(b) - 5; }
+static size_t v_trailing(uint8_t *b) { return v_samples(b) + put_rec(b + 200, 68, 8) * 0 + 4; }
+static size_t v_size0(uint8_t *b)
+{
+	size_t n = v_round(b);
+
+	put_rec(b + n, 9, 8);
+	b[n + 6] = 0;
+	return n + 8;
+}
+static size_t v_size4(uint8_t *b) { put_rec(b, 9, 8); b[6] = 4; return 8; }
+static size_t v_type0(uint8_t *b) { return put_rec(b, 0, 8); }
+static size_t v_type22(uint8_t *b) { return put_rec(b, 22, 16); }
+static size_t v_type63(uint8_t *b) { return put_rec(b, 63, 16); }
+static size_t v_type84(uint8_t *b) { return put_rec(b, 84, 16); }
+static size_t v_flipped(uint8_t *b) { size_t n = v_samples(b); b[48 + 6] ^= 0x10; return n; }
+static size_t v_tracing_short(uint8_t *b) { return v_tracing(b) - 20; }
+static size_t v_tracing_nosize(uint8_t *b) { return put_rec(b, 66, 8); }
+static size_t v_auxtrace_short(uint8_t *b) { return v_auxtrace(b) - 1; }
+static size_t v_no_magic(uint8_t *b) { size_t n = v_prologue(b); b[0] = 'X'; return n; }
+static size_t v_file_header(uint8_t *b) { size_t n = v_prologue(b); b[8] = 104; return n; }
+static size_t v_header_only_half(uint8_t *b) { put_pipe_header(b); return 12; }
+
+static void test_validate(void **state)
+{
+	static const struct vcase cases[] = {
+		{ "empty part", 0, 1, v_empty },
+		{ "one FINISHED_ROUND", 0, 1, v_round },
+		{ "kernel and user records", 0, 1, v_samples },
+		{ "prologue", 1, 1, v_prologue },
+		{ "tracing data with its payload", 0, 1, v_tracing },
+		{ "auxtrace with its payload", 0, 1, v_auxtrace },
+		{ "records where the prologue belongs", 1, 0, v_samples },
+		{ "empty prologue", 1, 0, v_empty },
+		{ "truncated in the last record", 0, 0, v_truncated },
+		{ "4 bytes after the last record", 0, 0, v_trailing },
+		{ "size 0", 0, 0, v_size0 },
+		{ "size 4", 0, 0, v_size4 },
+		{ "type 0", 0, 0, v_type0 },
+		{ "type 22", 0, 0, v_type22 },
+		{ "type 63", 0, 0, v_type63 },
+		{ "type 84", 0, 0, v_type84 },
+		{ "a size byte flipped", 0, 0, v_flipped },
+		{ "tracing payload cut", 0, 0, v_tracing_short },
+		{ "tracing data without its size", 0, 0, v_tracing_nosize },
+		{ "auxtrace payload cut", 0, 0, v_auxtrace_short },
+		{ "prologue without PERFILE2", 1, 0, v_no_magic },
+		{ "file-mode header size 104", 1, 0, v_file_header },
+		{ "half a pipe header", 1, 0, v_header_only_half },
+	};
+	uint8_t buf[1024];
+	char why[256];
+	size_t i, n;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int rc;
+
+		memset(buf, 0, sizeof(buf));
+		n = cases[i].make(buf);
+		why[0] = '\0';
+		rc = perf_records_validate(buf, n, cases[i].prologue, why, sizeof(why));
+		if ((rc == 0) != cases[i].ok)
+			fail_msg("%s: rc %d (%s)", cases[i].name, rc, why);
+		if (!cases[i].ok && (rc != -EBADMSG || !why[0]))
+			fail_msg("%s: rc %d, no reason", cases[i].name, rc);
+	}
+}
+
+static void test_seq_name(void **state)
+{
+	static const struct { const char *name; int ok; uint64_t seq; } cases[] = {
+		{ "0000000000", 1, 0 },
+		{ "0000000042", 1, 42 },
+		{ "9999999999", 1, 9999999999ull },
+		{ "12345678901", 1, 12345678901ull },
+		{ "9999999999999999999", 1, 9999999999999999999ull },
+		{ "abc", 0, 0 },
+		{ "-000000001", 0, 0 },
+		{ "+000000001", 0, 0 },
+		{ " 000000001", 0, 0 },
+		{ "000000001", 0, 0 },
+		{ "01234567890", 0, 0 },
+		{ "12345678901234567890", 0, 0 },
+		{ "18446744073709551615", 0, 0 },
+		{ "0000000001.tmp", 0, 0 },
+		{ "0000000001 ", 0, 0 },
+		{ "", 0, 0 },
+	};
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t seq = 7;
+		int ok = spool_seq_name(cases[i].name, &seq);
+
+		if (ok != cases[i].ok || (ok && seq != cases[i].seq))
+			fail_msg("'%s': ok %d seq %llu", cases[i].name, ok, (unsigned long long)seq);
+	}
+}
+
+struct qlog {
+	int n;
+	uint64_t bytes;
+	char last[1024];
+};
+
+static void qlog_add(void *arg, const char *path, const char *to, const char *why, uint64_t bytes)
+{
+	struct qlog *q = arg;
+
+	q->n++;
+	q->bytes += bytes;
+	snprintf(q->last, sizeof(q->last), "%s -> %s: %s", path, to ? to : "(left)", why);
+}
+
+static void file_write(const char *path, const void *d, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(d, 1, len, f), len);
+	fclose(f);
+}
+
+static int exists(const char *dir, const char *rel)
+{
+	char path[1024];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	return lstat(path, &st) == 0;
+}
+
+static void test_spool_quarantine(void **state)
+{
+	char dir[] = "/tmp/test_http_quarXXXXXX", err[256], path[1024], cmd[1200];
+	struct part *a = mkpart(1, PART_DATA, "h/s/0000000001", 64), *list = NULL, *q;
+	struct qlog ql = { 0 };
+	struct spool s;
+	uint8_t bad[64];
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(spool_open(&s, dir, "inst", 1 << 20, err, sizeof(err)), 0);
+	s.on_quarantine = qlog_add;
+	s.arg = &ql;
+	assert_int_equal(spool_put(&s, a), 0);
+	snprintf(path, sizeof(path), "%s/secret", dir);
+	file_write(path, "secret\n", 7);
+	snprintf(path, sizeof(path), "%s/inst/h/s/0000000002", dir);
+	assert_int_equal(symlink("../../../secret", path), 0);
+	snprintf(path, sizeof(path), "%s/inst/h/s/0000000003", dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	snprintf(path, sizeof(path), "%s/inst/h/s/abc", dir);
+	file_write(path, "x", 1);
+	snprintf(path, sizeof(path), "%s/inst/h/s/12345678901234567890", dir);
+	file_write(path, "x", 1);
+	snprintf(path, sizeof(path), "%s/inst/h/stray", dir);
+	file_write(path, "xy", 2);
+	/* a part whose last record is cut: found by the scan, refused at load */
+	put_rec(bad, 68, 8);
+	put_rec(bad + 8, 9, 48);
+	snprintf(path, sizeof(path), "%s/inst/h/s/0000000004", dir);
+	file_write(path, bad, 24);
+
+	assert_int_equal(spool_scan(&s, &list), 2);
+	assert_int_equal(ql.n, 5);
+	assert_int_equal(ql.bytes, 1 + 1 + 2);
+	assert_true(exists(dir, "quarantine/inst/h/s/0000000002"));
+	assert_true(exists(dir, "quarantine/inst/h/s/0000000003"));
+	assert_true(exists(dir, "quarantine/inst/h/s/abc"));
+	assert_true(exists(dir, "quarantine/inst/h/s/12345678901234567890"));
+	assert_true(exists(dir, "quarantine/inst/h/stray"));
+	assert_true(exists(dir, "secret"));             /* the target is untouched */
+	assert_string_equal(list->key, "h/s/0000000001");
+	assert_int_equal(spool_load(&s, list), 0);
+	q = list->next;
+	assert_string_equal(q->key, "h/s/0000000004");
+	assert_int_equal(spool_load(&s, q), -EBADMSG);
+	assert_null(q->spool_path);
+	assert_int_equal(ql.n, 6);
+	assert_non_null(strstr(ql.last, "not whole perf records"));
+	assert_true(exists(dir, "quarantine/inst/h/s/0000000004"));
+	/* the same name again goes beside it, never over it */
+	snprintf(path, sizeof(path), "%s/inst/h/s/abc", dir);
+	file_write(path, "y", 1);
+	part_free(list->next);
+	list->next = NULL;
+	part_free(list);
+	list = NULL;
+	assert_int_equal(spool_scan(&s, &list), 1);
+	assert_true(exists(dir, "quarantine/inst/h/s/abc.1"));
+	/* quarantine directories are as safe as the spool's */
+	snprintf(path, sizeof(path), "%s/quarantine/inst", dir);
+	{
+		struct stat st;
+
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_mode & 077, 0);
+	}
+	part_free(list);
+	part_free(a);
+	spool_close(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_spool_refused(void **state)
+{
+	char dir[] = "/tmp/test_http_refXXXXXX", err[256], path[1024], cmd[1200];
+	struct part *a = mkpart(1, PART_DATA, "h/s/0000000001", 64);
+	struct spool s;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/open", dir);
+	assert_int_equal(mkdir(path, 0777), 0);
+	assert_int_equal(chmod(path, 0777), 0);
+	assert_int_equal(spool_open(&s, path, "inst", 1000, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "mode 0777"));
+	spool_close(&s);
+	snprintf(path, sizeof(path), "%s/mine", dir);
+	assert_int_equal(spool_open(&s, path, "inst", 1000, err, sizeof(err)), 0);
+	spool_close(&s);
+	snprintf(path, sizeof(path), "%s/mine/inst", dir);
+	assert_int_equal(chmod(path, 0770), 0);
+	snprintf(path, sizeof(path), "%s/mine", dir);
+	assert_int_equal(spool_open(&s, path, "inst", 1000, err, sizeof(err)), -EPERM);
+	assert_non_null(strstr(err, "mode 0770"));
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/foreign", dir);
+		assert_int_equal(mkdir(path, 0700), 0);
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_int_equal(spool_open(&s, path, "inst", 1000, err, sizeof(err)), -EPERM);
+		assert_non_null(strstr(err, "owned by uid 65534"));
+	}
+	/* a symlink as spool_dir, as the instance dir, or as a host dir */
+	snprintf(path, sizeof(path), "%s/link", dir);
+	assert_int_equal(symlink("mine", path), 0);
+	assert_true(spool_open(&s, path, "inst", 1000, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "symbolic link"));
+	snprintf(path, sizeof(path), "%s/two", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/two/inst", dir);
+	assert_int_equal(symlink("../mine/inst", path), 0);
+	snprintf(path, sizeof(path), "%s/two", dir);
+	assert_true(spool_open(&s, path, "inst", 1000, err, sizeof(err)) < 0);
+	assert_non_null(strstr(err, "symbolic link"));
+	snprintf(path, sizeof(path), "%s/three", dir);
+	assert_int_equal(spool_open(&s, path, "inst", 1000, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/three/inst/h", dir);
+	assert_int_equal(symlink("..", path), 0);
+	assert_true(spool_put(&s, a) < 0);
+	assert_non_null(strstr(s.err, "symbolic link"));
+	/* a directory opened to others after open() is refused at the next use */
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/three/inst", dir);
+	assert_int_equal(chmod(path, 0777), 0);
+	assert_int_equal(spool_put(&s, a), -EPERM);
+	spool_close(&s);
+	part_free(a);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_spool(void **state)
@@ -293,6 +618,36 @@ static void test_spool_unwritable(void **state)
 	/* a path below a regular file can never be created */
 	assert_true(spool_open(&s, "/dev/null/spool", "inst", 1000, err, sizeof(err)) < 0);
 	assert_non_null(strstr(err, "/dev/null/spool"));
+}
+
+static void test_retry_after(void **state)
+{
+	static const struct { const char *v; int64_t ms; } cases[] = {
+		{ "2", 2000 },
+		{ " 30", 30000 },
+		{ "0", 0 },
+		{ "120\r\n", 120000 },
+		{ "Wed, 21 Oct 2015 07:28:00 GMT", 0 },  /* in the past */
+		{ "-1", -1 },
+		{ "2x", -1 },
+		{ "1.5", -1 },
+		{ "abc", -1 },
+		{ "", -1 },
+		{ "99999999999", -1 },
+	};
+	char date[64];
+	time_t soon = time(NULL) + 10;
+	int64_t ms;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (transfer_retry_after_parse(cases[i].v) != cases[i].ms)
+			fail_msg("'%s': %lld, want %lld", cases[i].v,
+				 (long long)transfer_retry_after_parse(cases[i].v), (long long)cases[i].ms);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", gmtime(&soon));
+	ms = transfer_retry_after_parse(date);
+	assert_true(ms >= 8000 && ms <= 10000);
 }
 
 static void test_transfer_url(void **state)
@@ -401,8 +756,13 @@ int main(void)
 		cmocka_unit_test(test_backoff),
 		cmocka_unit_test(test_backoff_jitter),
 		cmocka_unit_test(test_cutter),
+		cmocka_unit_test(test_validate),
+		cmocka_unit_test(test_seq_name),
 		cmocka_unit_test(test_spool),
+		cmocka_unit_test(test_spool_quarantine),
+		cmocka_unit_test(test_spool_refused),
 		cmocka_unit_test(test_spool_unwritable),
+		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_transfer_url),
 #ifdef HTTP_WITH_ZSTD
 		cmocka_unit_test(test_compress),

@@ -25,6 +25,14 @@ enum http_key {
 
 extern const struct perfsink_key http_keys[K_COUNT + 1];
 
+/*
+ * Upper bounds of queue_size (memory: a larger queue only postpones what
+ * the spool does, and a typo such as 1T must not become a promise of a
+ * terabyte of RAM) and spool_max (disk).
+ */
+#define HTTP_QUEUE_SIZE_MAX (4ll << 30)
+#define HTTP_SPOOL_MAX_MAX (1ll << 40)
+
 struct http_conf {
 	enum http_mode mode;
 	char *url;              /* validated, without trailing '/' */

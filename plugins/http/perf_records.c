@@ -2,6 +2,7 @@
 #include "perf_records.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 /* perf_event_attr.sample_type bits that shape the sample_id trailer. */
@@ -57,6 +58,59 @@ uint64_t perf_records_count(const uint8_t *data, size_t len, size_t *rest)
 	if (rest)
 		*rest = len - off;
 	return n;
+}
+
+/* Kernel types 1..21 (up to AUX_OUTPUT_HW_ID), user types 64..83 in perf 6.1. */
+static int type_known(uint32_t type)
+{
+	return (type >= 1 && type <= 21) || (type >= 64 && type <= 83);
+}
+
+#define PIPE_MAGIC 0x32454c4946524550ull /* "PERFILE2" */
+
+int perf_records_validate(const uint8_t *data, size_t len, int prologue, char *why, size_t whylen)
+{
+	size_t off = 0;
+
+	if (prologue) {
+		if (len < 16 || rd64(data) != PIPE_MAGIC || rd64(data + 8) != 16) {
+			snprintf(why, whylen, "part 0 does not start with a perf pipe header (PERFILE2, size 16)");
+			return -EBADMSG;
+		}
+		off = 16;
+	}
+	while (off < len) {
+		uint32_t type;
+		uint16_t sz;
+		uint64_t extra = 0;
+
+		if (len - off < 8) {
+			snprintf(why, whylen, "%zu bytes at offset %zu: not a whole record header", len - off, off);
+			return -EBADMSG;
+		}
+		type = rd32(data + off);
+		sz = rec_size(data + off);
+		if (!type_known(type)) {
+			snprintf(why, whylen, "record type %u at offset %zu is not one perf knows", type, off);
+			return -EBADMSG;
+		}
+		if (sz < 8 || sz > len - off) {
+			snprintf(why, whylen, "record at offset %zu has size %u, %zu bytes left", off, sz, len - off);
+			return -EBADMSG;
+		}
+		/* Payload that follows the record but is not in its size. */
+		if (type == PERF_REC_HEADER_TRACING_DATA)
+			extra = sz >= 12 ? rd32(data + off + 8) : UINT64_MAX;
+		else if (type == PERF_REC_AUXTRACE)
+			extra = sz >= 16 ? rd64(data + off + 8) : UINT64_MAX;
+		if (extra > len - off - sz) {
+			snprintf(why, whylen, "record type %u at offset %zu announces %s bytes after it, %zu left",
+				 type, off, extra == UINT64_MAX ? "unknown" : "more", len - off - sz);
+			return -EBADMSG;
+		}
+		off += sz + (size_t)extra;
+	}
+	return 0;
 }
 
 int lost_template_from_pipe_header(const uint8_t *hdr, size_t len, struct lost_template *t)

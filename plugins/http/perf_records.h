@@ -11,6 +11,7 @@
 #define PERF_REC_LOST 2
 #define PERF_REC_HEADER_ATTR 64
 #define PERF_REC_HEADER_TRACING_DATA 66
+#define PERF_REC_AUXTRACE 71
 #define PERF_REC_HEADER_FEATURE 80
 
 /*
@@ -19,6 +20,17 @@
  * bytes not covered by whole records, 0 for a well-formed block.
  */
 uint64_t perf_records_count(const uint8_t *data, size_t len, size_t *rest);
+
+/*
+ * Whether data[0..len) is whole perf pipe-mode records, as a spooled part
+ * must be before it is sent: with prologue, the 16-byte pipe header
+ * ("PERFILE2", size 16) first; then header sizes (>= 8) that chain exactly
+ * to the end, every type one perf 6.1 knows (kernel 1..21, user 64..83),
+ * and the payload that HEADER_TRACING_DATA and AUXTRACE carry after their
+ * header counted.  An empty non-prologue part is valid (a LOST marker that
+ * could not be made).  Returns 0, or -EBADMSG with where and why in why.
+ */
+int perf_records_validate(const uint8_t *data, size_t len, int prologue, char *why, size_t whylen);
 
 /* What a synthesized LOST record must look like to match the stream's attr. */
 struct lost_template {

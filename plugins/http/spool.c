@@ -1,15 +1,21 @@
 /* The local spool directory; see spool.h. */
+#define _GNU_SOURCE /* renameat2 */
 #include "spool.h"
 #include "part.h"
+#include "perf_records.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#define QUARANTINE "quarantine"
+#define NAME_MAX_LEN 200
 
 static int mkdir_p(const char *path)
 {
@@ -47,42 +53,238 @@ static char *path_join(const char *a, const char *b)
 	return s;
 }
 
-/* Sum of file sizes below dir, deleting leftover .tmp files. */
-static uint64_t dir_usage(const char *dir, struct part **list);
+int spool_seq_name(const char *name, uint64_t *seq)
+{
+	size_t n = strspn(name, "0123456789");
+
+	if (name[n] || n < 10 || n > 19 || (n > 10 && name[0] == '0'))
+		return 0;
+	if (seq)
+		*seq = strtoull(name, NULL, 10);
+	return 1;
+}
+
+/* A host or session directory name as the sink makes them. */
+static int dir_name_ok(const char *name)
+{
+	size_t n = strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-");
+
+	return n && !name[n] && n <= NAME_MAX_LEN && name[0] != '.';
+}
+
+/* "{seq}.tmp": a write cut short by a crash. */
+static int tmp_name(const char *name)
+{
+	size_t n = strlen(name);
+	char seq[32];
+
+	if (n < 5 || n - 4 >= sizeof(seq) || strcmp(name + n - 4, ".tmp"))
+		return 0;
+	memcpy(seq, name, n - 4);
+	seq[n - 4] = '\0';
+	return spool_seq_name(seq, NULL);
+}
+
+/* Why name in parent could not be opened as a directory. */
+static const char *not_dir_why(int parent, const char *name)
+{
+	struct stat st;
+
+	if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+		return "a symbolic link";
+	return "not a directory";
+}
+
+/* Owned by the recording user and writable by nobody else. */
+static int dir_check(int fd, const char *path, uid_t owner, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0) {
+		int e = errno;
+
+		snprintf(err, errlen, "spool_dir %s: %s", path, strerror(e));
+		return -e;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "spool_dir %s: not a directory", path);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != owner) {
+		snprintf(err, errlen, "spool_dir %s: owned by uid %u, not by the recording user (uid %u): "
+			 "refused", path, (unsigned)st.st_uid, (unsigned)owner);
+		return -EPERM;
+	}
+	if (st.st_mode & 022) {
+		snprintf(err, errlen, "spool_dir %s: mode %04o lets group or others write in it: refused "
+			 "(chmod go-w it, or use another spool_dir)", path, (unsigned)(st.st_mode & 07777));
+		return -EPERM;
+	}
+	return 0;
+}
+
+/*
+ * The directory name below parent (made 0700 when create), never through a
+ * symlink, checked.  path names it in messages.  Returns an fd or a
+ * negative errno with the reason in err.
+ */
+static int subdir_open(int parent, const char *name, int create, const char *path, uid_t owner,
+		       char *err, size_t errlen)
+{
+	int fd, rc;
+
+	if (create && mkdirat(parent, name, 0700) < 0 && errno != EEXIST) {
+		rc = -errno;
+		snprintf(err, errlen, "spool_dir %s: cannot create: %s", path, strerror(-rc));
+		return rc;
+	}
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ELOOP || rc == -ENOTDIR)
+			snprintf(err, errlen, "spool_dir %s: %s: refused", path, not_dir_why(parent, name));
+		else
+			snprintf(err, errlen, "spool_dir %s: %s", path, strerror(-rc));
+		return rc;
+	}
+	rc = dir_check(fd, path, owner, err, errlen);
+	if (rc < 0) {
+		close(fd);
+		return rc;
+	}
+	return fd;
+}
+
+/* ------------------------------------------------------------ quarantine */
+
+/*
+ * Open {qdir}/{dirs of rel}, made like the spool's own directories.
+ * Returns an fd or a negative errno.
+ */
+static int quarantine_dir_open(struct spool *s, const char *rel, char *err, size_t errlen)
+{
+	char *copy = strdup(rel), *part, *slash;
+	int fd, next;
+
+	if (!copy)
+		return -ENOMEM;
+	fd = subdir_open(s->base_fd, QUARANTINE, 1, s->qdir, s->owner, err, errlen);
+	if (fd >= 0) {
+		next = subdir_open(fd, s->instance, 1, s->qdir, s->owner, err, errlen);
+		close(fd);
+		fd = next;
+	}
+	for (part = copy; fd >= 0 && (slash = strchr(part, '/')); part = slash + 1) {
+		*slash = '\0';
+		next = subdir_open(fd, part, 1, s->qdir, s->owner, err, errlen);
+		close(fd);
+		fd = next;
+	}
+	free(copy);
+	return fd;
+}
+
+/*
+ * Move the entry leaf of dirfd (rel below the instance dir) to the
+ * quarantine, under a free name, and report it.  Never deletes it.
+ */
+static void quarantine(struct spool *s, int dirfd, const char *leaf, const char *rel, const char *why,
+		       uint64_t bytes)
+{
+	char err[512] = "", to_name[300], *path = path_join(s->dir, rel);
+	char *to = NULL;
+	int qfd = quarantine_dir_open(s, rel, err, sizeof(err)), i, rc = -1;
+
+	for (i = 0; qfd >= 0 && i < 100; i++) {
+		if (i)
+			snprintf(to_name, sizeof(to_name), "%s.%d", leaf, i);
+		else
+			snprintf(to_name, sizeof(to_name), "%s", leaf);
+		rc = renameat2(dirfd, leaf, qfd, to_name, RENAME_NOREPLACE);
+		if (rc == 0 || errno != EEXIST)
+			break;
+	}
+	if (rc == 0) {
+		size_t n = strlen(s->qdir) + strlen(rel) + 16;
+
+		to = malloc(n);
+		if (to)
+			snprintf(to, n, "%s/%.*s%s", s->qdir, (int)(strlen(rel) - strlen(leaf)), rel, to_name);
+	} else if (!err[0]) {
+		snprintf(err, sizeof(err), "cannot move it to %s: %s", s->qdir, strerror(errno));
+	}
+	if (qfd >= 0)
+		close(qfd);
+	if (rc == 0 && s->used >= bytes)
+		s->used -= bytes;
+	if (s->on_quarantine) {
+		char whyall[1100];
+
+		snprintf(whyall, sizeof(whyall), "%s%s%s", why, rc == 0 ? "" : "; left in place: ", rc == 0 ? "" : err);
+		s->on_quarantine(s->arg, path ? path : rel, rc == 0 ? (to ? to : s->qdir) : NULL, whyall, bytes);
+	}
+	free(to);
+	free(path);
+}
+
+/* ------------------------------------------------------------- open/close */
+
+static int walk(struct spool *s, int act, struct part **list);
 
 int spool_open(struct spool *s, const char *spool_dir, const char *instance,
 	       uint64_t max, char *err, size_t errlen)
 {
-	char *probe;
+	char qbase[4096];
 	int rc, fd;
 
 	memset(s, 0, sizeof(*s));
+	s->base_fd = s->fd = -1;
 	s->max = max;
+	s->owner = geteuid();
+	if (strchr(instance, '/') || instance[0] == '.' || !strcmp(instance, QUARANTINE)) {
+		snprintf(err, errlen, "sink name '%s' cannot name a directory of spool_dir %s", instance,
+			 spool_dir);
+		return -EINVAL;
+	}
+	snprintf(qbase, sizeof(qbase), "%s/" QUARANTINE, spool_dir);
 	s->dir = path_join(spool_dir, instance);
-	if (!s->dir)
-		return -ENOMEM;
-	rc = mkdir_p(s->dir);
+	s->qdir = path_join(qbase, instance);
+	s->instance = strdup(instance);
+	if (!s->dir || !s->qdir || !s->instance) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	rc = mkdir_p(spool_dir);
 	if (rc < 0) {
 		snprintf(err, errlen, "spool_dir %s: cannot create: %s", s->dir, strerror(-rc));
 		goto fail;
 	}
-	probe = path_join(s->dir, ".probe.tmp");
-	if (!probe) {
-		rc = -ENOMEM;
+	s->base_fd = open(spool_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (s->base_fd < 0) {
+		rc = -errno;
+		if (rc == -ELOOP || rc == -ENOTDIR)
+			snprintf(err, errlen, "spool_dir %s: %s: refused", spool_dir,
+				 not_dir_why(AT_FDCWD, spool_dir));
+		else
+			snprintf(err, errlen, "spool_dir %s: %s", spool_dir, strerror(-rc));
 		goto fail;
 	}
-	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	rc = dir_check(s->base_fd, spool_dir, s->owner, err, errlen);
+	if (rc == 0)
+		rc = s->fd = subdir_open(s->base_fd, instance, 1, s->dir, s->owner, err, errlen);
+	if (rc < 0)
+		goto fail;
+	fd = openat(s->fd, ".probe.tmp", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	rc = fd < 0 ? -errno : 0;
 	if (fd >= 0) {
 		close(fd);
-		unlink(probe);
+		unlinkat(s->fd, ".probe.tmp", 0);
 	}
-	free(probe);
 	if (rc < 0) {
 		snprintf(err, errlen, "spool_dir %s: not writable: %s", s->dir, strerror(-rc));
 		goto fail;
 	}
-	s->used = dir_usage(s->dir, NULL);
+	walk(s, 0, NULL); /* counts the backlog; the thread's scan acts on it */
 	return 0;
 fail:
 	spool_close(s);
@@ -91,8 +293,77 @@ fail:
 
 void spool_close(struct spool *s)
 {
+	/* Nothing to do after a failed open, or for a zeroed struct (fds 0). */
+	if (!s->dir)
+		return;
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->base_fd >= 0)
+		close(s->base_fd);
+	s->fd = s->base_fd = -1;
 	free(s->dir);
-	s->dir = NULL;
+	free(s->qdir);
+	free(s->instance);
+	s->dir = s->qdir = s->instance = NULL;
+}
+
+/* ----------------------------------------------------------- one part */
+
+/* Where a key lives: its host and session directories, opened and checked. */
+struct loc {
+	int host_fd, sess_fd;
+	char host[NAME_MAX_LEN + 1], sess[NAME_MAX_LEN + 1];
+	const char *leaf;
+};
+
+static void loc_close(struct loc *l)
+{
+	if (l->sess_fd >= 0)
+		close(l->sess_fd);
+	if (l->host_fd >= 0)
+		close(l->host_fd);
+	l->host_fd = l->sess_fd = -1;
+}
+
+static int loc_open(struct spool *s, const char *key, int create, struct loc *l)
+{
+	const char *a = strchr(key, '/'), *b = a ? strchr(a + 1, '/') : NULL;
+	char path[1024];
+	int rc;
+
+	l->host_fd = l->sess_fd = -1;
+	if (!a || !b || strchr(b + 1, '/') || (size_t)(a - key) > NAME_MAX_LEN ||
+	    (size_t)(b - a - 1) > NAME_MAX_LEN) {
+		snprintf(s->err, sizeof(s->err), "spool: bad part key %s", key);
+		return -EINVAL;
+	}
+	memcpy(l->host, key, (size_t)(a - key));
+	l->host[a - key] = '\0';
+	memcpy(l->sess, a + 1, (size_t)(b - a - 1));
+	l->sess[b - a - 1] = '\0';
+	l->leaf = b + 1;
+	if (!dir_name_ok(l->host) || !dir_name_ok(l->sess) || !spool_seq_name(l->leaf, NULL)) {
+		snprintf(s->err, sizeof(s->err), "spool: bad part key %s", key);
+		return -EINVAL;
+	}
+	/* Checked at every use: a directory changed under us is refused. */
+	rc = dir_check(s->base_fd, s->dir, s->owner, s->err, sizeof(s->err));
+	if (rc == 0)
+		rc = dir_check(s->fd, s->dir, s->owner, s->err, sizeof(s->err));
+	if (rc < 0)
+		return rc;
+	snprintf(path, sizeof(path), "%s/%s", s->dir, l->host);
+	l->host_fd = subdir_open(s->fd, l->host, create, path, s->owner, s->err, sizeof(s->err));
+	if (l->host_fd < 0)
+		return l->host_fd;
+	snprintf(path, sizeof(path), "%s/%s/%s", s->dir, l->host, l->sess);
+	l->sess_fd = subdir_open(l->host_fd, l->sess, create, path, s->owner, s->err, sizeof(s->err));
+	if (l->sess_fd < 0) {
+		rc = l->sess_fd;
+		loc_close(l);
+		return rc;
+	}
+	return 0;
 }
 
 static int write_all(int fd, const uint8_t *d, size_t len)
@@ -112,178 +383,275 @@ static int write_all(int fd, const uint8_t *d, size_t len)
 
 int spool_put(struct spool *s, struct part *p)
 {
-	char *path, *tmp, *slash;
+	char tmp[64];
+	struct loc l;
 	int fd, rc;
 
 	if (p->spool_path)
 		return 0;
 	if (p->kind == PART_DATA && s->used + p->len > s->max)
 		return -ENOSPC;
-	path = path_join(s->dir, p->key);
-	tmp = path ? malloc(strlen(path) + 5) : NULL;
-	if (!tmp) {
-		free(path);
-		return -ENOMEM;
-	}
-	sprintf(tmp, "%s.tmp", path);
-	slash = strrchr(path, '/');
-	*slash = '\0';
-	rc = mkdir_p(path);
-	*slash = '/';
-	fd = rc < 0 ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (rc == 0 && fd < 0)
-		rc = -errno;
+	rc = loc_open(s, p->key, 1, &l);
+	if (rc < 0)
+		return rc;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", l.leaf);
+	unlinkat(l.sess_fd, tmp, 0);
+	fd = openat(l.sess_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	rc = fd < 0 ? -errno : 0;
 	if (fd >= 0) {
 		rc = write_all(fd, p->data, p->len);
 		if (close(fd) < 0 && rc == 0)
 			rc = -errno;
-		if (rc == 0 && rename(tmp, path) < 0)
+		if (rc == 0 && renameat(l.sess_fd, tmp, l.sess_fd, l.leaf) < 0)
 			rc = -errno;
 		if (rc < 0)
-			unlink(tmp);
+			unlinkat(l.sess_fd, tmp, 0);
 	}
-	free(tmp);
+	loc_close(&l);
+	if (rc == 0)
+		p->spool_path = path_join(s->dir, p->key);
+	if (rc == 0 && !p->spool_path)
+		rc = -ENOMEM;
 	if (rc < 0) {
-		free(path);
+		snprintf(s->err, sizeof(s->err), "spool %s/%s: %s", s->dir, p->key, strerror(-rc));
 		return rc;
 	}
-	p->spool_path = path;
 	s->used += p->len;
 	return 0;
 }
 
-int spool_load(struct spool *s, struct part *p)
+static int read_all(int fd, uint8_t *d, size_t len)
 {
-	struct stat st;
-	int fd, rc = 0;
 	size_t off = 0;
 
-	(void)s;
-	fd = open(p->spool_path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		goto out;
-	}
-	free(p->data);
-	p->len = p->cap = (size_t)st.st_size;
-	p->data = malloc(p->cap ? p->cap : 1);
-	if (!p->data) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	while (off < p->len) {
-		ssize_t n = read(fd, p->data + off, p->len - off);
+	while (off < len) {
+		ssize_t n = read(fd, d + off, len - off);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0) {
-			rc = n < 0 ? -errno : -EIO;
-			break;
-		}
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
 		off += (size_t)n;
 	}
-out:
-	close(fd);
+	return 0;
+}
+
+/* Why the opened entry st is not a part file we wrote, or NULL. */
+static const char *file_refusal(const struct stat *st, uid_t owner, char *buf, size_t len)
+{
+	if (S_ISLNK(st->st_mode))
+		return "a symbolic link";
+	if (!S_ISREG(st->st_mode))
+		return S_ISFIFO(st->st_mode) ? "a FIFO, not a regular file" :
+		       S_ISDIR(st->st_mode) ? "a directory, not a part file" : "not a regular file";
+	if (st->st_uid != owner) {
+		snprintf(buf, len, "owned by uid %u, not by the recording user", (unsigned)st->st_uid);
+		return buf;
+	}
+	if (st->st_nlink != 1) {
+		snprintf(buf, len, "has %ju hard links", (uintmax_t)st->st_nlink);
+		return buf;
+	}
+	return NULL;
+}
+
+int spool_load(struct spool *s, struct part *p)
+{
+	char why[300], rwhy[256];
+	const char *bad = NULL;
+	struct stat st;
+	struct loc l;
+	int fd, rc;
+	uint64_t bytes = 0;
+
+	rc = loc_open(s, p->key, 0, &l);
+	if (rc < 0)
+		return rc;
+	fd = openat(l.sess_fd, l.leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ELOOP)
+			bad = "a symbolic link";
+		else if (rc == -ENXIO)
+			bad = "not a regular file";
+	} else if (fstat(fd, &st) < 0) {
+		rc = -errno;
+	} else if ((bad = file_refusal(&st, s->owner, rwhy, sizeof(rwhy)))) {
+		bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	} else {
+		free(p->data);
+		p->len = p->cap = (size_t)st.st_size;
+		p->data = malloc(p->cap ? p->cap : 1);
+		rc = p->data ? read_all(fd, p->data, p->len) : -ENOMEM;
+		if (rc == 0 && perf_records_validate(p->data, p->len, p->seq == 0, rwhy, sizeof(rwhy)) < 0) {
+			snprintf(why, sizeof(why), "not whole perf records: %s", rwhy);
+			bad = why;
+			bytes = p->len;
+		}
+	}
+	if (fd >= 0)
+		close(fd);
+	if (bad) {
+		quarantine(s, l.sess_fd, l.leaf, p->key, bad, bytes);
+		free(p->data);
+		p->data = NULL;
+		p->len = p->cap = 0;
+		free(p->spool_path);
+		p->spool_path = NULL;
+		rc = -EBADMSG;
+	} else if (rc < 0 && rc != -ENOENT) {
+		snprintf(s->err, sizeof(s->err), "spool %s/%s: cannot read: %s", s->dir, p->key, strerror(-rc));
+	}
+	loc_close(&l);
 	return rc;
 }
 
 void spool_remove(struct spool *s, struct part *p)
 {
 	struct stat st;
-	char *slash;
-	int up;
+	struct loc l;
 
 	if (!p->spool_path)
 		return;
-	if (stat(p->spool_path, &st) == 0 && unlink(p->spool_path) == 0)
-		s->used -= (uint64_t)st.st_size <= s->used ? (uint64_t)st.st_size : s->used;
-	/* Remove the session and host directories once they are empty. */
-	for (up = 0; up < 2; up++) {
-		slash = strrchr(p->spool_path, '/');
-		if (!slash)
-			break;
-		*slash = '\0';
-		if (strlen(p->spool_path) <= strlen(s->dir) || rmdir(p->spool_path) < 0)
-			break;
+	if (loc_open(s, p->key, 0, &l) == 0) {
+		if (fstatat(l.sess_fd, l.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    unlinkat(l.sess_fd, l.leaf, 0) == 0)
+			s->used -= (uint64_t)st.st_size <= s->used ? (uint64_t)st.st_size : s->used;
+		/* Remove the session and host directories once they are empty. */
+		if (unlinkat(l.host_fd, l.sess, AT_REMOVEDIR) == 0)
+			unlinkat(s->fd, l.host, AT_REMOVEDIR);
+		loc_close(&l);
 	}
 	free(p->spool_path);
 	p->spool_path = NULL;
 }
 
-struct scan {
+/* ------------------------------------------------------------------ scan */
+
+struct walk {
+	struct spool *s;
+	int act;               /* quarantine and delete; else only count */
 	struct part **v;
 	size_t n, cap;
 	uint64_t bytes;
 };
 
-static int scan_add(struct scan *sc, const char *dir, const char *rel, const char *path,
-		    size_t size)
+static int walk_add(struct walk *w, const char *rel, uint64_t seq, size_t size)
 {
 	struct part *p;
 
-	(void)dir;
-	if (sc->n == sc->cap) {
-		size_t cap = sc->cap ? sc->cap * 2 : 64;
-		struct part **v = realloc(sc->v, cap * sizeof(*v));
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		struct part **v = realloc(w->v, cap * sizeof(*v));
 
 		if (!v)
 			return -ENOMEM;
-		sc->v = v;
-		sc->cap = cap;
+		w->v = v;
+		w->cap = cap;
 	}
-	p = part_new(strtoull(strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel, NULL, 10), PART_DATA);
-	if (!p || !(p->key = strdup(rel)) || !(p->spool_path = strdup(path))) {
+	p = part_new(seq, PART_DATA);
+	if (!p || !(p->key = strdup(rel)) || !(p->spool_path = path_join(w->s->dir, rel))) {
 		part_free(p);
 		return -ENOMEM;
 	}
 	p->len = size; /* bytes on disk; data stays NULL until spool_load */
-	sc->v[sc->n++] = p;
+	w->v[w->n++] = p;
 	return 0;
 }
 
-/* Walk dir up to depth levels; files at exactly that depth are parts. */
-static int scan_dir(struct scan *sc, const char *base, const char *rel, int depth)
+static void walk_bad(struct walk *w, int dfd, const char *name, const char *rel, const char *why,
+		     const struct stat *st)
 {
-	char *dir = rel[0] ? path_join(base, rel) : strdup(base);
-	struct dirent *de;
-	DIR *d;
-	int rc = 0;
+	if (w->act)
+		quarantine(w->s, dfd, name, rel, why, S_ISREG(st->st_mode) ? (uint64_t)st->st_size : 0);
+}
 
-	if (!dir)
-		return -ENOMEM;
-	d = opendir(dir);
-	if (!d) {
-		free(dir);
+static int walk_dir(struct walk *w, int dfd, const char *rel, int depth);
+
+/* One entry of a host (depth 3) or session (depth 2) level. */
+static int walk_subdir(struct walk *w, int dfd, const char *name, const char *rel, int depth,
+		       const struct stat *st)
+{
+	char err[512];
+	int fd, rc;
+
+	if (!S_ISDIR(st->st_mode)) {
+		walk_bad(w, dfd, name, rel, S_ISLNK(st->st_mode) ? "a symbolic link where a directory belongs" :
+			 "not a directory", st);
 		return 0;
 	}
-	while (rc == 0 && (de = readdir(d))) {
-		char *r, *path;
-		struct stat st;
-		size_t nl = strlen(de->d_name);
+	if (!dir_name_ok(name)) {
+		walk_bad(w, dfd, name, rel, "directory name is not a host or session name", st);
+		return 0;
+	}
+	fd = subdir_open(dfd, name, 0, rel, w->s->owner, err, sizeof(err));
+	if (fd == -ENOENT)
+		return 0;
+	if (fd < 0) {
+		walk_bad(w, dfd, name, rel, err, st);
+		return 0;
+	}
+	rc = walk_dir(w, fd, rel, depth - 1);
+	close(fd);
+	return rc;
+}
 
-		if (de->d_name[0] == '.')
+/* One entry of a session directory: a part, a leftover .tmp, or bad. */
+static int walk_leaf(struct walk *w, int dfd, const char *name, const char *rel, const struct stat *st)
+{
+	char buf[128];
+	const char *why;
+	uint64_t seq;
+
+	if (S_ISREG(st->st_mode) && tmp_name(name)) {
+		if (w->act)
+			unlinkat(dfd, name, 0);
+		return 0;
+	}
+	if (!spool_seq_name(name, &seq))
+		why = "name is not a part sequence number (10 to 19 digits)";
+	else
+		why = file_refusal(st, w->s->owner, buf, sizeof(buf));
+	if (why) {
+		walk_bad(w, dfd, name, rel, why, st);
+		return 0;
+	}
+	w->bytes += (uint64_t)st->st_size;
+	return w->act ? walk_add(w, rel, seq, (size_t)st->st_size) : 0;
+}
+
+/* Walk dfd (rel below the instance dir); depth 1 holds the parts. */
+static int walk_dir(struct walk *w, int dfd, const char *rel, int depth)
+{
+	/* A description of its own: readdir must not move dfd's offset. */
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (fd < 0)
+		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return -errno;
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		char r[1024];
+		struct stat st;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		r = rel[0] ? path_join(rel, de->d_name) : strdup(de->d_name);
-		path = path_join(dir, de->d_name);
-		if (!r || !path) {
-			rc = -ENOMEM;
-		} else if (stat(path, &st) < 0) {
-			/* gone meanwhile */
-		} else if (S_ISDIR(st.st_mode) && depth > 1) {
-			rc = scan_dir(sc, base, r, depth - 1);
-		} else if (S_ISREG(st.st_mode) && nl > 4 && !strcmp(de->d_name + nl - 4, ".tmp")) {
-			unlink(path);
-		} else if (S_ISREG(st.st_mode) && depth == 1) {
-			sc->bytes += (uint64_t)st.st_size;
-			rc = scan_add(sc, base, r, path, (size_t)st.st_size);
-		}
-		free(r);
-		free(path);
+		if (depth == 3 && !strcmp(de->d_name, ".probe.tmp"))
+			continue;
+		snprintf(r, sizeof(r), "%s%s%s", rel, rel[0] ? "/" : "", de->d_name);
+		if (fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue; /* gone meanwhile */
+		if (depth > 1)
+			rc = walk_subdir(w, dfd, de->d_name, r, depth, &st);
+		else
+			rc = walk_leaf(w, dfd, de->d_name, r, &st);
 	}
 	closedir(d);
-	free(dir);
 	return rc;
 }
 
@@ -294,33 +662,34 @@ static int part_key_cmp(const void *a, const void *b)
 	return strcmp(pa->key, pb->key);
 }
 
-static uint64_t dir_usage(const char *dir, struct part **list)
+static int walk(struct spool *s, int act, struct part **list)
 {
-	struct scan sc = { 0 };
+	struct walk w = { s, act, NULL, 0, 0, 0 };
 	size_t i;
+	int rc = dir_check(s->base_fd, s->dir, s->owner, s->err, sizeof(s->err));
 
-	scan_dir(&sc, dir, "", 3);
-	if (list && sc.n) {
-		qsort(sc.v, sc.n, sizeof(*sc.v), part_key_cmp);
-		for (i = 0; i + 1 < sc.n; i++)
-			sc.v[i]->next = sc.v[i + 1];
-		*list = sc.v[0];
+	if (rc == 0)
+		rc = dir_check(s->fd, s->dir, s->owner, s->err, sizeof(s->err));
+	if (rc == 0)
+		rc = walk_dir(&w, s->fd, "", 3);
+	if (rc == 0)
+		s->used = w.bytes;
+	if (rc == 0 && list && w.n) {
+		qsort(w.v, w.n, sizeof(*w.v), part_key_cmp);
+		for (i = 0; i + 1 < w.n; i++)
+			w.v[i]->next = w.v[i + 1];
+		*list = w.v[0];
 	} else {
-		for (i = 0; i < sc.n; i++)
-			part_free(sc.v[i]);
+		for (i = 0; i < w.n; i++)
+			part_free(w.v[i]);
+		w.n = rc < 0 ? 0 : w.n;
 	}
-	free(sc.v);
-	return sc.bytes;
+	free(w.v);
+	return rc < 0 ? rc : (int)w.n;
 }
 
 int spool_scan(struct spool *s, struct part **out)
 {
-	struct part *p;
-	int n = 0;
-
 	*out = NULL;
-	s->used = dir_usage(s->dir, out);
-	for (p = *out; p; p = p->next)
-		n++;
-	return n;
+	return walk(s, 1, out);
 }

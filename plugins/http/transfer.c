@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 enum stage { ST_PUT, ST_MP_CREATE, ST_MP_PART, ST_MP_COMPLETE };
 
@@ -27,6 +28,12 @@ struct transfer {
 	char resp[2048];        /* start of the response body */
 	size_t resp_len;
 	char etag[256];         /* ETag header of the last response */
+	int64_t retry_after_hdr; /* Retry-After of the last response in ms, or -1 */
+	int64_t retry_after_ms;  /* what transfer_retry_after() reports */
+	/* stall_timeout: bytes seen so far and when they last moved */
+	curl_off_t moved;
+	int64_t moved_ms;       /* -1 until the request is on the wire */
+	int stalled;
 	/* multipart */
 	char *upload_id;        /* URL-escaped */
 	unsigned chunk, nr_chunks;
@@ -66,10 +73,53 @@ static size_t resp_write(char *buf, size_t size, size_t n, void *arg)
 	return len;
 }
 
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t transfer_retry_after_parse(const char *v)
+{
+	char *end;
+	long long sec;
+	time_t when;
+
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (*v >= '0' && *v <= '9') {
+		sec = strtoll(v, &end, 10);
+		while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
+			end++;
+		if (*end || sec < 0 || sec > 86400 * 365)
+			return -1;
+		return (int64_t)sec * 1000;
+	}
+	when = curl_getdate(v, NULL);
+	if (when == (time_t)-1)
+		return -1;
+	return when > time(NULL) ? (int64_t)(when - time(NULL)) * 1000 : 0;
+}
+
 static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 {
 	struct transfer *t = arg;
 	size_t len = size * n;
+
+	/* A status line starts a response (a 100 Continue comes first). */
+	if (len > 5 && !strncmp(buf, "HTTP/", 5))
+		t->retry_after_hdr = -1;
+	if (len > 12 && !strncasecmp(buf, "retry-after:", 12)) {
+		char v[128];
+		size_t m = len - 12 < sizeof(v) - 1 ? len - 12 : sizeof(v) - 1;
+
+		memcpy(v, buf + 12, m);
+		v[m] = '\0';
+		v[strcspn(v, "\r\n")] = '\0';
+		t->retry_after_hdr = transfer_retry_after_parse(v);
+	}
 
 	if (len > 5 && !strncasecmp(buf, "etag:", 5)) {
 		size_t i = 5, j = 0;
@@ -194,8 +244,61 @@ static int headers_build(struct transfer *t)
 								   : "Content-Type: application/octet-stream");
 	} else {
 		rc = rc ? rc : hdr_add(t, "Content-Type: application/octet-stream");
+		/*
+		 * No "Expect: 100-continue" (curl adds it to every PUT): waiting
+		 * for the 100 moves no byte and would count against stall_timeout.
+		 */
+		rc = rc ? rc : hdr_add(t, "Expect:");
 	}
 	return rc;
+}
+
+/*
+ * stall_timeout: no byte up or down for that long, once the request is on
+ * the wire (connecting is connect_timeout's business).  curl's own
+ * LOW_SPEED_TIME averages the speed over about 5 s, so a request that sent
+ * its body and then waits for an answer was aborted after 6-7 s instead of
+ * 1 s; this clock is exact to the uploader's wake-up (it polls until
+ * transfer_stall_deadline()).
+ */
+static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t ultotal,
+		    curl_off_t ulnow)
+{
+	struct transfer *t = arg;
+	curl_off_t pre = 0;
+	int64_t now = mono_ms();
+
+	(void)dltotal;
+	(void)ultotal;
+	if (t->moved_ms < 0) {
+		curl_easy_getinfo(t->easy, CURLINFO_PRETRANSFER_TIME_T, &pre);
+		if (pre > 0) {
+			t->moved_ms = now;
+			t->moved = dlnow + ulnow;
+		}
+		return 0;
+	}
+	if (dlnow + ulnow != t->moved) {
+		t->moved = dlnow + ulnow;
+		t->moved_ms = now;
+		return 0;
+	}
+	if (now - t->moved_ms >= t->conf->stall_timeout_ms) {
+		t->stalled = 1;
+		return 1; /* CURLE_ABORTED_BY_CALLBACK */
+	}
+	return 0;
+}
+
+int64_t transfer_stall_deadline(const struct transfer *t)
+{
+	/* Before the request is on the wire: look again within 100 ms. */
+	return t->moved_ms < 0 ? mono_ms() + 100 : t->moved_ms + t->conf->stall_timeout_ms;
+}
+
+int64_t transfer_retry_after(const struct transfer *t)
+{
+	return t->retry_after_ms;
 }
 
 static void options_common(struct transfer *t)
@@ -206,8 +309,12 @@ static void options_common(struct transfer *t)
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_timeout_ms);
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)((c->stall_timeout_ms + 999) / 1000));
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, progress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, t);
+	/* Waiting for a 100 Continue moves no byte: keep it within stall_timeout. */
+	curl_easy_setopt(e, CURLOPT_EXPECT_100_TIMEOUT_MS,
+			 (long)(c->stall_timeout_ms / 2 < 1000 ? c->stall_timeout_ms / 2 : 1000));
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->tls_verify ? 1L : 0L);
 	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->tls_verify ? 2L : 0L);
 	if (c->ca_file[0])
@@ -251,6 +358,10 @@ static int request_setup(struct transfer *t)
 	t->resp_len = 0;
 	t->resp[0] = '\0';
 	t->etag[0] = '\0';
+	t->retry_after_hdr = -1;
+	t->moved = 0;
+	t->moved_ms = -1;
+	t->stalled = 0;
 	t->body_off = 0;
 	free(t->url);
 	t->url = malloc(n);
@@ -311,6 +422,7 @@ struct transfer *transfer_new(const struct http_conf *c, struct part *p)
 	t->part = p;
 	t->obj_url = transfer_url(c, p->key);
 	t->stage = ST_PUT;
+	t->retry_after_ms = -1;
 	if (c->mode == MODE_S3 && p->len > c->multipart_chunk) {
 		t->stage = ST_MP_CREATE;
 		t->nr_chunks = (unsigned)((p->len + c->multipart_chunk - 1) / c->multipart_chunk);
@@ -425,6 +537,13 @@ enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, s
 	char *code;
 
 	msg[0] = '\0';
+	t->retry_after_ms = -1;
+	if (cc == CURLE_ABORTED_BY_CALLBACK && t->stalled) {
+		snprintf(msg, msglen, "%s %s: no byte moved for %lld ms (stall_timeout): %s", t->method,
+			 t->url, (long long)t->conf->stall_timeout_ms,
+			 curl_easy_strerror(CURLE_OPERATION_TIMEDOUT));
+		return request_setup(t) < 0 ? XFER_FATAL : XFER_RETRY;
+	}
 	if (cc != CURLE_OK) {
 		snprintf(msg, msglen, "%s %s: %s", t->method, t->url, curl_easy_strerror(cc));
 		/* A certificate that does not verify will not verify next time either. */
@@ -442,6 +561,8 @@ enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, s
 	snprintf(msg, msglen, "%s %s: HTTP %ld%s%s", t->method, t->url, status, code ? " " : "",
 		 code ? code : "");
 	free(code);
+	if (status == 429 || status == 503)
+		t->retry_after_ms = t->retry_after_hdr;
 	if (status_retryable(status) || (status >= 200 && status < 300))
 		return request_setup(t) < 0 ? XFER_FATAL : XFER_RETRY;
 	return XFER_FATAL;

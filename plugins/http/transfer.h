@@ -11,6 +11,7 @@
 #define HTTP_TRANSFER_H
 #include <curl/curl.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct http_conf;
 struct part;
@@ -35,7 +36,24 @@ CURL *transfer_easy(struct transfer *t);
  */
 enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, size_t msglen);
 struct part *transfer_part(const struct transfer *t);
+/*
+ * After transfer_done() gave XFER_RETRY for a 429 or 503: the wait the
+ * collector asked for with Retry-After, in ms; -1 when it asked nothing.
+ */
+int64_t transfer_retry_after(const struct transfer *t);
+/*
+ * CLOCK_MONOTONIC ms at which the current request counts as stalled
+ * (stall_timeout without a byte moving): the owner must drive curl by then.
+ */
+int64_t transfer_stall_deadline(const struct transfer *t);
 void transfer_free(struct transfer *t);
+
+/*
+ * A Retry-After value (RFC 9110 10.2.3: delay-seconds, or an HTTP-date) as
+ * ms from now; a date in the past is 0; -1 when it is neither (or more
+ * than a year of seconds).
+ */
+int64_t transfer_retry_after_parse(const char *v);
 
 /* The URL a part goes to (no credentials): for messages and tests. */
 char *transfer_url(const struct http_conf *c, const char *key);

@@ -43,12 +43,15 @@ struct uploader {
 	size_t prologue_len;
 	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
 	int upload_req, upload_done;
-	int stopping;
-	int64_t drain_until;
-	int err;                   /* first fatal error, 0 if none */
+	uint64_t quarantined;      /* spool entries moved to quarantine */
+	int stopping;              /* set by uploader_close */
+	int64_t drain_until;       /* with stopping */
+	int err;                   /* first fatal error, 0 if none; set by fail() */
 	struct perfsink_sink_stats st;
 
 	/* Thread only. */
+	int t_stopping;            /* copies of stopping and drain_until, */
+	int64_t t_drain_until;     /* taken under lock by engine_side_take */
 	struct part_cutter cut;
 	struct part *q_head, *q_tail; /* this run's parts, seq order */
 	size_t q_mem;              /* bytes of data parts only in memory */
@@ -75,6 +78,16 @@ static int64_t now_ms(void)
 }
 
 #define LOG(u, lvl, ...) (u)->host->log((u)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
+
+/* Thread: the first fatal error; the engine side reads err under the lock. */
+static void fail(struct uploader *u, int rc)
+{
+	pthread_mutex_lock(&u->lock);
+	if (!u->err)
+		u->err = rc;
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
+}
 
 /* ------------------------------------------------------------ part queue */
 
@@ -126,10 +139,7 @@ static void part_spill(struct uploader *u, struct part *p)
 		part_drop(u, p, "spool full (spool_max)");
 		rc = spool_put(u->spool, p);
 	} else if (rc < 0) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "spool %s: %s", u->spool->dir, strerror(-rc));
-		part_drop(u, p, why);
+		part_drop(u, p, u->spool->err);
 		rc = spool_put(u->spool, p);
 	}
 	if (rc == 0) {
@@ -189,34 +199,48 @@ static void part_unlink_head(struct part **head, struct part **tail, struct part
 
 /* ------------------------------------------------------------- transfers */
 
+/* p, the head of the queue or of the backlog, is gone from the spool. */
+static void part_forget(struct uploader *u, struct part *p)
+{
+	if (p == u->q_head)
+		part_unlink_head(&u->q_head, &u->q_tail, p);
+	else
+		part_unlink_head(&u->backlog, NULL, p);
+	part_free(p);
+}
+
 static void transfer_begin(struct uploader *u, struct part *p)
 {
 	int rc = 0;
 
 	if (!p->data && p->spool_path)
 		rc = spool_load(u->spool, p);
+	if (rc == -EBADMSG || rc == -ENOENT) {
+		/* Quarantined (and reported), or removed by someone else. */
+		if (rc == -ENOENT)
+			LOG(u, WARN, "spool %s: vanished before it was sent", p->spool_path);
+		part_forget(u, p);
+		return;
+	}
 	if (rc < 0) {
-		LOG(u, ERROR, "spool %s: cannot read: %s", p->spool_path, strerror(-rc));
-		u->err = rc;
+		LOG(u, ERROR, "%s", u->spool->err);
+		fail(u, rc);
 		return;
 	}
 	u->xfer = transfer_new(u->conf, p);
 	if (!u->xfer) {
-		u->err = -ENOMEM;
+		fail(u, -ENOMEM);
 		return;
 	}
+	LOG(u, DEBUG, "part %s: request starts", p->key);
 	curl_multi_add_handle(u->multi, transfer_easy(u->xfer));
 }
 
 static void transfers_pump(struct uploader *u, int64_t now)
 {
-	if (u->xfer || u->err || now < u->next_try || !u->q_head) {
-		if (u->xfer || u->err || now < u->next_try || !u->backlog)
-			return;
-		transfer_begin(u, u->backlog);
-		return;
-	}
-	transfer_begin(u, u->q_head);
+	/* Again when a bad spooled part was set aside: take the next one. */
+	while (!u->xfer && !u->err && now >= u->next_try && (u->q_head || u->backlog))
+		transfer_begin(u, u->q_head ? u->q_head : u->backlog);
 }
 
 static void part_delivered(struct uploader *u, struct part *p)
@@ -239,19 +263,39 @@ static void part_delivered(struct uploader *u, struct part *p)
 	u->down = 0;
 }
 
-static void transfer_failed(struct uploader *u, enum transfer_result r, const char *msg, int64_t now)
+/*
+ * The wait before the next try: what a 429/503 asked for with Retry-After
+ * (at least backoff_base, so "0" cannot make the sink spin; at most
+ * backoff_cap), else the jittered backoff.
+ */
+static int64_t retry_delay(struct uploader *u, int64_t retry_after, const char **how)
+{
+	int64_t delay = backoff_next(&u->bo);
+
+	*how = "with backoff";
+	if (retry_after < 0)
+		return delay;
+	*how = "as the collector asked (Retry-After)";
+	if (retry_after < u->conf->backoff_base_ms)
+		return u->conf->backoff_base_ms;
+	return retry_after < u->conf->backoff_cap_ms ? retry_after : u->conf->backoff_cap_ms;
+}
+
+static void transfer_failed(struct uploader *u, enum transfer_result r, const char *msg, int64_t now,
+			    int64_t retry_after)
 {
 	if (r == XFER_RETRY) {
-		int64_t delay = backoff_next(&u->bo);
+		const char *how;
+		int64_t delay = retry_delay(u, retry_after, &how);
 
 		pthread_mutex_lock(&u->lock);
 		u->st.retries++;
 		pthread_mutex_unlock(&u->lock);
 		if (!u->down)
-			LOG(u, WARN, "%s; retrying with backoff (next in %" PRId64 " ms), parts wait in %s",
-			    msg, delay, u->conf->overflow == OVERFLOW_SPOOL ? u->spool->dir : "memory");
+			LOG(u, WARN, "%s; retrying %s (next in %" PRId64 " ms), parts wait in %s",
+			    msg, how, delay, u->conf->overflow == OVERFLOW_SPOOL ? u->spool->dir : "memory");
 		else
-			LOG(u, DEBUG, "%s; next try in %" PRId64 " ms", msg, delay);
+			LOG(u, DEBUG, "%s; next try in %" PRId64 " ms %s", msg, delay, how);
 		u->down = 1;
 		u->next_try = now + delay;
 		policy_apply(u);
@@ -259,10 +303,7 @@ static void transfer_failed(struct uploader *u, enum transfer_result r, const ch
 	}
 	LOG(u, ERROR, "%s: giving up (not retryable); unsent parts stay in %s for `perfsink upload`",
 	    msg, u->spool->dir);
-	pthread_mutex_lock(&u->lock);
-	u->err = strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403") ? -EACCES : -EIO;
-	pthread_cond_broadcast(&u->cond);
-	pthread_mutex_unlock(&u->lock);
+	fail(u, strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403") ? -EACCES : -EIO);
 }
 
 static void transfers_reap(struct uploader *u)
@@ -273,6 +314,7 @@ static void transfers_reap(struct uploader *u)
 	while ((m = curl_multi_info_read(u->multi, &left))) {
 		char msg[1024];
 		enum transfer_result r;
+		int64_t retry_after;
 		struct part *p;
 
 		if (m->msg != CURLMSG_DONE || !u->xfer)
@@ -284,6 +326,7 @@ static void transfers_reap(struct uploader *u)
 			continue;
 		}
 		p = transfer_part(u->xfer);
+		retry_after = transfer_retry_after(u->xfer);
 		transfer_free(u->xfer);
 		u->xfer = NULL;
 		if (p->spool_path) {
@@ -294,7 +337,7 @@ static void transfers_reap(struct uploader *u)
 		if (r == XFER_DONE)
 			part_delivered(u, p);
 		else
-			transfer_failed(u, r, msg, now_ms());
+			transfer_failed(u, r, msg, now_ms(), retry_after);
 	}
 }
 
@@ -317,10 +360,26 @@ static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, si
 	p = part_cutter_meta(&u->cut, bytes, len);
 	free(bytes);
 	if (!p) {
-		u->err = -ENOMEM;
+		fail(u, -ENOMEM);
 		return;
 	}
 	part_enqueue(u, p);
+}
+
+/* Spool callback, on the thread: a bad entry was set aside. */
+static void spool_quarantined(void *arg, const char *path, const char *to, const char *why,
+			      uint64_t bytes)
+{
+	struct uploader *u = arg;
+
+	pthread_mutex_lock(&u->lock);
+	u->quarantined++;
+	u->st.dropped_bytes += bytes;
+	pthread_mutex_unlock(&u->lock);
+	if (to)
+		LOG(u, WARN, "spool %s: %s: moved to %s, not sent (counted as lost)", path, why, to);
+	else
+		LOG(u, WARN, "spool %s: %s; not sent (counted as lost)", path, why);
 }
 
 static void backlog_scan(struct uploader *u)
@@ -331,6 +390,11 @@ static void backlog_scan(struct uploader *u)
 		return;
 	u->backlog_scanned = 1;
 	n = spool_scan(u->spool, &u->backlog);
+	if (n < 0) {
+		LOG(u, ERROR, "%s", u->spool->err);
+		fail(u, n);
+		return;
+	}
 	if (n > 0)
 		LOG(u, INFO, "%d parts of earlier runs in %s (%" PRIu64 " bytes): sending them", n,
 		    u->spool->dir, u->spool->used);
@@ -356,7 +420,7 @@ static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_
 			rc = part_cutter_append(&u->cut, d, len, records, now_ms(), &sealed);
 		if (rc < 0 && !u->err) {
 			LOG(u, ERROR, "cannot add a buffer to a part: %s", strerror(-rc));
-			u->err = rc;
+			fail(u, rc);
 		}
 		part_enqueue(u, sealed);
 		u->host->buf_put(bufs[i]);
@@ -371,8 +435,10 @@ static int64_t poll_timeout(struct uploader *u, int64_t now)
 		t = d - now;
 	if (!u->xfer && (u->q_head || u->backlog) && u->next_try - now < t)
 		t = u->next_try - now;
-	if (u->stopping && u->drain_until - now < t)
-		t = u->drain_until - now;
+	if (u->xfer && transfer_stall_deadline(u->xfer) - now < t)
+		t = transfer_stall_deadline(u->xfer) - now;
+	if (u->t_stopping && u->t_drain_until - now < t)
+		t = u->t_drain_until - now;
 	return t < 0 ? 0 : t;
 }
 
@@ -399,6 +465,8 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 		u->bq_len--;
 	}
 	u->taking = n > 0;
+	u->t_stopping = u->stopping;
+	u->t_drain_until = u->drain_until;
 	*stop = u->stopping && !u->bq_len;
 	*flush = u->flushing && !u->bq_len;
 	upload_req = u->upload_req;
@@ -469,6 +537,9 @@ static void uploader_finish(struct uploader *u)
 	if (parts)
 		LOG(u, WARN, "%" PRIu64 " parts (%" PRIu64 " bytes) not sent; they wait in %s for the next "
 		    "run or `perfsink upload`", parts, bytes, u->spool->dir);
+	if (u->quarantined)
+		LOG(u, WARN, "%" PRIu64 " bad spool entries were set aside in %s and not sent; "
+		    "inspect them, then delete them", u->quarantined, u->spool->qdir);
 	if (u->lost_parts)
 		LOG(u, WARN, "lost %" PRIu64 " bytes (%" PRIu64 " records) in %" PRIu64 " parts; "
 		    "raise spool_max or queue_size", u->st.dropped_bytes, u->st.dropped_records,
@@ -495,7 +566,7 @@ static void *uploader_main(void *arg)
 		transfers_reap(u);
 		transfers_pump(u, now_ms());
 		shared_publish(u);
-		if (stop && (!u->q_head || now >= u->drain_until || u->err))
+		if (stop && (!u->q_head || now >= u->t_drain_until || u->err))
 			break;
 		if (n == TAKE_MAX)
 			continue;
@@ -520,6 +591,8 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	u->host = inst->host;
 	u->conf = conf;
 	u->spool = spool;
+	spool->on_quarantine = spool_quarantined;
+	spool->arg = u;
 	part_cutter_init(&u->cut, conf->part_size, conf->max_latency_ms);
 	if (conf->compress) {
 		u->comp = compressor_new(conf->compress_level);
@@ -676,7 +749,7 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 	if (u->err)
 		rc = u->err;
 	else if (u->upload_done)
-		rc = 0;
+		rc = u->quarantined ? -EBADMSG : 0;
 	pthread_mutex_unlock(&u->lock);
 	return rc;
 }
