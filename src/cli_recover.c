@@ -41,6 +41,8 @@ static void report(const char *path, const char *out, const struct recover_repor
 	printf("  data.size %llu -> %llu; the data ended at %s; %llu samples",
 	       (unsigned long long)r->data_size_before, (unsigned long long)r->data_size, r->stop,
 	       (unsigned long long)r->samples);
+	if (!r->records)
+		printf(" (no record survived: one FINISHED_ROUND stands in, so perf reads it)");
 	if (r->compressed)
 		printf("; %llu COMPRESSED records, the largest %llu bytes decompressed",
 		       (unsigned long long)r->compressed, (unsigned long long)r->max_decomp);

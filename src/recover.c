@@ -233,7 +233,7 @@ static int tracing_build(struct derived *d, char *err, size_t n)
 
 /* Features for the records of r, as the engine would have written them at the end. */
 static int features_build(struct derived *d, const struct pfile *f, const struct rscan_result *r,
-			  const char *path, uint64_t bits[PERF_FILE_FEAT_BITS / 64])
+			  uint64_t data_size, const char *path, uint64_t bits[PERF_FILE_FEAT_BITS / 64])
 {
 	char *argv[] = { (char *)"recover", (char *)path, NULL };
 	struct perfsink_stream_priv priv = {
@@ -246,7 +246,7 @@ static int features_build(struct derived *d, const struct pfile *f, const struct
 		1, 1, ratio_of(r->decomp_bytes, r->comp_bytes), (uint32_t)r->max_decomp,
 	};
 	const struct perfsink_compression *c = r->compressed ? &comp : NULL;
-	struct perfsink_file_end end = { f->data_off, r->end - f->data_off, c };
+	struct perfsink_file_end end = { f->data_off, data_size, c };
 	int err = dso_set_build_ids(&d->dsos, &d->build_ids);
 	if (!err)
 		err = perf_file_features(&s, &end, &d->feat);
@@ -255,6 +255,33 @@ static int features_build(struct derived *d, const struct pfile *f, const struct
 		perf_file_feature_bits(&s, c, bits);
 	}
 	return err;
+}
+
+/*
+ * The bytes after the records kept: the features, after one FINISHED_ROUND
+ * when no record was kept (perf refuses data.size 0 but reads an empty
+ * recording: a flight-recorder output killed before its dump).
+ */
+static int tail_build(struct derived *d, const struct pfile *f, const struct rscan_result *r,
+		      const char *path, uint64_t *data_size, uint64_t bits[PERF_FILE_FEAT_BITS / 64])
+{
+	const struct perf_event_header round = { PS_RECORD_FINISHED_ROUND, 0, sizeof(round) };
+	*data_size = r->end - f->data_off;
+	bool empty = *data_size == 0;
+	if (empty)
+		*data_size = sizeof(round);
+	int err = features_build(d, f, r, *data_size, path, bits);
+	if (err || !empty)
+		return err;
+	struct bytes t;
+	bytes_init(&t);
+	bytes_add(&t, &round, sizeof(round));
+	bytes_add(&t, d->feat.data, d->feat.len);
+	if (t.err)
+		return t.err;
+	perf_bytes_free(&d->feat);
+	d->feat.data = bytes_steal(&t, &d->feat.len);
+	return 0;
 }
 
 static int rebuild(struct pfile *f, const char *path, const char *out,
@@ -273,11 +300,10 @@ static int rebuild(struct pfile *f, const char *path, const char *out,
 		if (r == -ENOTSUP)
 			snprintf(err, n, "it holds COMPRESSED records and perfsink was built without libzstd");
 	}
-	uint64_t bits[PERF_FILE_FEAT_BITS / 64];
-	if (!r && (r = features_build(&d, f, &sr, path, bits)) < 0)
+	uint64_t bits[PERF_FILE_FEAT_BITS / 64], size = 0;
+	if (!r && (r = tail_build(&d, f, &sr, path, &size, bits)) < 0)
 		snprintf(err, n, "cannot build the features: %s", strerror(-r));
 	if (!r) {
-		uint64_t size = sr.end - f->data_off;
 		struct rw_patch p[] = {
 			{ PERF_FILE_DATA_SIZE_OFFSET, &size, sizeof(size) },
 			{ PERF_FILE_FEATURES_OFFSET, bits, sizeof(bits) },
