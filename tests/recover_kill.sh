@@ -123,13 +123,13 @@ for scen in plain rotate; do
 			[ $scen = rotate ] && outs=$(ls run/$s.data.*)
 			newest=$(echo "$outs" | tail -n 1)
 			files=0 direct=0 repaired=0 bad=0 kept=0
-			for f in $outs; do
+			for o in $outs; do
 				# Segments finished before the kill must need no repair.
-				if [ "$f" != "$newest" ] && ! perf_clean "$f"; then
+				if [ "$o" != "$newest" ] && ! perf_clean "$o"; then
 					early=$((early + 1))
-					show "$f.report.err"
+					show "$o.report.err"
 				fi
-				check_output "$f"
+				check_output "$o"
 			done
 			miss=$((at - kept))
 			[ "$miss" -gt 1000 ] && diag "$s: only $kept samples of $at ms"
@@ -176,11 +176,11 @@ while read -r ms dumps now; do
 		outs=$(ls run/$s.data.* 2>/dev/null)
 		newest=$(echo "$outs" | tail -n 1)
 		files=0 direct=0 repaired=0 bad=0 kept=0
-		for f in $outs; do
-			if [ "$f" != "$newest" ]; then
-				{ perf_clean "$f" && [ "$(perf_samples "$f")" -gt 0 ]; } || { early=$((early + 1)); show "$f.report.err"; }
+		for o in $outs; do
+			if [ "$o" != "$newest" ]; then
+				{ perf_clean "$o" && [ "$(perf_samples "$o")" -gt 0 ]; } || { early=$((early + 1)); show "$o.report.err"; }
 			fi
-			check_output "$f"
+			check_output "$o"
 		done
 		allbad=$((allbad + bad))
 		eval "f_$s=\$((f_$s + files)) d_$s=\$((d_$s + direct)) r_$s=\$((r_$s + repaired))"

@@ -225,6 +225,9 @@ static int zsink_finish(struct zsink *z)
 	if (r < 0)
 		LOG(z, PERFSINK_LOG_ERROR, "cannot finish '%s': %s; perf cannot read it",
 		    z->file.path, strerror(-r));
+	else if (z->err && !kept) /* data.size 0: perf refuses the file */
+		LOG(z, PERFSINK_LOG_WARN, "'%s' holds no records: the error came before the first write completed; perf cannot read it",
+		    z->file.path);
 	else if (z->err)
 		LOG(z, PERFSINK_LOG_WARN, "'%s' keeps the %llu bytes of records written before the error; perf report reads it",
 		    z->file.path, (unsigned long long)kept);
