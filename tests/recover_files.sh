@@ -6,7 +6,7 @@
 # disk under -o (nothing half-written left).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 27
+plan 28
 cd "$T"
 # Exactly 4000 getppid tracepoint hits: counts after a cut can be checked
 # against a known total; cpu-clock with call chains for build-ids and zstd.
@@ -105,6 +105,22 @@ done
 check "a record torn at a page boundary is dropped (page $torn), the rest reads clean" \
 	[ $torn -gt 0 ] && [ "$(hdr torn.data 48)" -lt $((torn * 4096)) ] && perf_clean torn.data ||
 	show out torn.data.report.err
+
+# What a killed perf record leaves (data.size 0, perf refuses it) is
+# repaired too.  perf writes once its rings are half full: wait for that.
+"$PERF" record -q -g -o killed.data -- "$WORKLOAD" cpu 60000 >/dev/null 2>&1 &
+ppid=$!
+wait_for 60 sh -c '[ "$(stat -c %s killed.data 2>/dev/null || echo 0)" -gt 100000 ]'
+w=$(pgrep -P $ppid | head -n 1)
+kill -9 $ppid
+wait $ppid 2>/dev/null
+[ -n "$w" ] && kill -9 "$w"
+refused=no
+perf_clean killed.data || refused=yes
+"$PERFSINK" recover killed.data >out 2>err
+check "perf record killed with -9: perf refuses it ($refused), recover repairs it" \
+	[ $refused = yes ] && perf_clean killed.data && [ "$(perf_samples killed.data)" -gt 100 ] ||
+	show out err killed.data.report.err
 
 # -o: the original stays byte for byte, the copy is repaired.
 cut_copy good.data $(($(hdr good.data 40) + 1000)) orig.data

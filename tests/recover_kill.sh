@@ -2,7 +2,7 @@
 # kill -9 at random moments: every output of every sink is then read by
 # perf directly or repaired by perfsink recover, and keeps all but the last
 # second of the recording.  Scenarios (aio_file and zstd side by side in each
-# run, so one kill hits both): plain files, size rotation, flight recorder
+# run, so one kill hits both; aio_file also with direct = true): plain files, size rotation, flight recorder
 # (--overwrite, SIGUSR2 dumps).  RECOVER_SEED repeats a run's kill points,
 # RECOVER_TRIALS sets the trials per scenario (default 10).
 #
@@ -46,6 +46,11 @@ path = $T/run/a.data
 [sink.z]
 plugin = zstd
 path = $T/run/z.data
+
+[sink.d]
+plugin = aio_file
+path = $T/run/d.data
+direct = true
 INI
 }
 write_ini plain ""
@@ -109,7 +114,7 @@ k=0
 for scen in plain rotate; do
 	k=$((k + 1))
 	i=0 allbad=0 early=0
-	for s in a z; do eval "f_$s=0 d_$s=0 r_$s=0 k_$s=0 w_$s=0 m_$s=0"; done
+	for s in a z d; do eval "f_$s=0 d_$s=0 r_$s=0 k_$s=0 w_$s=0 m_$s=0"; done
 	points "$((SEED + k))" >pts
 	while read -r ms _ _; do
 		i=$((i + 1))
@@ -117,7 +122,7 @@ for scen in plain rotate; do
 		wait_for 120 cpu_above "$w" "$ms"
 		kill_run
 		diag "$scen trial $i: kill -9 at $at ms of workload CPU (threshold $ms)"
-		for s in a z; do
+		for s in a z d; do
 			# Listed before perf_clean adds its .report files beside them.
 			outs=run/$s.data
 			[ $scen = rotate ] && outs=$(ls run/$s.data.*)
@@ -146,7 +151,9 @@ for scen in plain rotate; do
 	fi
 	sink_line "$scen aio_file" $f_a $d_a $r_a $k_a $w_a $m_a
 	sink_line "$scen zstd" $f_z $d_z $r_z $k_z $w_z $m_z
-	check "$scen aio_file: each kill loses at most 1 s (worst $m_a ms)" [ $m_a -le 1000 ]
+	sink_line "$scen aio_file direct" $f_d $d_d $r_d $k_d $w_d $m_d
+	check "$scen aio_file: each kill loses at most 1 s (worst $m_a ms, direct = true $m_d ms)" \
+		[ $m_a -le 1000 -a $m_d -le 1000 ]
 	check "$scen zstd: each kill loses at most 1 s (worst $m_z ms)" [ $m_z -le 1000 ]
 done
 
@@ -155,7 +162,7 @@ done
 # before the kill reads directly and holds samples; the output being
 # filled at the kill is repaired.
 i=0 allbad=0 early=0 empty=0
-for s in a z; do eval "f_$s=0 d_$s=0 r_$s=0"; done
+for s in a z d; do eval "f_$s=0 d_$s=0 r_$s=0"; done
 points "$((SEED + 3))" >pts
 while read -r ms dumps now; do
 	i=$((i + 1))
@@ -168,11 +175,12 @@ while read -r ms dumps now; do
 		[ $j -eq "$dumps" ] && [ "$now" = 1 ] && break
 		wait_for 60 outputs_with_data 'run/a.data.*' $j
 		wait_for 60 outputs_with_data 'run/z.data.*' $j
+		wait_for 60 outputs_with_data 'run/d.data.*' $j
 	done
 	[ "$now" = 1 ] || wait_for 120 cpu_above "$w" "$((ms - 1000 + $(cpu_ms "$w")))"
 	kill_run
 	diag "flight trial $i: $dumps SIGUSR2, kill -9 $([ "$now" = 1 ] && echo 'right after the last one' || echo "$((ms - 1000)) ms of CPU after it") (at $at ms)"
-	for s in a z; do
+	for s in a z d; do
 		outs=$(ls run/$s.data.* 2>/dev/null)
 		newest=$(echo "$outs" | tail -n 1)
 		files=0 direct=0 repaired=0 bad=0 kept=0
@@ -190,4 +198,5 @@ check "flight: after $TRIALS kills every output reads clean, directly or after r
 check "flight: every dump finished before the kill reads directly and holds samples" [ $early -eq 0 ]
 diag "flight aio_file: $TRIALS kills, $f_a outputs: $d_a read by perf directly, $r_a repaired by recover (the rest complete)"
 diag "flight zstd: $TRIALS kills, $f_z outputs: $d_z read by perf directly, $r_z repaired by recover (the rest complete)"
+diag "flight aio_file direct: $TRIALS kills, $f_d outputs: $d_d read by perf directly, $r_d repaired by recover (the rest complete)"
 done_testing
