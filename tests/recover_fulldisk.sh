@@ -11,6 +11,14 @@ mount -t tmpfs -o size=16k tmpfs small 2>/dev/null || skip_all "cannot mount a t
 umount small
 cleanup_hook() { umount "$T/small"; }
 printf '[sink.z]\nplugin = zstd\npath = %s/small/full.data\n' "$T" >full.ini
+# perf_reads FILE: perf report exits 0 and says nothing on stderr but its
+# warning that the kernel lost events (a LOST record is data, not damage:
+# a loaded machine or an overwritten flight-recorder ring gives them).
+perf_reads() {
+	"$PERF" report -i "$1" --stdio >"$1.report" 2>"$1.report.err" || return 1
+	! grep -v -e '^Warning:$' -e '^$' -e 'Processed [0-9]* events and lost [0-9]* chunks!' \
+		-e 'Processed [0-9]* samples and lost' -e 'Check IO/CPU overload!' "$1.report.err" | grep -q .
+}
 script_clean() { "$PERF" script -i "$1" >/dev/null 2>"$1.script.err" && [ ! -s "$1.script.err" ]; }
 
 false_claims=0 unreadable=0 partial=0 whole=0
@@ -23,7 +31,7 @@ for sz in 16k 32k 64k 72k 80k 96k 128k 256k 512k 1m; do
 	if [ -e $out ]; then
 		n=$(perf_samples $out)
 		direct=no
-		perf_clean $out && [ "$n" -gt 0 ] && direct=yes
+		perf_reads $out && [ "$n" -gt 0 ] && direct=yes
 		if grep -q "perf report reads it" err && [ $direct = no ]; then
 			false_claims=$((false_claims + 1))
 			show err
@@ -31,7 +39,7 @@ for sz in 16k 32k 64k 72k 80k 96k 128k 256k 512k 1m; do
 		if [ $direct = no ]; then
 			"$PERFSINK" recover $out >rec 2>&1 || show rec
 			n=$(perf_samples $out)
-			perf_clean $out || { [ "$n" -eq 0 ] && script_clean $out; } ||
+			perf_reads $out || { [ "$n" -eq 0 ] && script_clean $out; } ||
 				{ unreadable=$((unreadable + 1)); show rec $out.report.err; }
 		fi
 		[ $rc -eq 1 ] && [ "$n" -gt 0 ] && partial=$((partial + 1))
