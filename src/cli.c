@@ -378,6 +378,7 @@ void usage_main(void)
 	      "  record    record perf events into sinks (perfsink record --help)\n"
 	      "  sinks     list the sink plugins and their config keys\n"
 	      "  upload    send what earlier runs left in a sink's spool\n"
+	      "  recover   repair perf.data files a killed recorder left behind\n"
 	      "\n"
 	      "  perfsink --version | --help\n", stdout);
 }

@@ -6,6 +6,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_sinks(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
+int cmd_recover(int argc, char **argv); /* cli_recover.c */
 void usage_main(void);
 
 #endif

@@ -39,6 +39,14 @@ static const struct named_event named_events[] = {
 	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
 };
 
+const char *evlist_event_name(uint32_t type, uint64_t config)
+{
+	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++)
+		if (named_events[i].type == type && named_events[i].config == config)
+			return named_events[i].name;
+	return NULL;
+}
+
 /* perf's PERF_REGS_MASK on x86_64: every general register but the segments. */
 #define X86_64_USER_REGS 0xff0fffULL
 

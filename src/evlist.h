@@ -37,6 +37,9 @@ struct ps_evlist {
 	bool sample_id_all;
 };
 
+/* perfsink's name of a software or hardware event (the first -e spelling
+ * of type/config, as in "cpu-clock"), or NULL when it has none. */
+const char *evlist_event_name(uint32_t type, uint64_t config);
 /* Parse opts->events into evl (no fds yet).  Error message to err. */
 int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, size_t errlen);
 /* Fill cpus/threads from -a/-C/-p/-t or the forked child's pid. */

@@ -22,10 +22,10 @@
 #include "record.h"
 #include "stream.h"
 
-#define PERF_MAGIC2 0x32454c4946524550ULL /* "PERFILE2" */
-#define FILE_HEADER_SIZE 104
+#define PERF_MAGIC2 PERF_FILE_MAGIC
+#define FILE_HEADER_SIZE PERF_FILE_HEADER_SIZE
 #define FILE_ATTR_SIZE (PS_ATTR_SIZE + 16)
-#define FEAT_BITS 256
+#define FEAT_BITS PERF_FILE_FEAT_BITS
 #define RECORD_MAX 65535 /* header.size is a u16 */
 
 struct section {
@@ -75,8 +75,8 @@ static void add_attr(struct bytes *b, const struct perf_event_attr *attr)
 }
 
 /* Sets the bits of the features written in file mode; bits starts zeroed. */
-static void features_bitmap(uint64_t bits[FEAT_BITS / 64], const struct perfsink_stream *s,
-			    const struct perfsink_compression *comp)
+void perf_file_feature_bits(const struct perfsink_stream *s, const struct perfsink_compression *comp,
+			    uint64_t bits[FEAT_BITS / 64])
 {
 	for (int f = 1; f < FEAT_BITS; f++)
 		if (feature_wanted(f, s, comp, false))
@@ -118,7 +118,7 @@ int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file
 	bytes_zero(&b, 16); /* event_types: obsolete */
 	uint64_t bits[FEAT_BITS / 64] = { 0 };
 	if (end)
-		features_bitmap(bits, s, end->comp);
+		perf_file_feature_bits(s, end->comp, bits);
 	bytes_add(&b, bits, sizeof(bits));
 
 	for (unsigned i = 0; i < evl->nr; i++)

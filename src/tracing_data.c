@@ -12,6 +12,7 @@
  * tracefs files report no size in stat(), so each file is read to EOF and its
  * size patched in afterwards.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -138,6 +139,51 @@ int64_t tracefs_event_id(const char *sys, const char *name)
 	if (errno || end == text || id < 0)
 		return -EINVAL;
 	return id;
+}
+
+/* Whether system sys of tracefs has an event with this id; its name to *name. */
+static int system_find_id(const char *root, const char *sys, uint64_t id, char **name)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/events/%s", root, sys);
+	DIR *d = opendir(path);
+	if (!d)
+		return -ENOENT;
+	int r = -ENOENT;
+	struct dirent *de;
+	while (r == -ENOENT && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || tracefs_event_id(sys, de->d_name) != (int64_t)id)
+			continue;
+		*name = strdup(de->d_name);
+		r = *name ? 0 : -ENOMEM;
+	}
+	closedir(d);
+	return r;
+}
+
+int tracefs_event_by_id(uint64_t id, char **sys, char **name)
+{
+	const char *root = tracefs_root();
+	char path[256];
+	if (!root)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events", root);
+	DIR *d = opendir(path);
+	if (!d)
+		return -errno;
+	int r = -ENOENT;
+	struct dirent *de;
+	while (r == -ENOENT && (de = readdir(d))) {
+		if (de->d_name[0] == '.' || de->d_type == DT_REG)
+			continue;
+		r = system_find_id(root, de->d_name, id, name);
+		if (!r && !(*sys = strdup(de->d_name))) {
+			free(*name);
+			r = -ENOMEM;
+		}
+	}
+	closedir(d);
+	return r;
 }
 
 static void add_preamble(struct bytes *b)

@@ -10,6 +10,10 @@
 
 /* Tracepoint id of "sys:name", or a negative errno (-ENOENT: no such event). */
 int64_t tracefs_event_id(const char *sys, const char *name);
+/* The tracepoint whose id is id ("sys", "name", malloc'd), found by reading
+ * every events/SYS/NAME/id of tracefs.  0, -ENOENT (no such id, or no
+ * tracefs) or -ENOMEM. */
+int tracefs_event_by_id(uint64_t id, char **sys, char **name);
 /* Root of tracefs, or NULL when it is not mounted and cannot be mounted
  * (mounting needs CAP_SYS_ADMIN, as for perf). */
 const char *tracefs_root(void);

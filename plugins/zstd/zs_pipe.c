@@ -3,7 +3,15 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "zs_pipe.h"
+
+/*
+ * A batch also closes this long after a worker took it, however little it
+ * holds, so what a kill -9 can take with it (the gathering batch, in
+ * memory) is at most about this much of the recording.
+ */
+#define ZS_BATCH_MAX_MS 500
 
 struct zs_worker {
 	struct zs_pipe *p;
@@ -80,9 +88,18 @@ static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
 	struct zs_pipe *p = wk->p;
 	uint64_t out0;
 
+	struct timespec deadline;
+
 	if (wk->gen != b->gen) { /* new file: new stream */
 		b->err = zs_frame_reset(&wk->frame);
 		wk->gen = b->gen;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += ZS_BATCH_MAX_MS / 1000;
+	deadline.tv_nsec += (ZS_BATCH_MAX_MS % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
 	}
 	for (;;) {
 		if (b->taken < b->nr) {
@@ -95,8 +112,8 @@ static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
 			pthread_mutex_lock(&p->mu);
 		} else if (b->closed) {
 			break;
-		} else {
-			pthread_cond_wait(&p->work_cv, &p->mu);
+		} else if (pthread_cond_timedwait(&p->work_cv, &p->mu, &deadline) == ETIMEDOUT) {
+			b->closed = 1; /* the next push opens a new batch */
 		}
 	}
 	pthread_mutex_unlock(&p->mu);
@@ -231,6 +248,7 @@ static int pipe_start_threads(struct zs_pipe *p)
 int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out)
 {
 	struct zs_pipe *p = calloc(1, sizeof(*p));
+	pthread_condattr_t mono;
 	int r;
 
 	if (!p)
@@ -243,7 +261,10 @@ int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out)
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->work_cv, NULL);
+	pthread_condattr_init(&mono);
+	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->work_cv, &mono); /* worker_batch's deadline */
+	pthread_condattr_destroy(&mono);
 	pthread_cond_init(&p->done_cv, NULL);
 	r = pipe_start_threads(p);
 	if (r) {

@@ -4,7 +4,8 @@
  *   engine thread --push--> FIFO of batches --> a worker claims the oldest
  *                            unclaimed batch and compresses its buffers as
  *                            they arrive, releasing each one at once; the
- *                            batch is closed at min_batch bytes or barrier
+ *                            batch is closed at min_batch bytes, 500 ms
+ *                            after a worker took it, or barrier
  *                                  |
  *                                  +--> writer thread appends DONE batches
  *                                       from the FIFO head, in order, to the

@@ -11,7 +11,8 @@
  * Flow: write() takes a reference and queues the buffer; a worker feeds it
  * to zstd at once and releases it.  A batch (one aio write, and with
  * several threads one zstd frame) closes at min_batch bytes, like perf
- * --mmap-flush, or at barrier().  The writer appends batches in order:
+ * --mmap-flush, 500 ms after it began (what a kill -9 can lose), or at
+ * barrier().  The writer appends batches in order:
  * zs_pipe.h.  Space for the feature section is kept allocated so a full
  * disk still leaves a readable file: zs_file.h.
  *
