@@ -197,19 +197,9 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	for (unsigned i = 0; i < evl->nr; i++)
 		e->names[i] = evl->ev[i].name;
 	bytes_init(&e->tracing);
-	if (evl->has_tracepoint) {
-		const char *sys[evl->nr], *name[evl->nr];
-		unsigned k = 0;
-		for (unsigned i = 0; i < evl->nr; i++) {
-			if (!evl->ev[i].tp_sys)
-				continue;
-			sys[k] = evl->ev[i].tp_sys;
-			name[k++] = evl->ev[i].tp_name;
-		}
-		int r = tracing_data_build(sys, name, k, &e->tracing);
-		if (r < 0)
-			return r;
-	}
+	int r = evlist_tracing_data(evl, &e->tracing);
+	if (r < 0)
+		return r;
 	struct utsname u;
 	if (uname(&u) == 0)
 		snprintf(e->hostname, sizeof(e->hostname), "%s", u.nodename);

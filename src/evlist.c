@@ -373,3 +373,16 @@ void evlist_free(struct ps_evlist *evl)
 	memset(evl, 0, sizeof(*evl));
 }
 
+int evlist_tracing_data(const struct ps_evlist *evl, struct bytes *out)
+{
+	const char *sys[evl->nr ? evl->nr : 1], *name[evl->nr ? evl->nr : 1];
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < evl->nr; i++) {
+		if (!evl->ev[i].tp_sys)
+			continue;
+		sys[k] = evl->ev[i].tp_sys;
+		name[k++] = evl->ev[i].tp_name;
+	}
+	return k ? tracing_data_build(sys, name, k, out) : 0;
+}

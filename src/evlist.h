@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct bytes;
+
 struct record_opts;
 
 /* perf 6.1 refuses larger attrs in file mode. */
@@ -51,5 +53,10 @@ int evlist_enable(struct ps_evlist *evl);
 int evlist_disable(struct ps_evlist *evl);
 void evlist_close(struct ps_evlist *evl);
 void evlist_free(struct ps_evlist *evl);
+/*
+ * TRACING_DATA for the tracepoints of evl (formats read from tracefs) into
+ * out; out stays empty when evl has none.  0 or a negative errno.
+ */
+int evlist_tracing_data(const struct ps_evlist *evl, struct bytes *out);
 
 #endif

@@ -216,16 +216,7 @@ static void derived_free(struct derived *d)
 
 static int tracing_build(struct derived *d, char *err, size_t n)
 {
-	const struct ps_evlist *evl = &d->evl;
-	const char *sys[evl->nr], *name[evl->nr];
-	unsigned k = 0;
-	for (unsigned i = 0; i < evl->nr; i++) {
-		if (!evl->ev[i].tp_sys)
-			continue;
-		sys[k] = evl->ev[i].tp_sys;
-		name[k++] = evl->ev[i].tp_name;
-	}
-	int r = k ? tracing_data_build(sys, name, k, &d->tracing) : 0;
+	int r = evlist_tracing_data(&d->evl, &d->tracing);
 	if (r < 0)
 		snprintf(err, n, "cannot build TRACING_DATA from tracefs: %s", strerror(-r));
 	return r;

@@ -20,6 +20,8 @@ static int pwrite_full(int fd, const void *p, size_t len, uint64_t off)
 			continue;
 		if (w < 0)
 			return -errno;
+		if (w == 0)
+			return -EIO; /* no progress: never loop on it */
 		b += w;
 		len -= (size_t)w;
 		off += (uint64_t)w;
