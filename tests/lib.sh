@@ -5,7 +5,7 @@ WORKLOAD="$TESTS_BUILDDIR/workload"
 T=$(mktemp -d /tmp/perfsink-test.XXXXXX)
 trap 'cleanup_hook 2>/dev/null; rm -rf "$T"' EXIT
 cleanup_hook() { :; }
-_ow=0
+_n=0
 _failed=0
 
 plan() { echo "1..$1"; }
