@@ -243,8 +243,13 @@ static void *dlopen_fd(int *fd, const struct stat *st)
 	for (int i = 0; i < FD_NAME_TRIES; i++) {
 		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", *fd);
 		dl = dlopen(fd_path, RTLD_LAZY | RTLD_NOLOAD);
+		/*
+		 * NODELETE: a plugin's libraries (libcurl, OpenSSL, libzstd) keep
+		 * thread-local state and exit handlers; unmapping them before
+		 * exit gains nothing and left LeakSanitizer reading freed DTLS.
+		 */
 		if (!dl)
-			return dlopen(fd_path, RTLD_NOW | RTLD_LOCAL);
+			return dlopen(fd_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 		if (mapped_from(dl, st))
 			return dl; /* this very file, loaded already: one more reference */
 		dlclose(dl);
