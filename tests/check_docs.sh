@@ -335,6 +335,30 @@ chk_defaults() {
 	done <"$W/help_opts"
 }
 
+# range_says KEY TABLE-RANGE MAN-PAREN: the man page states the table's
+# range (LO..HI, LO.. as "at least LO", sizes with K/M/G/T) or choices (a|b).
+range_says() {
+	local k=$1 r=$2 paren=$3 lo hi
+	case $r in
+	*..*)
+		if [[ $paren =~ ([0-9]+[KMGT]?)\.\.([0-9]+[KMGT]?)? ]]; then
+			lo=${BASH_REMATCH[1]} hi=${BASH_REMATCH[2]}
+		elif [[ $paren =~ at\ least\ ([0-9]+[KMGT]?) ]]; then
+			lo=${BASH_REMATCH[1]} hi=""
+		else
+			echo "man/perfsink.ini.5: $k states no range, perfsink sinks says [$r]"
+			return
+		fi
+		[ "$(norm "" "$lo")..$([ -z "$hi" ] || norm "" "$hi")" = "$r" ] ||
+			echo "man/perfsink.ini.5: $k range ${lo}..$hi, perfsink sinks says [$r]"
+		;;
+	*"|"*)
+		[[ $paren == *"$r"* ]] ||
+			echo "man/perfsink.ini.5: $k does not state the choices $r (perfsink sinks)"
+		;;
+	esac
+}
+
 # sink-keys: each plugin key is in perfsink.ini(5) and etc/perfsink.ini with
 # the table's type, range and default; neither documents a key no table has.
 chk_sink_keys() {
@@ -349,9 +373,7 @@ chk_sink_keys() {
 			mt=${paren%%[ ,]*}
 			[ "$mt" = "$t" ] ||
 				echo "man/perfsink.ini.5: $p.$k is '$mt', perfsink sinks says '$t'"
-			if [[ $paren =~ ([0-9]+\.\.[0-9]*) ]] && [ "${BASH_REMATCH[1]}" != "$r" ]; then
-				echo "man/perfsink.ini.5: $p.$k range ${BASH_REMATCH[1]}, perfsink sinks says [$r]"
-			fi
+			range_says "$p.$k" "$r" "$paren"
 			if [[ $paren =~ default\ ([^ ,\;\)]+) ]] &&
 				[ "$(norm "$k" "${BASH_REMATCH[1]}")" != "$(norm "$k" "$d")" ]; then
 				echo "man/perfsink.ini.5: $p.$k default ${BASH_REMATCH[1]}, perfsink sinks says ${d:-none}"
@@ -377,6 +399,7 @@ chk_sink_keys() {
 		grep -qP "^\Q$ctx\E\t\Q$k\E\t" "$W/sink_keys" ||
 			echo "man/perfsink.ini.5: .SS $ctx documents '$k', which perfsink sinks does not list for $ctx"
 	done <"$W/ini5"
+	# shellcheck disable=SC2094 # both only read $W/etc
 	while IFS=$'\t' read -r sec k _; do
 		[ "$sec" = record ] && continue
 		case $k in plugin | on_error | rotate) continue ;; esac
@@ -443,7 +466,7 @@ fi
 
 # ---------------------------------------------------------------- TAP run
 n=0 failed=0
-tap() { # tap OK DESCRIPTION [DIAG...]
+tap() { # tap STATUS DESCRIPTION [DIAG...]: one TAP line, DIAG lines as comments
 	local res=$1 desc=$2
 	shift 2
 	n=$((n + 1))
@@ -452,8 +475,15 @@ tap() { # tap OK DESCRIPTION [DIAG...]
 	else
 		failed=$((failed + 1))
 		echo "not ok $n - $desc"
-		[ $# -gt 0 ] && printf '# %s\n' "$@"
 	fi
+	[ $# -eq 0 ] || printf '# %s\n' "$@"
+}
+
+# tap_lines STATUS DESCRIPTION TEXT: tap with each line of TEXT as a comment.
+tap_lines() {
+	local lines
+	mapfile -t lines <<<"$3"
+	tap "$1" "$2" "${lines[@]}"
 }
 
 # broken NAME SED-SCRIPT FILE CHECK WORD: a copy of the docs with FILE
@@ -469,18 +499,17 @@ broken() {
 	fi
 	out=$(check_tree "$copy" | awk -F'\t' -v c="$chk" '$1 == c { print $2 }')
 	printf '%s\n' "$out" | grep -q -- "$word"
-	tap $? "self-test $name: $chk catches it" "${out:-$chk found nothing}"
+	tap_lines $? "self-test $name: $chk catches it" "${out:-$chk found nothing}"
 }
 
-echo "1..$(($(wc -w <<<"$CHECKS") + 9))"
+echo "1..$(($(wc -w <<<"$CHECKS") + 11))"
 out=$(check_tree "$TOP_SRCDIR")
 for c in $CHECKS; do
 	msgs=$(printf '%s\n' "$out" | awk -F'\t' -v c="$c" '$1 == c { print $2 }')
 	if [ -z "$msgs" ]; then
 		tap 0 "$c"
 	else
-		mapfile -t lines <<<"$msgs"
-		tap 1 "$c" "${lines[@]}"
+		tap_lines 1 "$c" "$msgs"
 	fi
 done
 
@@ -490,14 +519,17 @@ broken man-key-gone '/^\.BR max_pending /,/^\.TP/d' man/perfsink.ini.5 sink-keys
 broken man-key-default 's/^\(\.BR level .*\)default 1)/\1default 3)/' man/perfsink.ini.5 sink-keys 'zstd.level default 3'
 broken man-option-gone '/^\.BR \\-\\-switch\\-max\\-files/,/^\.TP/d' man/perfsink.1 man1-options 'switch-max-files'
 broken man-troff 's/^\\&\.\/perf\.data)/.\/perf.data)/' man/perfsink.1 man-render 'perfsink.1'
+# shellcheck disable=SC2016 # the backquotes are README's, not a command
 broken readme-option-gone 's/`--overwrite`, //' README.md readme-options '--overwrite'
+broken man-key-range 's/^\(\.BR queue_size " (size 4K\.\.\)4G/\18G/' man/perfsink.ini.5 sink-keys 'http.queue_size range 4K..8G'
+broken etc-stale-key 's/^fsync = false$/fsync = false\nfsync_every = 1s/' etc/perfsink.ini sink-keys 'fsync_every'
 broken record-key-gone 's/\\fBrealtime\\fR//' man/perfsink.ini.5 record-keys 'realtime'
 
 # The bug of issue 14: --help saying --aio defaults to 2.
 mkdir -p "$W/bin"
 printf '#!/bin/sh\n"%s" "$@" | sed "s/1\\.\\.32 (default 4)/1..32 (default 2)/"\n' "$PERFSINK" >"$W/bin/perfsink"
 chmod +x "$W/bin/perfsink"
-out=$(PERFSINK="$W/bin/perfsink" check_tree "$TOP_SRCDIR" | awk -F'\t' '$1 == "defaults"')
+out=$(PERFSINK="$W/bin/perfsink" check_tree "$TOP_SRCDIR" | awk -F'\t' '$1 == "defaults" { print $2 }')
 grep -q -- '--aio.*--help 2' <<<"$out"
-tap $? "self-test help-aio: a --help saying --aio default 2 is caught" "${out:-defaults found nothing}"
+tap_lines $? "self-test help-aio: a --help saying --aio default 2 is caught" "${out:-defaults found nothing}"
 exit $((failed > 0))
