@@ -12,7 +12,9 @@
 # ([record] key list, one .SS per plugin), README.md (the option list under
 # "Recording") and etc/perfsink.ini (every key, with its default).  Each
 # disagreement is one "# " line naming the file, the option or key and both
-# values.  Every man page must also render without a warning.
+# values.  Every man page must also render without a warning, and every
+# "perf-format.md §N" cited in the code must be a section of
+# docs/perf-format.md.
 #
 # An option's stated default is the first "default X" / "default: X" in its
 # description ("the default ..." and "by default" are prose).  A key line in
@@ -419,6 +421,25 @@ chk_sink_keys() {
 	done
 }
 
+# format-citations: every "perf-format.md §N" in the code names a section
+# of docs/perf-format.md ("## N." or "### N").
+chk_citations() {
+	local d=$1 cite sec
+	grep -rnoE --include='*.[ch]' --include='*.sh' --include='*.am' --exclude=check_docs.sh \
+		'perf-format\.md( §[0-9.]+(, §[0-9.]+)*)?' "$TOP_SRCDIR/src" "$TOP_SRCDIR/plugins" \
+		"$TOP_SRCDIR/include" "$TOP_SRCDIR/tests" 2>/dev/null | while IFS= read -r cite; do
+		if [ ! -f "$d/docs/perf-format.md" ]; then
+			echo "${cite%%:*}: cites docs/perf-format.md, which does not exist"
+			continue
+		fi
+		for sec in $(grep -oE '§[0-9.]+' <<<"${cite#*:*:}" | tr -d '§'); do
+			sec=${sec%.}
+			grep -qE "^#{2,3} ${sec//./\\.}[. ]" "$d/docs/perf-format.md" ||
+				echo "${cite%%:*}: cites perf-format.md §$sec, which docs/perf-format.md does not have"
+		done
+	done
+}
+
 # man-render: every page renders without a warning.
 chk_man_render() {
 	local f out
@@ -429,7 +450,7 @@ chk_man_render() {
 	done
 }
 
-CHECKS="help-options man1-options readme-options record-keys defaults sink-keys man-render"
+CHECKS="help-options man1-options readme-options record-keys defaults sink-keys man-render format-citations"
 
 # check_tree DIR: every check on the docs under DIR; output "CHECK<TAB>message".
 check_tree() {
@@ -455,6 +476,7 @@ check_tree() {
 	chk_defaults | sed 's/^/defaults\t/'
 	chk_sink_keys "$d" | sed 's/^/sink-keys\t/'
 	chk_man_render "$d" | sed 's/^/man-render\t/'
+	chk_citations "$d" | sed "s|^$TOP_SRCDIR/||; s/^/format-citations\t/"
 }
 
 if [ $# -ge 1 ]; then
@@ -491,7 +513,7 @@ tap_lines() {
 broken() {
 	local name=$1 script=$2 file=$3 chk=$4 word=$5 copy="$W/broken.$1" out
 	mkdir -p "$copy"
-	cp -r "$TOP_SRCDIR/README.md" "$TOP_SRCDIR/man" "$TOP_SRCDIR/etc" "$copy"/
+	cp -r "$TOP_SRCDIR/README.md" "$TOP_SRCDIR/man" "$TOP_SRCDIR/etc" "$TOP_SRCDIR/docs" "$copy"/
 	sed -i -e "$script" "$copy/$file"
 	if cmp -s "$copy/$file" "$TOP_SRCDIR/$file"; then
 		tap 1 "self-test $name: the edit changed nothing in $file"
@@ -502,7 +524,7 @@ broken() {
 	tap_lines $? "self-test $name: $chk catches it" "${out:-$chk found nothing}"
 }
 
-echo "1..$(($(wc -w <<<"$CHECKS") + 11))"
+echo "1..$(($(wc -w <<<"$CHECKS") + 12))"
 out=$(check_tree "$TOP_SRCDIR")
 for c in $CHECKS; do
 	msgs=$(printf '%s\n' "$out" | awk -F'\t' -v c="$c" '$1 == c { print $2 }')
@@ -519,6 +541,7 @@ broken man-key-gone '/^\.BR max_pending /,/^\.TP/d' man/perfsink.ini.5 sink-keys
 broken man-key-default 's/^\(\.BR level .*\)default 1)/\1default 3)/' man/perfsink.ini.5 sink-keys 'zstd.level default 3'
 broken man-option-gone '/^\.BR \\-\\-switch\\-max\\-files/,/^\.TP/d' man/perfsink.1 man1-options 'switch-max-files'
 broken man-troff 's/^\\&\.\/perf\.data)/.\/perf.data)/' man/perfsink.1 man-render 'perfsink.1'
+broken format-section-gone 's/^## 6\. The kernel ring/## The kernel ring/' docs/perf-format.md format-citations 'ring.h: cites perf-format.md §6'
 # shellcheck disable=SC2016 # the backquotes are README's, not a command
 broken readme-option-gone 's/`--overwrite`, //' README.md readme-options '--overwrite'
 broken man-key-range 's/^\(\.BR queue_size " (size 4K\.\.\)4G/\18G/' man/perfsink.ini.5 sink-keys 'http.queue_size range 4K..8G'
