@@ -443,9 +443,11 @@ chk_citations() {
 # man-render: every page renders without a warning.
 chk_man_render() {
 	local f out
+	command -v groff >/dev/null || { echo "groff is not installed (bootstrap installs groff-base)"; return; }
 	for f in "$1"/man/*.[1-9]; do
-		out=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l -E UTF-8 "$f" 2>&1 >/dev/null
-			groff -ww -z -man "$f" 2>&1)
+		out=$(groff -ww -z -man "$f" 2>&1
+			! command -v man >/dev/null ||
+				LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l -E UTF-8 "$f" 2>&1 >/dev/null)
 		[ -z "$out" ] || printf '%s\n' "$out" | sed "s|^|${f#"$1"/}: |"
 	done
 }
