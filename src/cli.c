@@ -25,7 +25,8 @@ static const char record_usage[] =
 	"  -F, --freq HZ            sampling frequency (default 4000)\n"
 	"  -c, --count N            sample every N events instead of -F\n"
 	"  -g                       record call chains (frame pointers)\n"
-	"      --call-graph MODE    fp | dwarf[,SIZE] (user stack bytes, default 8192)\n"
+	"      --call-graph MODE    fp | dwarf[,SIZE] | no (default no; SIZE: user stack\n"
+	"                           bytes, default 8192)\n"
 	"  -a, --all-cpus           system-wide, every online CPU\n"
 	"  -C, --cpu LIST           system-wide on these CPUs only (0-3,6)\n"
 	"  -p, --pid PID            an existing process and its threads\n"
@@ -33,7 +34,7 @@ static const char record_usage[] =
 	"  -m, --mmap-pages N       ring size per CPU: pages (power of two) or size (512K);\n"
 	"                           default 512K, 2M for root with up to 32 CPUs\n"
 	"  -o, --output PATH        path of the one file-writing sink (default ./perf.data)\n"
-	"      --aio[=N]            pooled buffers (AIO control blocks) per ring, 1..32 (default 2)\n"
+	"      --aio[=N]            pooled buffers (AIO control blocks) per ring, 1..32 (default 4)\n"
 	"      --duration SECONDS   stop after this long (also 500ms, 2m)\n"
 	"      --config FILE        INI config: [record] options and [sink.NAME] sections\n"
 	"      --sink NAME          use only this configured sink (repeatable)\n"
@@ -137,7 +138,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		switch (c) {
 		case 'g': r = push(sets, nsets, "call-graph", "fp"); break;
 		case 'a': r = push(sets, nsets, "all-cpus", "true"); break;
-		case OPT_AIO: r = push(sets, nsets, "aio", optarg ? optarg : "2"); break;
+		case OPT_AIO: r = push(sets, nsets, "aio", optarg ? optarg : "4"); break;
 		case OPT_SWITCH_OUTPUT:
 			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");
 			break;
@@ -270,7 +271,8 @@ int cmd_sinks(int argc, char **argv)
 		pr_err("sinks: cannot list plugins: %s", strerror(-r));
 		return 1;
 	}
-	printf("Sinks (each [sink.NAME] section sets plugin = one of these, plus on_error = stop|detach):\n");
+	printf("Sinks (each [sink.NAME] section sets plugin = one of these, and may set\n"
+	       "on_error = stop|detach and rotate = true|false):\n");
 	int code = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct plugin *p;
