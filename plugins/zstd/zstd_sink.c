@@ -19,11 +19,11 @@
  * Segments: without rotation the output is `path`.  When the stream says
  * PERFSINK_STREAM_ROTATING, every output, the first one too, is
  * "<path>.<YYYYmmddHHMMSS>.<NNNNNN>" (local time the segment began, segment
- * number), named by plugins/common/segments.h as aio_file does, and
+ * number), named by perfsink_kit_segment_path (perfsink/kit.h) as aio_file does, and
  * stream->max_files prunes the oldest.  Each segment is a complete
  * perf.data file with its own zstd stream.
  *
- * Outputs are created by plugins/common/output_file.h at start() and
+ * Outputs are created by perfsink_kit_output (perfsink/kit.h) at start() and
  * rotate(): no symlink followed, an existing file kept as .old.  open()
  * only checks the path.  A run that ends before any ring data reached the
  * sink, or an output that kept no samples after a write error, is removed
@@ -38,8 +38,7 @@
 #include "zs_file.h"
 #include "zs_frame.h"
 #include "zs_pipe.h"
-#include "output_file.h"
-#include "segments.h"
+#include <perfsink/kit.h>
 
 enum { KEY_PATH, KEY_LEVEL, KEY_THREADS, KEY_MIN_BATCH, KEY_MAX_PENDING, KEY_CBLOCKS };
 
@@ -117,7 +116,7 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 	z->base_path = strdup(inst->values[KEY_PATH].str);
 	zs_file_init(&z->file);
 	/* Check now: a bad path fails before any event is opened. */
-	r = z->base_path ? output_check(z->base_path, why, sizeof(why)) : -ENOMEM;
+	r = z->base_path ? perfsink_kit_output_check(z->base_path, why, sizeof(why)) : -ENOMEM;
 	if (r < 0 && z->base_path) {
 		const char *at = perfsink_value_origin(inst, KEY_PATH);
 
@@ -155,7 +154,7 @@ static int zsink_begin(struct zsink *z, const struct perfsink_stream *s)
 /* Create and begin the output of stream s (`path` or a segment name). */
 static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 {
-	char *p = segment_path(z->base_path, s);
+	char *p = perfsink_kit_segment_path(z->base_path, s);
 	int r;
 
 	if (!p)
@@ -165,7 +164,7 @@ static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 	if (r == 0)
 		r = zsink_begin(z, s);
 	if (r == 0 && s->max_files) {
-		int n = segments_prune(z->base_path, s->max_files);
+		int n = perfsink_kit_segments_prune(z->base_path, s->max_files);
 
 		if (n < 0)
 			LOG(z, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
@@ -354,9 +353,9 @@ static void zstd_stats(void *ctx, struct perfsink_sink_stats *out)
 		zs_pipe_stats(z->pipe, &ps);
 	*out = z->st;
 	if (z->file_ok && z->file.w) { /* the current file's writer */
-		struct aiow_stats as;
+		struct perfsink_kit_aiow_stats as;
 
-		aiow_stats(z->file.w, &as);
+		perfsink_kit_aiow_stats(z->file.w, &as);
 		out->retries += as.retries;
 	}
 	out->bytes_out = ps.bytes_out;

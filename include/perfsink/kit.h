@@ -1,0 +1,195 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfsink sink kit: optional helpers for sink plugins, in the installed
+ * library libperfsink-sink (link with -lperfsink-sink).
+ *
+ * sink.h is the ABI between the engine and a sink; this header is not part
+ * of it.  A sink that uses the kit links the library; the engine never does.
+ * The kit has its own version (PERFSINK_KIT_VERSION_*): the minor grows when
+ * functions are added, the major when one changes, and the library's soname
+ * follows the major.
+ *
+ * Every function documents, where it is declared, which threads may call
+ * it, who owns what it takes and returns, and what it returns.  Unless said
+ * otherwise: errors are negative errno values, never exit(); nothing is
+ * logged (messages go to a caller's `why` buffer, for the sink to log with
+ * host->log); an object is used by one thread at a time.
+ *
+ * Parts:
+ *   - output files: safe creation of perf.data outputs (no symlinks, no
+ *     other user's files, NAME.old kept), segment names, pwrite_all;
+ *   - the POSIX AIO writer: ordered asynchronous appends to one file.
+ */
+#ifndef PERFSINK_KIT_H
+#define PERFSINK_KIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <perfsink/sink.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PERFSINK_KIT_VERSION_MAJOR 1
+#define PERFSINK_KIT_VERSION_MINOR 0
+
+/* ----------------------------------------------------------- output files */
+
+/*
+ * perfsink_kit_output: how a file sink creates an output (the main file, a
+ * rotated segment, a flight-recorder dump) safely when it runs as root in a
+ * directory other users may write, such as /tmp.
+ *
+ *  - Refused, with a one-line reason naming the path (-EPERM): a parent
+ *    directory writable by group or others that is not sticky; an existing
+ *    entry at the path that is a symbolic link, not a regular file, or
+ *    owned by another user than the effective uid.  A sticky directory
+ *    such as /tmp is fine when the file does not exist or is ours.
+ *  - Never written through a link: the data goes to a new temporary file
+ *    ".NAME.XXXXXXXX" created with O_CREAT|O_EXCL|O_NOFOLLOW relative to a
+ *    descriptor of the parent directory, renamed into place (without
+ *    replacing anything) once the sink has written its header.
+ *  - An existing non-empty output is renamed NAME.old first, as perf record
+ *    does (an empty one is replaced); perfsink_kit_output_discard() removes
+ *    our file and puts NAME.old back, so a run that fails before recording
+ *    leaves the directory as it found it, byte for byte.
+ *
+ * Every function fills why (one line, may be NULL) on failure and returns
+ * a negative errno.  THREADS: one thread at a time per output.  OWNERSHIP:
+ * the struct is the caller's; the strings and descriptors in it are the
+ * kit's, released by perfsink_kit_output_close/discard.
+ */
+struct perfsink_kit_output {
+	char *path;     /* as given: for messages */
+	char *name;     /* last component */
+	char *tmp;      /* temporary name until placed, then NULL */
+	int dirfd;      /* parent directory (O_PATH), -1 when closed */
+	int fd;         /* the new file, O_WRONLY; -1 when closed */
+	int placed;     /* renamed to name */
+	int kept_old;   /* an existing file was renamed to name.old */
+	dev_t dev;
+	ino_t ino;      /* our file */
+	dev_t old_dev;
+	ino_t old_ino;  /* the file we renamed to name.old */
+};
+
+/* A closed output_file (perfsink_kit_output_close and perfsink_kit_output_discard are no-ops on it). */
+void perfsink_kit_output_init(struct perfsink_kit_output *o);
+/* Could path become an output now?  For open(): checks only, creates nothing. */
+int perfsink_kit_output_check(const char *path, char *why, size_t n);
+/*
+ * Check again and create the temporary file beside path; o->fd is ready
+ * for writing.  o must be closed (perfsink_kit_output_init); on failure it stays so.
+ */
+int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, char *why, size_t n);
+/* Rename an existing output to .old (or drop it when empty), ours to path. */
+int perfsink_kit_output_place(struct perfsink_kit_output *o, char *why, size_t n);
+/*
+ * Another descriptor on the same file (e.g. O_WRONLY|O_DIRECT), opened
+ * relative to the directory without following links and checked to be
+ * the same inode.  Returns the fd or a negative errno.
+ */
+int perfsink_kit_output_reopen(const struct perfsink_kit_output *o, int flags);
+/*
+ * The run did not record into this output: close it, remove it (only if
+ * the name still points at our file) and put name.old back.  0 or -errno.
+ */
+int perfsink_kit_output_discard(struct perfsink_kit_output *o);
+/* Close the descriptors, keeping a placed file (an unplaced one is
+ * discarded).  0 or the first close error. */
+int perfsink_kit_output_close(struct perfsink_kit_output *o);
+
+/* Write all len bytes at off, resuming short writes; 0 or a negative errno.
+ * Synchronous (headers and features, not the data path); any thread. */
+int perfsink_kit_pwrite_all(int fd, const void *p, size_t len, uint64_t off);
+
+/*
+ * Output names of rotating file sinks and pruning of old segments.  A
+ * segment of base path P is "P.<YYYYmmddHHMMSS>.<NNNNNN>": the local time
+ * the segment began and its number, so lexical order is time order.
+ * Any thread; pure apart from the directory listing.
+ */
+/* Path of the output for stream s: base itself when not rotating.  malloc'd
+ * (the caller frees it); NULL when out of memory. */
+char *perfsink_kit_segment_path(const char *base, const struct perfsink_stream *s);
+/* True when name (no directory) is a segment name of base name bname. */
+int perfsink_kit_segment_name_matches(const char *bname, const char *name);
+/*
+ * Keep the newest keep segments of base, delete the older ones (only
+ * regular files of the effective uid count as segments).  Returns
+ * how many were deleted or a negative errno (the first failure).
+ */
+int perfsink_kit_segments_prune(const char *base, unsigned keep);
+
+/* -------------------------------------------------------------- AIO writer */
+
+/*
+ * perfsink_kit_aiow: ordered asynchronous appends to one file with POSIX
+ * AIO.  Each write gets one control block, an explicit file offset (the
+ * writer keeps the append offset itself, as perf --aio does), a decreasing
+ * aio_reqprio, a retry on EAGAIN and a resubmission of the rest after a
+ * short write.  A completion thread reaps control blocks with aio_suspend
+ * and calls the write's done() callback, so callers never have to poll.
+ *
+ * THREADS.  perfsink_kit_aiow_write/_drain/_destroy are called from one
+ * thread (the sink's caller).  done() and on_commit() run on the completion
+ * thread; they must not call back into the writer.
+ *
+ * OWNERSHIP.  The bytes of a write must stay valid until its done() ran.
+ * The writer never closes fd.
+ *
+ * ERRORS.  The first failed write (ENOSPC, EIO, ...) makes the writer
+ * failed: its error is sticky and returned by every later write and
+ * drain; writes still in flight complete with done(arg, err).
+ */
+struct perfsink_kit_aiow;
+
+/*
+ * ctx: aiow_config.done_ctx; arg: the write's own argument; err: 0 when all
+ * len bytes are on file, else a negative errno.
+ */
+typedef void (*perfsink_kit_aiow_done_fn)(void *ctx, void *arg, int err);
+/* The contiguous completed prefix of the file grew to end (bytes). */
+typedef void (*perfsink_kit_aiow_commit_fn)(void *arg, uint64_t end);
+
+struct perfsink_kit_aiow_config {
+	int fd;
+	unsigned nr_cb;        /* control blocks: writes in flight at most (>= 1) */
+	uint64_t offset;       /* where the first write goes */
+	perfsink_kit_aiow_commit_fn on_commit; /* optional */
+	void *commit_arg;
+	void *done_ctx;        /* first argument of every done() */
+};
+
+struct perfsink_kit_aiow_stats {
+	uint64_t writes;   /* aio_write calls, resubmissions included */
+	uint64_t bytes;    /* bytes completed */
+	uint64_t retries;  /* EAGAIN retries and short-write resubmissions */
+	uint64_t waits;    /* times perfsink_kit_aiow_write waited for a free control block */
+};
+
+/* Returns 0 or a negative errno (thread creation, memory). */
+int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg, struct perfsink_kit_aiow **out);
+/*
+ * Queue len bytes at the current append offset and advance it.  Waits for
+ * a free control block when all are in flight.  On 0, done() will be
+ * called exactly once; on error it is not called and nothing was queued.
+ */
+int perfsink_kit_aiow_write(struct perfsink_kit_aiow *w, const void *data, size_t len, perfsink_kit_aiow_done_fn done, void *arg);
+/* Wait until nothing is in flight; returns the sticky error or 0. */
+int perfsink_kit_aiow_drain(struct perfsink_kit_aiow *w);
+/* Next append offset. */
+uint64_t perfsink_kit_aiow_offset(const struct perfsink_kit_aiow *w);
+/* End of the contiguous prefix written without error. */
+uint64_t perfsink_kit_aiow_committed(const struct perfsink_kit_aiow *w);
+int perfsink_kit_aiow_error(const struct perfsink_kit_aiow *w);
+void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w, struct perfsink_kit_aiow_stats *out);
+/* Drains, stops the completion thread, frees.  Does not close fd. */
+void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERFSINK_KIT_H */
