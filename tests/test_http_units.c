@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <perfsink/kit.h>
+
 #include "backoff.h"
 #include "compress.h"
 #include "http_conf.h"
@@ -695,7 +697,7 @@ static size_t expand(const uint8_t *d, size_t n, uint8_t *out, size_t cap, int *
 
 		memcpy(&type, d + off, 4);
 		memcpy(&size, d + off + 6, 2);
-		if (type == PERF_REC_COMPRESSED) {
+		if (type == PERFSINK_KIT_REC_COMPRESSED) {
 			size_t z = ZSTD_decompress(out + o, cap - o, d + off + 8, size - 8u);
 
 			assert_false(ZSTD_isError(z));

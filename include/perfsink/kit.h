@@ -18,7 +18,9 @@
  * Parts:
  *   - output files: safe creation of perf.data outputs (no symlinks, no
  *     other user's files, NAME.old kept), segment names, pwrite_all;
- *   - the POSIX AIO writer: ordered asynchronous appends to one file.
+ *   - the POSIX AIO writer: ordered asynchronous appends to one file;
+ *   - a growable byte buffer;
+ *   - the PERF_RECORD_COMPRESSED framer (zstd).
  */
 #ifndef PERFSINK_KIT_H
 #define PERFSINK_KIT_H
@@ -188,6 +190,113 @@ int perfsink_kit_aiow_error(const struct perfsink_kit_aiow *w);
 void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w, struct perfsink_kit_aiow_stats *out);
 /* Drains, stops the completion thread, frees.  Does not close fd. */
 void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w);
+
+/* ------------------------------------------------------------ byte buffer */
+
+/*
+ * A growable byte vector.  Zero-initialise it (or {0}) before use; data is
+ * malloc'd by the kit and owned by the buffer until perfsink_kit_buf_free.
+ * Capacity grows by doubling from 64 KiB.  THREADS: one thread at a time.
+ */
+struct perfsink_kit_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+/* Make room for extra more bytes.  0 or -ENOMEM (the buffer unchanged). */
+int perfsink_kit_buf_reserve(struct perfsink_kit_buf *b, size_t extra);
+/* Append len bytes of p.  0 or -ENOMEM (nothing appended). */
+int perfsink_kit_buf_append(struct perfsink_kit_buf *b, const void *p, size_t len);
+/* len = 0, memory kept. */
+void perfsink_kit_buf_reset(struct perfsink_kit_buf *b);
+/* Free the memory; the buffer is empty and reusable. */
+void perfsink_kit_buf_free(struct perfsink_kit_buf *b);
+
+/* -------------------------------------------------- COMPRESSED records */
+
+#define PERFSINK_KIT_REC_HDR 8             /* struct perf_event_header */
+#define PERFSINK_KIT_REC_COMPRESSED 81     /* PERF_RECORD_COMPRESSED */
+#define PERFSINK_KIT_Z_PAYLOAD_MAX (65535 - PERFSINK_KIT_REC_HDR)
+#define PERFSINK_KIT_Z_GROUP_MAX (63u * 1024) /* input bytes per record at most */
+
+/*
+ * perfsink_kit_zframe: bytes -> PERF_RECORD_COMPRESSED records (zstd), as
+ * perf 6.1 reads them.  The one framer of perfsink: the zstd sink and the
+ * http sink's compress = zstd both use it.
+ *
+ * Input is cut into flush groups of at most PERFSINK_KIT_Z_GROUP_MAX bytes.
+ * Each group is compressed and flushed (ZSTD_e_flush, or ZSTD_e_end to end
+ * the frame) and its output becomes exactly one record.  Hence, for every
+ * record:
+ *   - header.size <= 65535: a group's worst-case output (ZSTD_compressBound
+ *     plus frame header and end block) is below 65527 bytes of payload;
+ *   - it decompresses on its own position in the stream to between 1 and
+ *     PERFSINK_KIT_Z_GROUP_MAX bytes.  perf decompresses each record into
+ *     a buffer of mmap_len bytes and treats an empty result as fatal, so
+ *     both bounds matter: announce mmap_len >= PERFSINK_KIT_Z_GROUP_MAX.
+ * A frame may stay open across calls (one continuous stream, like perf) or
+ * be ended on the last group (independent frames).  Raw records may be
+ * appended between groups: perf's reader keeps one decompression stream
+ * across the file and skips nothing.
+ *
+ * THREADS.  One thread at a time per zframe.
+ * OWNERSHIP.  The zframe owns its zstd context and scratch memory until
+ * perfsink_kit_zframe_fini; records are appended to the caller's buffer.
+ * RETURN VALUES.  0 or a negative errno (-ENOMEM, -EIO for a zstd error,
+ * -ENOTSUP when the kit was built without zstd).
+ */
+enum perfsink_kit_zmode {
+	PERFSINK_KIT_Z_KEEP = 0, /* keep the group open for more input */
+	PERFSINK_KIT_Z_FLUSH,    /* emit the group: output is complete up to here */
+	PERFSINK_KIT_Z_END,      /* emit the group and end the frame */
+};
+
+struct ZSTD_CCtx_s;
+
+struct perfsink_kit_zframe {
+	struct ZSTD_CCtx_s *cctx;
+	size_t group;          /* input bytes in the current group */
+	int open;              /* a frame was begun and not ended */
+	struct perfsink_kit_buf scratch; /* compressed bytes of the current group */
+	uint64_t in_bytes;     /* bytes compressed */
+	uint64_t out_bytes;    /* record bytes emitted, headers included */
+	uint64_t records;      /* records emitted */
+};
+
+/* level: a zstd level.  -EINVAL for a level zstd refuses. */
+int perfsink_kit_zframe_init(struct perfsink_kit_zframe *f, int level);
+void perfsink_kit_zframe_fini(struct perfsink_kit_zframe *f);
+/* Forget any open frame: the next group begins a new one (new file). */
+int perfsink_kit_zframe_reset(struct perfsink_kit_zframe *f);
+/*
+ * Compress len bytes into records appended to out.  Full groups are
+ * emitted when more input arrives; mode says what to do with the last one.
+ * PERFSINK_KIT_Z_END with nothing pending leaves an open frame open and
+ * returns -EINVAL (ending it would need a record that decompresses to
+ * nothing).  On error, out may hold part of the records: reset the frame.
+ */
+int perfsink_kit_zframe_put(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *out,
+			    const void *data, size_t len, enum perfsink_kit_zmode mode);
+/* Bytes pending in the current group: a raw record may follow only at 0. */
+static inline size_t perfsink_kit_zframe_pending(const struct perfsink_kit_zframe *f)
+{
+	return f->group;
+}
+
+/*
+ * Whole perf records data[0..len) -> COMPRESSED records appended to out,
+ * each chunk of whole records (at most chunk_max bytes; a larger single
+ * record is a chunk of its own) one COMPRESSED record holding an
+ * independent zstd frame, so any part of the output, and each record, can
+ * be decoded on its own.  A chunk that compression would not shrink, that
+ * zstd fails on, or that is longer than PERFSINK_KIT_Z_GROUP_MAX (it would
+ * take two records) is appended as it is; so are bytes
+ * after a malformed record header.  The last tail bytes (a FINISHED_ROUND)
+ * are appended as they are.  Announce mmap_len >= max(chunk_max,
+ * PERFSINK_KIT_Z_GROUP_MAX).  Returns 0 or -ENOMEM.
+ */
+int perfsink_kit_zframe_records(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *out,
+				const uint8_t *data, size_t len, size_t tail, size_t chunk_max);
 
 #ifdef __cplusplus
 }

@@ -48,14 +48,14 @@ uint64_t zs_buf_records(const struct perfsink_buf *buf)
 }
 
 /* Raw bytes: straight out when no group is open, else behind it. */
-static int batch_raw(struct zs_batch *b, struct zs_frame *f, const void *p, size_t len)
+static int batch_raw(struct zs_batch *b, struct perfsink_kit_zframe *f, const void *p, size_t len)
 {
 	if (!len)
 		return 0;
-	return zs_obuf_append(zs_frame_pending(f) ? &b->held : &b->out, p, len);
+	return perfsink_kit_buf_append(perfsink_kit_zframe_pending(f) ? &b->held : &b->out, p, len);
 }
 
-int zs_batch_feed(struct zs_batch *b, struct zs_frame *f, const struct perfsink_buf *buf)
+int zs_batch_feed(struct zs_batch *b, struct perfsink_kit_zframe *f, const struct perfsink_buf *buf)
 {
 	size_t comp = 0;
 	int err;
@@ -66,28 +66,28 @@ int zs_batch_feed(struct zs_batch *b, struct zs_frame *f, const struct perfsink_
 	if (!comp)
 		return batch_raw(b, f, buf->data, buf->len);
 	if (b->held.len) { /* the open group ends before the raw bytes */
-		err = zs_frame_put(f, &b->out, NULL, 0, ZS_FLUSH);
+		err = perfsink_kit_zframe_put(f, &b->out, NULL, 0, PERFSINK_KIT_Z_FLUSH);
 		if (!err)
-			err = zs_obuf_append(&b->out, b->held.data, b->held.len);
+			err = perfsink_kit_buf_append(&b->out, b->held.data, b->held.len);
 		if (err)
 			return err;
-		zs_obuf_reset(&b->held);
+		perfsink_kit_buf_reset(&b->held);
 	}
-	err = zs_frame_put(f, &b->out, buf->data, comp, ZS_KEEP);
+	err = perfsink_kit_zframe_put(f, &b->out, buf->data, comp, PERFSINK_KIT_Z_KEEP);
 	if (err)
 		return err;
 	return batch_raw(b, f, buf->data + comp, buf->len - comp);
 }
 
-int zs_batch_finish(struct zs_batch *b, struct zs_frame *f, int independent)
+int zs_batch_finish(struct zs_batch *b, struct perfsink_kit_zframe *f, int independent)
 {
 	int err = 0;
 
-	if (zs_frame_pending(f))
-		err = zs_frame_put(f, &b->out, NULL, 0, independent ? ZS_END : ZS_FLUSH);
+	if (perfsink_kit_zframe_pending(f))
+		err = perfsink_kit_zframe_put(f, &b->out, NULL, 0, independent ? PERFSINK_KIT_Z_END : PERFSINK_KIT_Z_FLUSH);
 	if (!err && b->held.len)
-		err = zs_obuf_append(&b->out, b->held.data, b->held.len);
-	zs_obuf_free(&b->held);
+		err = perfsink_kit_buf_append(&b->out, b->held.data, b->held.len);
+	perfsink_kit_buf_free(&b->held);
 	return err;
 }
 
@@ -107,7 +107,7 @@ void zs_batch_free(struct zs_batch *b)
 	if (!b)
 		return;
 	free(b->bufs);
-	zs_obuf_free(&b->out);
-	zs_obuf_free(&b->held);
+	perfsink_kit_buf_free(&b->out);
+	perfsink_kit_buf_free(&b->held);
 	free(b);
 }

@@ -6,7 +6,7 @@
  * as PERF_RECORD_COMPRESSED (type 81) records, each buffer's FINISHED_ROUND
  * (tail_round) raw after the records holding its data; at the end the
  * COMPRESSED feature {zstd, level, ratio, mmap_len} and the final header.
- * Record framing and the mmap_len bound: zs_frame.h.
+ * Record framing and the mmap_len bound: perfsink_kit_zframe (perfsink/kit.h).
  *
  * Flow: write() takes a reference and queues the buffer; a worker feeds it
  * to zstd at once and releases it.  A batch (one aio write, and with
@@ -36,7 +36,7 @@
 #include <perfsink/sink.h>
 #include "zs_batch.h"
 #include "zs_file.h"
-#include "zs_frame.h"
+#include <perfsink/kit.h>
 #include "zs_pipe.h"
 #include <perfsink/kit.h>
 
@@ -272,7 +272,7 @@ static void zsink_say_kept(struct zsink *z, int r, const struct zs_file_result *
 static int zsink_finish(struct zsink *z)
 {
 	struct zs_pipe_stats ps;
-	struct perfsink_compression comp = { 1, 0, 0, ZS_GROUP_MAX };
+	struct perfsink_compression comp = { 1, 0, 0, PERFSINK_KIT_Z_GROUP_MAX };
 	struct zs_file_result res;
 	uint64_t in, out;
 	int r;
