@@ -210,14 +210,14 @@ static void test_cutter(void **state)
 		assert_int_equal(part_cutter_append(&c, data, steps[i].len, steps[i].len / 8, steps[i].t, &p), 0);
 		assert_int_equal(p != NULL, steps[i].sealed);
 		if (p) {
-			assert_int_equal(p->len, steps[i].sealed_len);
+			assert_int_equal(p->body.len, steps[i].sealed_len);
 			assert_int_equal(p->records, steps[i].sealed_len / 8);
 			/* reserved whole, trimmed when sealed at less than half */
-			assert_int_equal(p->cap, p->len < 500 ? p->len : p->len > 1000 ? p->len : 1000);
+			assert_int_equal(p->body.cap, p->body.len < 500 ? p->body.len : p->body.len > 1000 ? p->body.len : 1000);
 			part_free(p);
 		}
 		/* the open part holds its whole size from the start */
-		assert_true(c.open->cap >= 1000);
+		assert_true(c.open->body.cap >= 1000);
 	}
 	/* open part (8 bytes, opened at 40) expires at 140 */
 	assert_int_equal(part_cutter_deadline(&c), 140);
@@ -225,7 +225,7 @@ static void test_cutter(void **state)
 	p = part_cutter_expire(&c, 140);
 	assert_non_null(p);
 	assert_int_equal(p->seq, 4);
-	assert_int_equal(p->cap, 8);
+	assert_int_equal(p->body.cap, 8);
 	part_free(p);
 	assert_null(part_cutter_flush(&c));
 	assert_int_equal(part_cutter_deadline(&c), -1);
@@ -592,7 +592,7 @@ static void test_spool(void **state)
 	assert_string_equal(list->next->key, "h/s/0000000003");
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(spool_load(&s, list), 0);
-	assert_int_equal(list->len, 600);
+	assert_int_equal(list->body.len, 600);
 	while ((q = list)) {
 		list = q->next;
 		spool_remove(&s, q);

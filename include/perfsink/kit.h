@@ -207,6 +207,12 @@ struct perfsink_kit_buf {
 int perfsink_kit_buf_reserve(struct perfsink_kit_buf *b, size_t extra);
 /* Append len bytes of p.  0 or -ENOMEM (nothing appended). */
 int perfsink_kit_buf_append(struct perfsink_kit_buf *b, const void *p, size_t len);
+/*
+ * Set the capacity to exactly cap bytes, to allocate a known size at once
+ * or give back what a buffer did not use.  0, -EINVAL when cap < len (the
+ * buffer unchanged), or -ENOMEM (unchanged).
+ */
+int perfsink_kit_buf_resize(struct perfsink_kit_buf *b, size_t cap);
 /* len = 0, memory kept. */
 void perfsink_kit_buf_reset(struct perfsink_kit_buf *b);
 /* Free the memory; the buffer is empty and reusable. */

@@ -21,6 +21,22 @@ int perfsink_kit_buf_reserve(struct perfsink_kit_buf *o, size_t extra)
 	return 0;
 }
 
+int perfsink_kit_buf_resize(struct perfsink_kit_buf *b, size_t cap)
+{
+	uint8_t *n;
+
+	if (cap < b->len)
+		return -EINVAL;
+	if (cap == b->cap)
+		return 0;
+	n = realloc(b->data, cap ? cap : 1);
+	if (!n)
+		return -ENOMEM;
+	b->data = n;
+	b->cap = cap;
+	return 0;
+}
+
 int perfsink_kit_buf_append(struct perfsink_kit_buf *o, const void *p, size_t len)
 {
 	int err = perfsink_kit_buf_reserve(o, len);
