@@ -21,7 +21,6 @@
 #include "compress.h"
 #include "http_conf.h"
 #include "part.h"
-#include "perf_records.h"
 #include "spool.h"
 #include "transfer.h"
 
@@ -80,15 +79,15 @@ static void test_records_count(void **state)
 	n += put_rec(buf + n, 9, 48);
 	n += put_rec(buf + n, 3, 32);
 	n += put_rec(buf + n, 68, 8);
-	assert_int_equal(perf_records_count(buf, n, &rest), 3);
+	assert_int_equal(perfsink_kit_records_count(buf, n, &rest), 3);
 	assert_int_equal(rest, 0);
 	/* A cut record is not counted and is reported as rest. */
-	assert_int_equal(perf_records_count(buf, n - 4, &rest), 2);
+	assert_int_equal(perfsink_kit_records_count(buf, n - 4, &rest), 2);
 	assert_int_equal(rest, 4);
 	/* size 0 stops the walk instead of looping. */
 	put_rec(buf, 9, 8);
 	memset(buf + 6, 0, 2);
-	assert_int_equal(perf_records_count(buf, n, &rest), 0);
+	assert_int_equal(perfsink_kit_records_count(buf, n, &rest), 0);
 	assert_int_equal(rest, n);
 }
 
@@ -118,8 +117,8 @@ static void test_lost_record(void **state)
 		{ 0x167, 0, 24 },         /* no trailer without sample_id_all */
 		{ 0x10086, 1, 24 + 32 },  /* TID|TIME|CPU|IDENTIFIER */
 	};
-	uint8_t pro[512], rec[PERF_LOST_RECORD_MAX];
-	struct lost_template t;
+	uint8_t pro[512], rec[PERFSINK_KIT_LOST_RECORD_MAX];
+	struct perfsink_kit_lost_template t;
 	size_t i;
 
 	(void)state;
@@ -129,22 +128,22 @@ static void test_lost_record(void **state)
 		uint16_t size;
 		size_t n = make_prologue(pro, cases[i].st, cases[i].sid_all);
 
-		assert_int_equal(lost_template_from_pipe_header(pro, n, &t), 0);
+		assert_int_equal(perfsink_kit_lost_template_from_pipe_header(pro, n, &t), 0);
 		assert_int_equal(t.id, 59);
-		n = lost_record_write(&t, 1234, rec, sizeof(rec));
+		n = perfsink_kit_lost_record_write(&t, 1234, rec, sizeof(rec));
 		assert_int_equal(n, cases[i].size);
 		memcpy(&type, rec, 4);
 		memcpy(&size, rec + 6, 2);
-		assert_int_equal(type, PERF_REC_LOST);
+		assert_int_equal(type, PERFSINK_KIT_REC_LOST);
 		assert_int_equal(size, n);
 		memcpy(&v, rec + 8, 8);
 		assert_int_equal(v, 59);
 		memcpy(&v, rec + 16, 8);
 		assert_int_equal(v, 1234);
-		assert_int_equal(perf_records_count(rec, n, NULL), 1);
+		assert_int_equal(perfsink_kit_records_count(rec, n, NULL), 1);
 	}
-	assert_int_equal(lost_template_from_pipe_header(pro, 16, &t), -EINVAL);
-	assert_int_equal(lost_record_write(&t, 1, rec, 8), 0);
+	assert_int_equal(perfsink_kit_lost_template_from_pipe_header(pro, 16, &t), -EINVAL);
+	assert_int_equal(perfsink_kit_lost_record_write(&t, 1, rec, 8), 0);
 }
 
 static void test_backoff(void **state)
@@ -361,7 +360,7 @@ static void test_validate(void **state)
 		memset(buf, 0, sizeof(buf));
 		n = cases[i].make(buf);
 		why[0] = '\0';
-		rc = perf_records_validate(buf, n, cases[i].prologue, why, sizeof(why));
+		rc = perfsink_kit_records_validate(buf, n, cases[i].prologue, why, sizeof(why));
 		if ((rc == 0) != cases[i].ok)
 			fail_msg("%s: rc %d (%s)", cases[i].name, rc, why);
 		if (!cases[i].ok && (rc != -EBADMSG || !why[0]))

@@ -20,7 +20,8 @@
  *     other user's files, NAME.old kept), segment names, pwrite_all;
  *   - the POSIX AIO writer: ordered asynchronous appends to one file;
  *   - a growable byte buffer;
- *   - the PERF_RECORD_COMPRESSED framer (zstd).
+ *   - the PERF_RECORD_COMPRESSED framer (zstd);
+ *   - perf records: counting, validating, LOST records.
  */
 #ifndef PERFSINK_KIT_H
 #define PERFSINK_KIT_H
@@ -303,6 +304,61 @@ static inline size_t perfsink_kit_zframe_pending(const struct perfsink_kit_zfram
  */
 int perfsink_kit_zframe_records(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *out,
 				const uint8_t *data, size_t len, size_t tail, size_t chunk_max);
+
+/* ----------------------------------------------------------- perf records */
+
+/*
+ * Reading perf records just enough to count and check them, and writing the
+ * LOST record that marks data a sink had to drop.  Pure functions of their
+ * arguments: any thread; nothing allocated, out buffers are the caller's.
+ */
+#define PERFSINK_KIT_REC_LOST 2
+#define PERFSINK_KIT_REC_HEADER_ATTR 64
+#define PERFSINK_KIT_REC_HEADER_TRACING_DATA 66
+#define PERFSINK_KIT_REC_AUXTRACE 71
+#define PERFSINK_KIT_REC_HEADER_FEATURE 80
+
+/*
+ * Number of whole records in data[0..len).  Stops at a header that is
+ * malformed (size < 8 or past the end); *rest (may be NULL) receives the
+ * bytes not covered by whole records, 0 for a well-formed block.
+ */
+uint64_t perfsink_kit_records_count(const uint8_t *data, size_t len, size_t *rest);
+
+/*
+ * Whether data[0..len) is whole perf pipe-mode records, as a spooled part
+ * must be before it is sent: with prologue, the 16-byte pipe header
+ * ("PERFILE2", size 16) first; then header sizes (>= 8) that chain exactly
+ * to the end, every type one perf 6.1 knows (kernel 1..21, user 64..83),
+ * and the payload that HEADER_TRACING_DATA and AUXTRACE carry after their
+ * header counted.  An empty non-prologue part is valid (a LOST marker that
+ * could not be made).  Returns 0, or -EBADMSG with where and why in why.
+ */
+int perfsink_kit_records_validate(const uint8_t *data, size_t len, int prologue, char *why,
+				  size_t whylen);
+
+/* What a synthesized LOST record must look like to match the stream's attr. */
+struct perfsink_kit_lost_template {
+	uint64_t id;          /* first event id of the first HEADER_ATTR */
+	uint64_t sample_type; /* of that attr */
+	int sample_id_all;
+};
+
+/*
+ * Fill t from a pipe-mode prologue (16-byte header, then HEADER_ATTR ...).
+ * Returns 0, or -EINVAL when there is no HEADER_ATTR in it.
+ */
+int perfsink_kit_lost_template_from_pipe_header(const uint8_t *hdr, size_t len,
+						struct perfsink_kit_lost_template *t);
+
+/*
+ * Write a PERF_RECORD_LOST {id, lost} with the sample_id trailer that t
+ * implies (time 0, so perf delivers it without reordering) into out.
+ * Returns its size, or 0 when cap is too small (PERFSINK_KIT_LOST_RECORD_MAX fits).
+ */
+#define PERFSINK_KIT_LOST_RECORD_MAX 72
+size_t perfsink_kit_lost_record_write(const struct perfsink_kit_lost_template *t, uint64_t lost,
+				      uint8_t *out, size_t cap);
 
 #ifdef __cplusplus
 }

@@ -2,7 +2,7 @@
 #define _GNU_SOURCE /* renameat2 */
 #include "spool.h"
 #include "part.h"
-#include "perf_records.h"
+#include <perfsink/kit.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -484,7 +484,7 @@ int spool_load(struct spool *s, struct part *p)
 		p->body.len = (size_t)st.st_size;
 		if (rc == 0)
 			rc = read_all(fd, p->body.data, p->body.len);
-		if (rc == 0 && perf_records_validate(p->body.data, p->body.len, p->seq == 0, rwhy, sizeof(rwhy)) < 0) {
+		if (rc == 0 && perfsink_kit_records_validate(p->body.data, p->body.len, p->seq == 0, rwhy, sizeof(rwhy)) < 0) {
 			snprintf(why, sizeof(why), "not whole perf records: %s", rwhy);
 			bad = why;
 			bytes = p->body.len;

@@ -4,9 +4,9 @@
 #include "compress.h"
 #include "http_conf.h"
 #include "part.h"
-#include "perf_records.h"
 #include "spool.h"
 #include "transfer.h"
+#include <perfsink/kit.h>
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -61,7 +61,7 @@ struct uploader {
 	struct backoff bo;
 	int64_t next_try;
 	int down;                  /* last attempt failed; retrying */
-	struct lost_template lt;
+	struct perfsink_kit_lost_template lt;
 	int have_lt;
 	char *key_base;            /* "{host}/{session}" of the parts being cut */
 	struct compressor *comp;   /* compress = zstd, else NULL */
@@ -104,8 +104,8 @@ static int part_in_memory_only(const struct part *p)
 /* Replace p's records by a LOST marker that tells perf how many were lost. */
 static void part_drop(struct uploader *u, struct part *p, const char *why)
 {
-	uint8_t rec[PERF_LOST_RECORD_MAX];
-	size_t n = u->have_lt ? lost_record_write(&u->lt, p->records, rec, sizeof(rec)) : 0;
+	uint8_t rec[PERFSINK_KIT_LOST_RECORD_MAX];
+	size_t n = u->have_lt ? perfsink_kit_lost_record_write(&u->lt, p->records, rec, sizeof(rec)) : 0;
 
 	if (part_in_memory_only(p))
 		u->q_mem -= p->body.len;
@@ -353,7 +353,7 @@ static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, si
 	u->key_base = key_base;
 	u->cut.next_seq = 0;
 
-	u->have_lt = lost_template_from_pipe_header(bytes, len, &u->lt) == 0;
+	u->have_lt = perfsink_kit_lost_template_from_pipe_header(bytes, len, &u->lt) == 0;
 	p = part_cutter_meta(&u->cut, bytes, len);
 	free(bytes);
 	if (!p) {
@@ -407,7 +407,7 @@ static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_
 		size_t len = bufs[i]->len;
 		/* Counted by the host since ABI 1.1; 0 from a host that did not. */
 		uint64_t records = bufs[i]->records ? bufs[i]->records
-						    : perf_records_count(d, len, NULL);
+						    : perfsink_kit_records_count(d, len, NULL);
 		int rc = 0;
 
 		if (u->comp)
