@@ -324,6 +324,9 @@ int perfsink_kit_zframe_records(struct perfsink_kit_zframe *f, struct perfsink_k
  * bytes not covered by whole records, 0 for a well-formed block.
  */
 uint64_t perfsink_kit_records_count(const uint8_t *data, size_t len, size_t *rest);
+/* Records in a buffer passed to write(): buf->records when the host counted
+ * them (ABI 1.1), else perfsink_kit_records_count of its bytes. */
+uint64_t perfsink_kit_buf_records(const struct perfsink_buf *buf);
 
 /*
  * Whether data[0..len) is whole perf pipe-mode records, as a spooled part

@@ -350,29 +350,13 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 	return 0;
 }
 
-/* Records in buf: the host counts them since ABI 1.1, else walk the headers. */
-static uint64_t buf_records(const struct perfsink_buf *buf)
-{
-	if (buf->records)
-		return buf->records;
-	uint64_t n = 0;
-	for (size_t off = 0; off + 8 <= buf->len; n++) {
-		uint16_t size;
-		memcpy(&size, buf->data + off + 6, sizeof(size));
-		if (size < 8)
-			break;
-		off += size;
-	}
-	return n;
-}
-
 static int aio_file_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct aio_file *f = ctx;
 	if (f->err)
 		return f->err;
 	int r = f->dfd >= 0 ? write_direct(f, buf) : write_from_buf(f, buf, buf->data, buf->len);
-	uint64_t records = f->records + buf_records(buf);
+	uint64_t records = f->records + perfsink_kit_buf_records(buf);
 	if (r == 0)
 		r = ends_push(&f->ends, f->pos + buf->len, records);
 	if (r < 0) {

@@ -60,6 +60,11 @@ uint64_t perfsink_kit_records_count(const uint8_t *data, size_t len, size_t *res
 	return n;
 }
 
+uint64_t perfsink_kit_buf_records(const struct perfsink_buf *buf)
+{
+	return buf->records ? buf->records : perfsink_kit_records_count(buf->data, buf->len, NULL);
+}
+
 /* Kernel types 1..21 (up to AUX_OUTPUT_HW_ID), user types 64..83 in perf 6.1. */
 static int type_known(uint32_t type)
 {

@@ -25,28 +25,6 @@ int zs_batch_add(struct zs_batch *b, struct perfsink_buf *buf)
 	return 0;
 }
 
-uint64_t zs_records_count(const uint8_t *data, size_t len)
-{
-	uint64_t n = 0;
-	size_t off = 0;
-
-	while (off + 8 <= len) {
-		uint16_t size;
-
-		memcpy(&size, data + off + 6, sizeof(size));
-		if (size < 8)
-			break;
-		off += size;
-		n++;
-	}
-	return n;
-}
-
-uint64_t zs_buf_records(const struct perfsink_buf *buf)
-{
-	return buf->records ? buf->records : zs_records_count(buf->data, buf->len);
-}
-
 /* Raw bytes: straight out when no group is open, else behind it. */
 static int batch_raw(struct zs_batch *b, struct perfsink_kit_zframe *f, const void *p, size_t len)
 {
@@ -60,7 +38,7 @@ int zs_batch_feed(struct zs_batch *b, struct perfsink_kit_zframe *f, const struc
 	size_t comp = 0;
 	int err;
 
-	b->records += zs_buf_records(buf);
+	b->records += perfsink_kit_buf_records(buf);
 	if (buf->kind == PERFSINK_BUF_RING && buf->tail_round <= buf->len)
 		comp = buf->len - buf->tail_round;
 	if (!comp)
@@ -96,7 +74,7 @@ void zs_batch_drop(struct zs_batch *b, zs_put_fn put, void *arg)
 	for (; b->taken < b->nr; b->taken++) {
 		struct perfsink_buf *buf = b->bufs[b->taken];
 
-		b->records += zs_buf_records(buf);
+		b->records += perfsink_kit_buf_records(buf);
 		b->bufs[b->taken] = NULL;
 		put(arg, buf);
 	}

@@ -57,9 +57,4 @@ int zs_batch_finish(struct zs_batch *b, struct perfsink_kit_zframe *f, int indep
 void zs_batch_drop(struct zs_batch *b, zs_put_fn put, void *arg);
 void zs_batch_free(struct zs_batch *b);
 
-/* perf records in [data, data+len), by their header sizes. */
-uint64_t zs_records_count(const uint8_t *data, size_t len);
-/* buf->records when the host counted them (ABI 1.1), else zs_records_count. */
-uint64_t zs_buf_records(const struct perfsink_buf *buf);
-
 #endif

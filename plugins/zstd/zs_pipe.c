@@ -72,7 +72,7 @@ static void worker_feed(struct zs_worker *wk, struct zs_batch *b, struct perfsin
 	uint64_t in0 = wk->frame.in_bytes, out0 = wk->frame.out_bytes;
 
 	if (failed || b->err)
-		b->records += zs_buf_records(buf);
+		b->records += perfsink_kit_buf_records(buf);
 	else
 		b->err = zs_batch_feed(b, &wk->frame, buf);
 	p->host->buf_put(buf);
