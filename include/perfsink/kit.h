@@ -21,7 +21,8 @@
  *   - the POSIX AIO writer: ordered asynchronous appends to one file;
  *   - a growable byte buffer;
  *   - the PERF_RECORD_COMPRESSED framer (zstd);
- *   - perf records: counting, validating, LOST records.
+ *   - perf records: counting, validating, LOST records;
+ *   - filling a sink's config struct from its key table by offset.
  */
 #ifndef PERFSINK_KIT_H
 #define PERFSINK_KIT_H
@@ -362,6 +363,47 @@ int perfsink_kit_lost_template_from_pipe_header(const uint8_t *hdr, size_t len,
 #define PERFSINK_KIT_LOST_RECORD_MAX 72
 size_t perfsink_kit_lost_record_write(const struct perfsink_kit_lost_template *t, uint64_t lost,
 				      uint8_t *out, size_t cap);
+
+/* ------------------------------------------------------- config by offset */
+
+/*
+ * A sink's key table (sink.h, unchanged) plus a map from each key to the
+ * field of the sink's own config struct that receives its parsed value, as
+ * Fluent Bit's config_map does:
+ *
+ *     static const struct perfsink_kit_key_map my_map[] = {
+ *             PERFSINK_KIT_MAP(K_LEVEL, struct my_conf, level),
+ *             PERFSINK_KIT_MAP(K_PATH, struct my_conf, path),
+ *             PERFSINK_KIT_MAP_END,
+ *     };
+ *     err = perfsink_kit_conf_fill(my_keys, inst->values, my_map, &conf);
+ *
+ * STRING and PATH keys go to a `const char *` field: the value's text,
+ * borrowed (it lives until close() returns; strdup it to keep it longer).
+ * The other types go to an integer (or enum) field of 1, 2, 4 or 8 bytes:
+ * value.num (BOOL 0/1, ENUM the index, DURATION ms, SIZE bytes), which the
+ * key's min/max have already checked.  Keys without a map entry are left
+ * for the sink to read from values itself.
+ */
+struct perfsink_kit_key_map {
+	unsigned key;  /* index into the key table (and into values) */
+	size_t offset; /* offsetof(config struct, field) */
+	size_t size;   /* sizeof(field); 0 ends the map */
+};
+
+#define PERFSINK_KIT_MAP(key, type, field) \
+	{ (key), offsetof(type, field), sizeof(((type *)0)->field) }
+#define PERFSINK_KIT_MAP_END { 0, 0, 0 }
+
+/*
+ * Store every mapped value into conf.  Any thread; nothing allocated.
+ * Returns 0; -EINVAL for a map that does not match the key table (a key
+ * index past its end, a text key into a field that is not a pointer, an
+ * integer field of another size); -ERANGE when a value does not fit its
+ * field (a min/max wider than the field).  Fields before the error are set.
+ */
+int perfsink_kit_conf_fill(const struct perfsink_key *keys, const struct perfsink_value *values,
+			   const struct perfsink_kit_key_map *map, void *conf);
 
 #ifdef __cplusplus
 }

@@ -57,7 +57,7 @@ struct aio_file {
 	const struct perfsink_instance *inst;
 	const struct perfsink_host *host;
 	const struct perfsink_stream *stream;
-	char *base_path;
+	const char *base_path; /* the path value, until close() */
 	char *path;       /* current output */
 	struct perfsink_kit_output out; /* the current output's file and directory */
 	int fd;           /* out.fd, buffered: header, features, last partial block */
@@ -104,6 +104,15 @@ static int open_output(struct aio_file *f, const char *path)
 	return 0;
 }
 
+/* Where open() stores each key's value. */
+static const struct perfsink_kit_key_map aio_file_map[] = {
+	PERFSINK_KIT_MAP(KEY_PATH, struct aio_file, base_path),
+	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct aio_file, cblocks),
+	PERFSINK_KIT_MAP(KEY_FSYNC, struct aio_file, fsync),
+	PERFSINK_KIT_MAP(KEY_DIRECT, struct aio_file, direct),
+	PERFSINK_KIT_MAP_END,
+};
+
 /* The output is created at start(); fail here already if it cannot be. */
 static int check_writable(struct aio_file *f, const char *path)
 {
@@ -127,16 +136,13 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 	f->host = inst->host;
 	f->fd = -1;
 	perfsink_kit_output_init(&f->out);
-	f->base_path = strdup(inst->values[KEY_PATH].str);
 	f->dfd = -1;
-	f->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
-	f->fsync = (int)inst->values[KEY_FSYNC].num;
-	f->direct = (int)inst->values[KEY_DIRECT].num;
 	ends_init(&f->ends);
-	int r = f->base_path ? check_writable(f, f->base_path) : -ENOMEM;
+	int r = perfsink_kit_conf_fill(aio_file_keys, inst->values, aio_file_map, f);
+	if (r == 0)
+		r = check_writable(f, f->base_path);
 	if (r < 0) {
 		ends_free(&f->ends);
-		free(f->base_path);
 		free(f);
 		return r;
 	}
@@ -539,7 +545,6 @@ static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
 	}
 	ends_free(&f->ends);
 	free(f->path);
-	free(f->base_path);
 	free(f);
 	return r;
 }

@@ -65,7 +65,7 @@ static const struct perfsink_key zstd_keys[] = {
 struct zsink {
 	const struct perfsink_instance *inst;
 	const struct perfsink_host *host;
-	char *base_path;
+	const char *base_path; /* the path value, until close() */
 	int level;
 	unsigned threads, cblocks;
 	uint64_t min_batch, max_pending;
@@ -81,6 +81,17 @@ struct zsink {
 
 	struct zs_pipe_stats at_begin; /* pipe totals when this file began */
 	struct perfsink_sink_stats st;
+};
+
+/* Where open() stores each key's value. */
+static const struct perfsink_kit_key_map zstd_map[] = {
+	PERFSINK_KIT_MAP(KEY_PATH, struct zsink, base_path),
+	PERFSINK_KIT_MAP(KEY_LEVEL, struct zsink, level),
+	PERFSINK_KIT_MAP(KEY_THREADS, struct zsink, threads),
+	PERFSINK_KIT_MAP(KEY_MIN_BATCH, struct zsink, min_batch),
+	PERFSINK_KIT_MAP(KEY_MAX_PENDING, struct zsink, max_pending),
+	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct zsink, cblocks),
+	PERFSINK_KIT_MAP_END,
 };
 
 #define LOG(z, lvl, ...) (z)->host->log((z)->inst, (lvl), __VA_ARGS__)
@@ -108,23 +119,16 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 		return -ENOMEM;
 	z->inst = inst;
 	z->host = inst->host;
-	z->level = (int)inst->values[KEY_LEVEL].num;
-	z->threads = (unsigned)inst->values[KEY_THREADS].num;
-	z->min_batch = (uint64_t)inst->values[KEY_MIN_BATCH].num;
-	z->max_pending = (uint64_t)inst->values[KEY_MAX_PENDING].num;
-	z->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
-	z->base_path = strdup(inst->values[KEY_PATH].str);
 	zs_file_init(&z->file);
+	r = perfsink_kit_conf_fill(zstd_keys, inst->values, zstd_map, z);
 	/* Check now: a bad path fails before any event is opened. */
-	r = z->base_path ? perfsink_kit_output_check(z->base_path, why, sizeof(why)) : -ENOMEM;
-	if (r < 0 && z->base_path) {
+	if (r == 0 && (r = perfsink_kit_output_check(z->base_path, why, sizeof(why))) < 0) {
 		const char *at = perfsink_value_origin(inst, KEY_PATH);
 
 		LOG(z, PERFSINK_LOG_ERROR, "%s%ssink '%s', key 'path': %s", at ? at : "",
 		    at ? ": " : "", inst->name, why);
 	}
 	if (r < 0) {
-		free(z->base_path);
 		free(z);
 		return r;
 	}
@@ -339,7 +343,6 @@ static int zstd_close(void *ctx, const struct perfsink_summary *sum)
 	}
 	if (!r)
 		r = z->err;
-	free(z->base_path);
 	free(z);
 	return r;
 }
