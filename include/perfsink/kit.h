@@ -79,7 +79,7 @@ struct perfsink_kit_output {
 	ino_t old_ino;  /* the file we renamed to name.old */
 };
 
-/* A closed output_file (perfsink_kit_output_close and perfsink_kit_output_discard are no-ops on it). */
+/* A closed output (perfsink_kit_output_close and _discard are no-ops on it). */
 void perfsink_kit_output_init(struct perfsink_kit_output *o);
 /* Could path become an output now?  For open(): checks only, creates nothing. */
 int perfsink_kit_output_check(const char *path, char *why, size_t n);
@@ -87,7 +87,8 @@ int perfsink_kit_output_check(const char *path, char *why, size_t n);
  * Check again and create the temporary file beside path; o->fd is ready
  * for writing.  o must be closed (perfsink_kit_output_init); on failure it stays so.
  */
-int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, char *why, size_t n);
+int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, char *why,
+			       size_t n);
 /* Rename an existing output to .old (or drop it when empty), ours to path. */
 int perfsink_kit_output_place(struct perfsink_kit_output *o, char *why, size_t n);
 /*
@@ -175,13 +176,15 @@ struct perfsink_kit_aiow_stats {
 };
 
 /* Returns 0 or a negative errno (thread creation, memory). */
-int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg, struct perfsink_kit_aiow **out);
+int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg,
+			     struct perfsink_kit_aiow **out);
 /*
  * Queue len bytes at the current append offset and advance it.  Waits for
  * a free control block when all are in flight.  On 0, done() will be
  * called exactly once; on error it is not called and nothing was queued.
  */
-int perfsink_kit_aiow_write(struct perfsink_kit_aiow *w, const void *data, size_t len, perfsink_kit_aiow_done_fn done, void *arg);
+int perfsink_kit_aiow_write(struct perfsink_kit_aiow *w, const void *data, size_t len,
+			    perfsink_kit_aiow_done_fn done, void *arg);
 /* Wait until nothing is in flight; returns the sticky error or 0. */
 int perfsink_kit_aiow_drain(struct perfsink_kit_aiow *w);
 /* Next append offset. */
@@ -189,7 +192,8 @@ uint64_t perfsink_kit_aiow_offset(const struct perfsink_kit_aiow *w);
 /* End of the contiguous prefix written without error. */
 uint64_t perfsink_kit_aiow_committed(const struct perfsink_kit_aiow *w);
 int perfsink_kit_aiow_error(const struct perfsink_kit_aiow *w);
-void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w, struct perfsink_kit_aiow_stats *out);
+void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w,
+			     struct perfsink_kit_aiow_stats *out);
 /* Drains, stops the completion thread, frees.  Does not close fd. */
 void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w);
 

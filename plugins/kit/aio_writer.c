@@ -131,7 +131,8 @@ struct released {
 };
 
 /* Release finished blocks in submission order; returns how many in out. */
-static unsigned release_in_order(struct perfsink_kit_aiow *w, struct released *out, bool *committed_moved)
+static unsigned release_in_order(struct perfsink_kit_aiow *w, struct released *out,
+				 bool *committed_moved)
 {
 	unsigned k = 0;
 	struct aiow_cb *c;
@@ -200,7 +201,8 @@ static void *completion_thread(void *arg)
 	return NULL;
 }
 
-int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg, struct perfsink_kit_aiow **out)
+int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg,
+			     struct perfsink_kit_aiow **out)
 {
 	if (cfg->nr_cb < 1 || cfg->fd < 0)
 		return -EINVAL;
@@ -258,7 +260,8 @@ static struct aiow_cb *wait_free_cb(struct perfsink_kit_aiow *w)
 	}
 }
 
-int perfsink_kit_aiow_write(struct perfsink_kit_aiow *w, const void *data, size_t len, perfsink_kit_aiow_done_fn done, void *arg)
+int perfsink_kit_aiow_write(struct perfsink_kit_aiow *w, const void *data, size_t len,
+			    perfsink_kit_aiow_done_fn done, void *arg)
 {
 	if (len == 0) {
 		if (done)

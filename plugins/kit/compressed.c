@@ -41,7 +41,8 @@ int perfsink_kit_zframe_reset(struct perfsink_kit_zframe *f)
 }
 
 /* Run one compressStream2 step to completion, output into the scratch. */
-static int frame_step(struct perfsink_kit_zframe *f, const void *data, size_t len, ZSTD_EndDirective op)
+static int frame_step(struct perfsink_kit_zframe *f, const void *data, size_t len,
+		      ZSTD_EndDirective op)
 {
 	ZSTD_inBuffer in = { data, len, 0 };
 	size_t left;
@@ -89,8 +90,8 @@ static int frame_emit(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *ou
 	return 0;
 }
 
-int perfsink_kit_zframe_put(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *out, const void *data, size_t len,
-		 enum perfsink_kit_zmode mode)
+int perfsink_kit_zframe_put(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *out,
+			    const void *data, size_t len, enum perfsink_kit_zmode mode)
 {
 	const uint8_t *p = data;
 	int err;

@@ -73,7 +73,8 @@ static int type_known(uint32_t type)
 
 #define PIPE_MAGIC 0x32454c4946524550ull /* "PERFILE2" */
 
-int perfsink_kit_records_validate(const uint8_t *data, size_t len, int prologue, char *why, size_t whylen)
+int perfsink_kit_records_validate(const uint8_t *data, size_t len, int prologue, char *why,
+				  size_t whylen)
 {
 	size_t off = 0;
 
@@ -118,7 +119,8 @@ int perfsink_kit_records_validate(const uint8_t *data, size_t len, int prologue,
 	return 0;
 }
 
-int perfsink_kit_lost_template_from_pipe_header(const uint8_t *hdr, size_t len, struct perfsink_kit_lost_template *t)
+int perfsink_kit_lost_template_from_pipe_header(const uint8_t *hdr, size_t len,
+						struct perfsink_kit_lost_template *t)
 {
 	size_t off = 16;
 
@@ -150,7 +152,8 @@ static uint8_t *put64(uint8_t *p, uint64_t v)
 	return p + sizeof(v);
 }
 
-size_t perfsink_kit_lost_record_write(const struct perfsink_kit_lost_template *t, uint64_t lost, uint8_t *out, size_t cap)
+size_t perfsink_kit_lost_record_write(const struct perfsink_kit_lost_template *t, uint64_t lost,
+				      uint8_t *out, size_t cap)
 {
 	uint8_t rec[PERFSINK_KIT_LOST_RECORD_MAX] = { 0 };
 	uint8_t *p = rec + 8;

@@ -62,7 +62,8 @@ int zs_batch_finish(struct zs_batch *b, struct perfsink_kit_zframe *f, int indep
 	int err = 0;
 
 	if (perfsink_kit_zframe_pending(f))
-		err = perfsink_kit_zframe_put(f, &b->out, NULL, 0, independent ? PERFSINK_KIT_Z_END : PERFSINK_KIT_Z_FLUSH);
+		err = perfsink_kit_zframe_put(f, &b->out, NULL, 0,
+					      independent ? PERFSINK_KIT_Z_END : PERFSINK_KIT_Z_FLUSH);
 	if (!err && b->held.len)
 		err = perfsink_kit_buf_append(&b->out, b->held.data, b->held.len);
 	perfsink_kit_buf_free(&b->held);

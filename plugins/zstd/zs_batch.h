@@ -46,7 +46,8 @@ struct zs_batch *zs_batch_new(void);
 /* Queue a buffer whose reference the batch now owns. 0 or -ENOMEM. */
 int zs_batch_add(struct zs_batch *b, struct perfsink_buf *buf);
 /* Compress (or copy) one buffer into b->out.  Does not release it. */
-int zs_batch_feed(struct zs_batch *b, struct perfsink_kit_zframe *f, const struct perfsink_buf *buf);
+int zs_batch_feed(struct zs_batch *b, struct perfsink_kit_zframe *f,
+		  const struct perfsink_buf *buf);
 /*
  * End the batch's output: the open group is ended with the frame
  * (independent) or only flushed (one continuous stream), held raw bytes
