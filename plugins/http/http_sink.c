@@ -18,12 +18,12 @@
  */
 #include "compress.h"
 #include "http_conf.h"
-#include <perfsink/kit.h>
 #include "spool.h"
 #include "uploader.h"
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <perfsink/kit.h>
 #include <perfsink/sink.h>
 #include <stdio.h>
 #include <stdlib.h>

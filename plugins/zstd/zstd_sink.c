@@ -33,12 +33,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <perfsink/kit.h>
 #include <perfsink/sink.h>
 #include "zs_batch.h"
 #include "zs_file.h"
-#include <perfsink/kit.h>
 #include "zs_pipe.h"
-#include <perfsink/kit.h>
 
 enum { KEY_PATH, KEY_LEVEL, KEY_THREADS, KEY_MIN_BATCH, KEY_MAX_PENDING, KEY_CBLOCKS };
 
