@@ -15,11 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <perfsink/kit.h>
+
 #include "backoff.h"
 #include "compress.h"
 #include "http_conf.h"
 #include "part.h"
-#include "perf_records.h"
 #include "spool.h"
 #include "transfer.h"
 
@@ -78,15 +79,15 @@ static void test_records_count(void **state)
 	n += put_rec(buf + n, 9, 48);
 	n += put_rec(buf + n, 3, 32);
 	n += put_rec(buf + n, 68, 8);
-	assert_int_equal(perf_records_count(buf, n, &rest), 3);
+	assert_int_equal(perfsink_kit_records_count(buf, n, &rest), 3);
 	assert_int_equal(rest, 0);
 	/* A cut record is not counted and is reported as rest. */
-	assert_int_equal(perf_records_count(buf, n - 4, &rest), 2);
+	assert_int_equal(perfsink_kit_records_count(buf, n - 4, &rest), 2);
 	assert_int_equal(rest, 4);
 	/* size 0 stops the walk instead of looping. */
 	put_rec(buf, 9, 8);
 	memset(buf + 6, 0, 2);
-	assert_int_equal(perf_records_count(buf, n, &rest), 0);
+	assert_int_equal(perfsink_kit_records_count(buf, n, &rest), 0);
 	assert_int_equal(rest, n);
 }
 
@@ -116,8 +117,8 @@ static void test_lost_record(void **state)
 		{ 0x167, 0, 24 },         /* no trailer without sample_id_all */
 		{ 0x10086, 1, 24 + 32 },  /* TID|TIME|CPU|IDENTIFIER */
 	};
-	uint8_t pro[512], rec[PERF_LOST_RECORD_MAX];
-	struct lost_template t;
+	uint8_t pro[512], rec[PERFSINK_KIT_LOST_RECORD_MAX];
+	struct perfsink_kit_lost_template t;
 	size_t i;
 
 	(void)state;
@@ -127,22 +128,22 @@ static void test_lost_record(void **state)
 		uint16_t size;
 		size_t n = make_prologue(pro, cases[i].st, cases[i].sid_all);
 
-		assert_int_equal(lost_template_from_pipe_header(pro, n, &t), 0);
+		assert_int_equal(perfsink_kit_lost_template_from_pipe_header(pro, n, &t), 0);
 		assert_int_equal(t.id, 59);
-		n = lost_record_write(&t, 1234, rec, sizeof(rec));
+		n = perfsink_kit_lost_record_write(&t, 1234, rec, sizeof(rec));
 		assert_int_equal(n, cases[i].size);
 		memcpy(&type, rec, 4);
 		memcpy(&size, rec + 6, 2);
-		assert_int_equal(type, PERF_REC_LOST);
+		assert_int_equal(type, PERFSINK_KIT_REC_LOST);
 		assert_int_equal(size, n);
 		memcpy(&v, rec + 8, 8);
 		assert_int_equal(v, 59);
 		memcpy(&v, rec + 16, 8);
 		assert_int_equal(v, 1234);
-		assert_int_equal(perf_records_count(rec, n, NULL), 1);
+		assert_int_equal(perfsink_kit_records_count(rec, n, NULL), 1);
 	}
-	assert_int_equal(lost_template_from_pipe_header(pro, 16, &t), -EINVAL);
-	assert_int_equal(lost_record_write(&t, 1, rec, 8), 0);
+	assert_int_equal(perfsink_kit_lost_template_from_pipe_header(pro, 16, &t), -EINVAL);
+	assert_int_equal(perfsink_kit_lost_record_write(&t, 1, rec, 8), 0);
 }
 
 static void test_backoff(void **state)
@@ -208,14 +209,14 @@ static void test_cutter(void **state)
 		assert_int_equal(part_cutter_append(&c, data, steps[i].len, steps[i].len / 8, steps[i].t, &p), 0);
 		assert_int_equal(p != NULL, steps[i].sealed);
 		if (p) {
-			assert_int_equal(p->len, steps[i].sealed_len);
+			assert_int_equal(p->body.len, steps[i].sealed_len);
 			assert_int_equal(p->records, steps[i].sealed_len / 8);
 			/* reserved whole, trimmed when sealed at less than half */
-			assert_int_equal(p->cap, p->len < 500 ? p->len : p->len > 1000 ? p->len : 1000);
+			assert_int_equal(p->body.cap, p->body.len < 500 ? p->body.len : p->body.len > 1000 ? p->body.len : 1000);
 			part_free(p);
 		}
 		/* the open part holds its whole size from the start */
-		assert_true(c.open->cap >= 1000);
+		assert_true(c.open->body.cap >= 1000);
 	}
 	/* open part (8 bytes, opened at 40) expires at 140 */
 	assert_int_equal(part_cutter_deadline(&c), 140);
@@ -223,7 +224,7 @@ static void test_cutter(void **state)
 	p = part_cutter_expire(&c, 140);
 	assert_non_null(p);
 	assert_int_equal(p->seq, 4);
-	assert_int_equal(p->cap, 8);
+	assert_int_equal(p->body.cap, 8);
 	part_free(p);
 	assert_null(part_cutter_flush(&c));
 	assert_int_equal(part_cutter_deadline(&c), -1);
@@ -359,7 +360,7 @@ static void test_validate(void **state)
 		memset(buf, 0, sizeof(buf));
 		n = cases[i].make(buf);
 		why[0] = '\0';
-		rc = perf_records_validate(buf, n, cases[i].prologue, why, sizeof(why));
+		rc = perfsink_kit_records_validate(buf, n, cases[i].prologue, why, sizeof(why));
 		if ((rc == 0) != cases[i].ok)
 			fail_msg("%s: rc %d (%s)", cases[i].name, rc, why);
 		if (!cases[i].ok && (rc != -EBADMSG || !why[0]))
@@ -590,7 +591,7 @@ static void test_spool(void **state)
 	assert_string_equal(list->next->key, "h/s/0000000003");
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(spool_load(&s, list), 0);
-	assert_int_equal(list->len, 600);
+	assert_int_equal(list->body.len, 600);
 	while ((q = list)) {
 		list = q->next;
 		spool_remove(&s, q);
@@ -695,7 +696,7 @@ static size_t expand(const uint8_t *d, size_t n, uint8_t *out, size_t cap, int *
 
 		memcpy(&type, d + off, 4);
 		memcpy(&size, d + off + 6, 2);
-		if (type == PERF_REC_COMPRESSED) {
+		if (type == PERFSINK_KIT_REC_COMPRESSED) {
 			size_t z = ZSTD_decompress(out + o, cap - o, d + off + 8, size - 8u);
 
 			assert_false(ZSTD_isError(z));

@@ -1,5 +1,5 @@
 /*
- * plugins/common/output_file: what may become an output (a table of
+ * perfsink_kit_output (plugins/kit/output_file.c): what may become an output (a table of
  * places), and the life of one output (temporary file, .old, discard).
  * Runs as whoever runs the tests; the cases that need another owner use
  * chown and are skipped without root.
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <dirent.h>
 #include <cmocka.h>
-#include "output_file.h"
+#include <perfsink/kit.h>
 
 static char dir[64];
 
@@ -139,7 +139,7 @@ static void check_table(void **state)
 		print_message("case %zu: %s in mode %o\n", i, t[i].name, (unsigned)t[i].mode);
 		assert_int_equal(chmod(dir, t[i].mode), 0);
 		path_of(p, sizeof(p), t[i].name);
-		assert_int_equal(output_check(p, why, sizeof(why)), t[i].err);
+		assert_int_equal(perfsink_kit_output_check(p, why, sizeof(why)), t[i].err);
 		if (t[i].why) {
 			assert_non_null(strstr(why, t[i].why));
 			assert_non_null(strstr(why, p)); /* names the path */
@@ -152,7 +152,7 @@ static void check_table(void **state)
 		write_file("theirs", "t");
 		path_of(p, sizeof(p), "theirs");
 		assert_int_equal(chown(p, 65534, 65534), 0);
-		assert_int_equal(output_check(p, why, sizeof(why)), -EPERM);
+		assert_int_equal(perfsink_kit_output_check(p, why, sizeof(why)), -EPERM);
 		assert_non_null(strstr(why, "belongs to uid 65534"));
 	}
 	clean();
@@ -162,19 +162,19 @@ static void check_table(void **state)
 static void place_keeps_old(void **state)
 {
 	(void)state;
-	struct output_file o;
+	struct perfsink_kit_output o;
 	char p[256], why[512];
 	write_file("out", "old bytes");
 	path_of(p, sizeof(p), "out");
-	output_init(&o);
-	assert_int_equal(output_create(&o, p, why, sizeof(why)), 0);
+	perfsink_kit_output_init(&o);
+	assert_int_equal(perfsink_kit_output_create(&o, p, why, sizeof(why)), 0);
 	assert_string_equal(read_file("out"), "old bytes"); /* untouched until placed */
 	assert_int_equal(write(o.fd, "new", 3), 3);
-	assert_int_equal(output_place(&o, why, sizeof(why)), 0);
-	int fd = output_reopen(&o, O_WRONLY);
+	assert_int_equal(perfsink_kit_output_place(&o, why, sizeof(why)), 0);
+	int fd = perfsink_kit_output_reopen(&o, O_WRONLY);
 	assert_true(fd >= 0);
 	close(fd);
-	assert_int_equal(output_close(&o), 0);
+	assert_int_equal(perfsink_kit_output_close(&o), 0);
 	assert_string_equal(read_file("out"), "new");
 	assert_string_equal(read_file("out.old"), "old bytes");
 	assert_int_equal(entries(), 2);
@@ -185,15 +185,15 @@ static void place_keeps_old(void **state)
 static void empty_is_replaced(void **state)
 {
 	(void)state;
-	struct output_file o;
+	struct perfsink_kit_output o;
 	char p[256], why[512];
 	write_file("out", "");
 	write_file("out.old", "older");
 	path_of(p, sizeof(p), "out");
-	output_init(&o);
-	assert_int_equal(output_create(&o, p, why, sizeof(why)), 0);
-	assert_int_equal(output_place(&o, why, sizeof(why)), 0);
-	assert_int_equal(output_close(&o), 0);
+	perfsink_kit_output_init(&o);
+	assert_int_equal(perfsink_kit_output_create(&o, p, why, sizeof(why)), 0);
+	assert_int_equal(perfsink_kit_output_place(&o, why, sizeof(why)), 0);
+	assert_int_equal(perfsink_kit_output_close(&o), 0);
 	assert_string_equal(read_file("out.old"), "older");
 	assert_int_equal(entries(), 2);
 	clean();
@@ -204,20 +204,20 @@ static void discard_restores(void **state)
 {
 	(void)state;
 	for (int placed = 0; placed < 2; placed++) {
-		struct output_file o;
+		struct perfsink_kit_output o;
 		char p[256], why[512];
 		write_file("out", "precious");
 		write_file("out.old", "older");
 		path_of(p, sizeof(p), "out");
-		output_init(&o);
-		assert_int_equal(output_create(&o, p, why, sizeof(why)), 0);
+		perfsink_kit_output_init(&o);
+		assert_int_equal(perfsink_kit_output_create(&o, p, why, sizeof(why)), 0);
 		assert_int_equal(write(o.fd, "new", 3), 3);
 		if (placed)
-			assert_int_equal(output_place(&o, why, sizeof(why)), 0);
-		assert_int_equal(output_discard(&o), 0);
+			assert_int_equal(perfsink_kit_output_place(&o, why, sizeof(why)), 0);
+		assert_int_equal(perfsink_kit_output_discard(&o), 0);
 		assert_string_equal(read_file("out"), "precious");
 		assert_int_equal(entries(), placed ? 1 : 2); /* placing replaced the older .old */
-		assert_int_equal(output_close(&o), 0); /* closed: a no-op */
+		assert_int_equal(perfsink_kit_output_close(&o), 0); /* closed: a no-op */
 		clean();
 	}
 }
@@ -226,15 +226,15 @@ static void discard_restores(void **state)
 static void place_never_replaces(void **state)
 {
 	(void)state;
-	struct output_file o;
+	struct perfsink_kit_output o;
 	char p[256], why[512] = "";
 	path_of(p, sizeof(p), "out");
-	output_init(&o);
-	assert_int_equal(output_create(&o, p, why, sizeof(why)), 0);
+	perfsink_kit_output_init(&o);
+	assert_int_equal(perfsink_kit_output_create(&o, p, why, sizeof(why)), 0);
 	assert_int_equal(symlink("/etc/hostname", p), 0);
-	assert_int_equal(output_place(&o, why, sizeof(why)), -EPERM);
+	assert_int_equal(perfsink_kit_output_place(&o, why, sizeof(why)), -EPERM);
 	assert_non_null(strstr(why, "symbolic link"));
-	assert_int_equal(output_close(&o), 0); /* never placed: removed */
+	assert_int_equal(perfsink_kit_output_close(&o), 0); /* never placed: removed */
 	assert_int_equal(entries(), 1);        /* the link alone */
 	clean();
 }

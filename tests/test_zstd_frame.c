@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "zs_batch.h"
-#include "zs_frame.h"
+#include <perfsink/kit.h>
 #include "zstd_decode.h"
 
 static uint8_t *fake_bytes(size_t len, unsigned seed, int compressible)
@@ -30,53 +30,53 @@ static uint8_t *fake_bytes(size_t len, unsigned seed, int compressible)
 }
 
 /* Decode out as a data section and compare with want. */
-static void expect_decodes(const struct zs_obuf *out, const uint8_t *want, size_t len,
+static void expect_decodes(const struct perfsink_kit_buf *out, const uint8_t *want, size_t len,
 			   struct zdec *d)
 {
 	char err[200] = "";
 
-	if (zdec_section(out->data, out->len, ZS_GROUP_MAX, d, err, sizeof(err)) != 0)
+	if (zdec_section(out->data, out->len, PERFSINK_KIT_Z_GROUP_MAX, d, err, sizeof(err)) != 0)
 		fail_msg("decode: %s", err);
 	assert_int_equal(d->len, len);
 	if (len)
 		assert_memory_equal(d->data, want, len);
 	assert_true(d->max_record <= 65535);
-	assert_true(d->max_decomp <= ZS_GROUP_MAX);
+	assert_true(d->max_decomp <= PERFSINK_KIT_Z_GROUP_MAX);
 }
 
 static const size_t frame_sizes[] = {
-	1, 8, 4096, ZS_GROUP_MAX - 1, ZS_GROUP_MAX, ZS_GROUP_MAX + 1,
-	3 * ZS_GROUP_MAX, 1 << 20,
+	1, 8, 4096, PERFSINK_KIT_Z_GROUP_MAX - 1, PERFSINK_KIT_Z_GROUP_MAX, PERFSINK_KIT_Z_GROUP_MAX + 1,
+	3 * PERFSINK_KIT_Z_GROUP_MAX, 1 << 20,
 };
 
-static void frame_case(size_t len, int compressible, enum zs_mode mode)
+static void frame_case(size_t len, int compressible, enum perfsink_kit_zmode mode)
 {
 	uint8_t *in = fake_bytes(len, (unsigned)len, compressible);
-	struct zs_obuf out = { 0 };
-	struct zs_frame f;
+	struct perfsink_kit_buf out = { 0 };
+	struct perfsink_kit_zframe f;
 	struct zdec d;
 	size_t off = 0;
 
-	assert_int_equal(zs_frame_init(&f, 1), 0);
+	assert_int_equal(perfsink_kit_zframe_init(&f, 1), 0);
 	srand((unsigned)len * 7);
 	while (off < len) { /* pieces of random size, the last one with mode */
 		size_t n = 1 + (size_t)rand() % 20000;
 
 		if (n >= len - off)
 			n = len - off;
-		assert_int_equal(zs_frame_put(&f, &out, in + off, n,
-					      off + n == len ? mode : ZS_KEEP), 0);
+		assert_int_equal(perfsink_kit_zframe_put(&f, &out, in + off, n,
+					      off + n == len ? mode : PERFSINK_KIT_Z_KEEP), 0);
 		off += n;
 	}
 	expect_decodes(&out, in, len, &d);
 	assert_int_equal(d.frames, 1);
-	assert_int_equal(d.frame_open, mode == ZS_FLUSH);
-	assert_int_equal(d.compressed, (len + ZS_GROUP_MAX - 1) / ZS_GROUP_MAX);
+	assert_int_equal(d.frame_open, mode == PERFSINK_KIT_Z_FLUSH);
+	assert_int_equal(d.compressed, (len + PERFSINK_KIT_Z_GROUP_MAX - 1) / PERFSINK_KIT_Z_GROUP_MAX);
 	assert_int_equal(f.in_bytes, len);
 	assert_int_equal(f.out_bytes, out.len);
 	zdec_free(&d);
-	zs_obuf_free(&out);
-	zs_frame_fini(&f);
+	perfsink_kit_buf_free(&out);
+	perfsink_kit_zframe_fini(&f);
 	free(in);
 }
 
@@ -86,10 +86,10 @@ static void test_frame_sizes(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(frame_sizes) / sizeof(frame_sizes[0]); i++) {
-		frame_case(frame_sizes[i], 1, ZS_FLUSH);
-		frame_case(frame_sizes[i], 1, ZS_END);
-		frame_case(frame_sizes[i], 0, ZS_FLUSH); /* incompressible: worst record size */
-		frame_case(frame_sizes[i], 0, ZS_END);
+		frame_case(frame_sizes[i], 1, PERFSINK_KIT_Z_FLUSH);
+		frame_case(frame_sizes[i], 1, PERFSINK_KIT_Z_END);
+		frame_case(frame_sizes[i], 0, PERFSINK_KIT_Z_FLUSH); /* incompressible: worst record size */
+		frame_case(frame_sizes[i], 0, PERFSINK_KIT_Z_END);
 	}
 }
 
@@ -102,17 +102,17 @@ static void test_frame_levels(void **state)
 	(void)state;
 	zdec_fake_records(in, len, 5, 1);
 	for (i = 0; i < 4; i++) {
-		struct zs_obuf out = { 0 };
-		struct zs_frame f;
+		struct perfsink_kit_buf out = { 0 };
+		struct perfsink_kit_zframe f;
 		struct zdec d;
 
-		assert_int_equal(zs_frame_init(&f, levels[i]), 0);
-		assert_int_equal(zs_frame_put(&f, &out, in, len, ZS_END), 0);
+		assert_int_equal(perfsink_kit_zframe_init(&f, levels[i]), 0);
+		assert_int_equal(perfsink_kit_zframe_put(&f, &out, in, len, PERFSINK_KIT_Z_END), 0);
 		expect_decodes(&out, in, len, &d);
 		assert_true(out.len < len / 4);
 		zdec_free(&d);
-		zs_obuf_free(&out);
-		zs_frame_fini(&f);
+		perfsink_kit_buf_free(&out);
+		perfsink_kit_zframe_fini(&f);
 	}
 	free(in);
 }
@@ -120,23 +120,23 @@ static void test_frame_levels(void **state)
 /* Ending a frame needs a group with data: perf rejects an empty record. */
 static void test_frame_end_needs_data(void **state)
 {
-	struct zs_obuf out = { 0 };
-	struct zs_frame f;
+	struct perfsink_kit_buf out = { 0 };
+	struct perfsink_kit_zframe f;
 	size_t len;
 
 	(void)state;
-	assert_int_equal(zs_frame_init(&f, 1), 0);
-	assert_int_equal(zs_frame_put(&f, &out, NULL, 0, ZS_FLUSH), 0);
+	assert_int_equal(perfsink_kit_zframe_init(&f, 1), 0);
+	assert_int_equal(perfsink_kit_zframe_put(&f, &out, NULL, 0, PERFSINK_KIT_Z_FLUSH), 0);
 	assert_int_equal(out.len, 0); /* nothing begun, nothing written */
-	assert_int_equal(zs_frame_put(&f, &out, "abcdefgh", 8, ZS_FLUSH), 0);
+	assert_int_equal(perfsink_kit_zframe_put(&f, &out, "abcdefgh", 8, PERFSINK_KIT_Z_FLUSH), 0);
 	len = out.len;
-	assert_int_equal(zs_frame_put(&f, &out, NULL, 0, ZS_FLUSH), 0);
+	assert_int_equal(perfsink_kit_zframe_put(&f, &out, NULL, 0, PERFSINK_KIT_Z_FLUSH), 0);
 	assert_int_equal(out.len, len);
-	assert_int_equal(zs_frame_put(&f, &out, NULL, 0, ZS_END), -EINVAL);
-	assert_int_equal(zs_frame_reset(&f), 0);
-	assert_int_equal(zs_frame_put(&f, &out, NULL, 0, ZS_END), 0);
-	zs_obuf_free(&out);
-	zs_frame_fini(&f);
+	assert_int_equal(perfsink_kit_zframe_put(&f, &out, NULL, 0, PERFSINK_KIT_Z_END), -EINVAL);
+	assert_int_equal(perfsink_kit_zframe_reset(&f), 0);
+	assert_int_equal(perfsink_kit_zframe_put(&f, &out, NULL, 0, PERFSINK_KIT_Z_END), 0);
+	perfsink_kit_buf_free(&out);
+	perfsink_kit_zframe_fini(&f);
 }
 
 /* ------------------------------------------------------------ batches */
@@ -190,7 +190,7 @@ static void cat_bufs(struct tbuf *t, unsigned n, uint8_t **out, size_t *len)
 }
 
 /* Feed bufs [from, to) into one batch and finish it. */
-static void batch_run(struct zs_batch *b, struct zs_frame *f, struct tbuf *t, unsigned from,
+static void batch_run(struct zs_batch *b, struct perfsink_kit_zframe *f, struct tbuf *t, unsigned from,
 		      unsigned to, int independent)
 {
 	unsigned i;
@@ -212,7 +212,7 @@ static void test_batch_layout(void **state)
 {
 	struct tbuf t[7];
 	struct zs_batch *b = zs_batch_new();
-	struct zs_frame f;
+	struct perfsink_kit_zframe f;
 	struct zdec d;
 	uint8_t *want;
 	size_t len;
@@ -226,13 +226,13 @@ static void test_batch_layout(void **state)
 	tbuf_make(&t[4], PERFSINK_BUF_RING, 3000, 1, 5);
 	tbuf_make(&t[5], PERFSINK_BUF_SYNTH, 800, 0, 6);
 	tbuf_make(&t[6], PERFSINK_BUF_RING, 200, 1, 7);
-	assert_int_equal(zs_frame_init(&f, 1), 0);
+	assert_int_equal(perfsink_kit_zframe_init(&f, 1), 0);
 	batch_run(b, &f, t, 0, 7, 1);
 	cat_bufs(t, 7, &want, &len);
 	expect_decodes(&b->out, want, len, &d);
 	assert_int_equal(d.frames, 1);
 	assert_int_equal(d.frame_open, 0);
-	assert_int_equal(b->records, zs_records_count(want, len));
+	assert_int_equal(b->records, perfsink_kit_records_count(want, len, NULL));
 	for (i = 0; i < 7; i++) {
 		assert_int_equal(t[i].refs, 0);
 		free(t[i].mem);
@@ -240,7 +240,7 @@ static void test_batch_layout(void **state)
 	free(want);
 	zdec_free(&d);
 	zs_batch_free(b);
-	zs_frame_fini(&f);
+	perfsink_kit_zframe_fini(&f);
 }
 
 /* Random sequences cut into random batches, in both stream models. */
@@ -248,8 +248,8 @@ static void batch_random(unsigned seed, int independent)
 {
 	enum { N = 60 };
 	struct tbuf t[N];
-	struct zs_obuf all = { 0 };
-	struct zs_frame f;
+	struct perfsink_kit_buf all = { 0 };
+	struct perfsink_kit_zframe f;
 	struct zdec d;
 	unsigned i, from = 0, batches = 0;
 	uint8_t *want;
@@ -266,7 +266,7 @@ static void batch_random(unsigned seed, int independent)
 			tbuf_make(&t[i], PERFSINK_BUF_SYNTH, 64, 0, seed + i);
 		}
 	}
-	assert_int_equal(zs_frame_init(&f, 1), 0);
+	assert_int_equal(perfsink_kit_zframe_init(&f, 1), 0);
 	while (from < N) {
 		unsigned to = from + 1 + (unsigned)rand() % 12;
 		struct zs_batch *b = zs_batch_new();
@@ -274,7 +274,7 @@ static void batch_random(unsigned seed, int independent)
 		if (to > N)
 			to = N;
 		batch_run(b, &f, t, from, to, independent);
-		assert_int_equal(zs_obuf_append(&all, b->out.data, b->out.len), 0);
+		assert_int_equal(perfsink_kit_buf_append(&all, b->out.data, b->out.len), 0);
 		zs_batch_free(b);
 		from = to;
 		batches++;
@@ -291,8 +291,8 @@ static void batch_random(unsigned seed, int independent)
 	}
 	free(want);
 	zdec_free(&d);
-	zs_obuf_free(&all);
-	zs_frame_fini(&f);
+	perfsink_kit_buf_free(&all);
+	perfsink_kit_zframe_fini(&f);
 }
 
 static void test_batch_random(void **state)
@@ -310,11 +310,11 @@ static void test_batch_random(void **state)
 static void test_batch_independent_alone(void **state)
 {
 	struct tbuf t[3];
-	struct zs_frame f;
+	struct perfsink_kit_zframe f;
 	unsigned i;
 
 	(void)state;
-	assert_int_equal(zs_frame_init(&f, 1), 0);
+	assert_int_equal(perfsink_kit_zframe_init(&f, 1), 0);
 	for (i = 0; i < 3; i++) {
 		struct zs_batch *b = zs_batch_new();
 		struct zdec d;
@@ -328,25 +328,31 @@ static void test_batch_independent_alone(void **state)
 		zs_batch_free(b);
 		free(t[i].mem);
 	}
-	zs_frame_fini(&f);
+	perfsink_kit_zframe_fini(&f);
 }
 
-static void test_records_count(void **state)
+/* The zstd sink counts records with the kit: the host's count, else its own. */
+static void test_buf_records(void **state)
 {
 	uint8_t p[64] = { 0 };
+	struct perfsink_buf buf = { .data = p, .len = 48 };
 	uint16_t s;
 
 	(void)state;
 	s = 16; memcpy(p + 6, &s, 2);
 	s = 24; memcpy(p + 16 + 6, &s, 2);
 	s = 8;  memcpy(p + 40 + 6, &s, 2);
-	assert_int_equal(zs_records_count(p, 48), 3);
-	assert_int_equal(zs_records_count(p, 40), 2);
-	assert_int_equal(zs_records_count(p, 30), 2); /* a cut body still counts */
-	assert_int_equal(zs_records_count(p, 20), 1); /* a cut header does not */
-	assert_int_equal(zs_records_count(p, 0), 0);
+	assert_int_equal(perfsink_kit_buf_records(&buf), 3);
+	buf.len = 40;
+	assert_int_equal(perfsink_kit_buf_records(&buf), 2);
+	buf.len = 20;
+	assert_int_equal(perfsink_kit_buf_records(&buf), 1); /* a cut header does not count */
+	buf.records = 7;
+	assert_int_equal(perfsink_kit_buf_records(&buf), 7); /* counted by the host */
+	buf.records = 0;
 	s = 0;  memcpy(p + 6, &s, 2);
-	assert_int_equal(zs_records_count(p, 48), 0); /* size 0: stop, never loop */
+	buf.len = 48;
+	assert_int_equal(perfsink_kit_buf_records(&buf), 0); /* size 0: stop, never loop */
 }
 
 int main(void)
@@ -358,7 +364,7 @@ int main(void)
 		cmocka_unit_test(test_batch_layout),
 		cmocka_unit_test(test_batch_random),
 		cmocka_unit_test(test_batch_independent_alone),
-		cmocka_unit_test(test_records_count),
+		cmocka_unit_test(test_buf_records),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,9 +19,9 @@
  * stream) turns the rest of that file to buffered writes.
  *
  * Rotation: every segment is written to "<path>.<YYYYmmddHHMMSS>.<NNNNNN>"
- * (plugins/common/segments.h); stream->max_files prunes the oldest.
+ * (perfsink_kit_segment_path (perfsink/kit.h)); stream->max_files prunes the oldest.
  *
- * Every output is created by plugins/common/output_file.h (no symlink
+ * Every output is created by perfsink_kit_output (perfsink/kit.h) (no symlink
  * followed, an existing file kept as .old); a run that ends before any
  * ring data reached this sink removes its output and puts the .old back.
  */
@@ -35,12 +35,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <perfsink/sink.h>
-#include "aio_writer.h"
+#include <perfsink/kit.h>
 #include "dio.h"
 #include "ends.h"
-#include "output_file.h"
-#include "segments.h"
-#include "pwrite_all.h"
 
 enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC, KEY_DIRECT };
 
@@ -60,9 +57,9 @@ struct aio_file {
 	const struct perfsink_instance *inst;
 	const struct perfsink_host *host;
 	const struct perfsink_stream *stream;
-	char *base_path;
+	const char *base_path; /* the path value, until close() */
 	char *path;       /* current output */
-	struct output_file out; /* the current output's file and directory */
+	struct perfsink_kit_output out; /* the current output's file and directory */
 	int fd;           /* out.fd, buffered: header, features, last partial block */
 	int begun;        /* the current output is in place with its header */
 	int ring_seen;    /* ring data was written during the run */
@@ -80,7 +77,7 @@ struct aio_file {
 	struct ends ends; /* buffer ends; data.size is one of them */
 	int64_t size_written_ns; /* completion thread: last data.size update */
 	uint64_t size_end;       /* completion thread: last buffer end on file */
-	struct aiow *w;
+	struct perfsink_kit_aiow *w;
 	int err;
 	struct perfsink_sink_stats st;
 };
@@ -91,7 +88,7 @@ struct aio_file {
 static int open_output(struct aio_file *f, const char *path)
 {
 	char why[512];
-	int r = output_create(&f->out, path, why, sizeof(why));
+	int r = perfsink_kit_output_create(&f->out, path, why, sizeof(why));
 	if (r < 0) {
 		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
 		return r;
@@ -99,7 +96,7 @@ static int open_output(struct aio_file *f, const char *path)
 	f->fd = f->out.fd;
 	f->dfd = -1;
 	if (f->direct && dio_usable(f->fd)) {
-		f->dfd = output_reopen(&f->out, O_WRONLY | O_DIRECT);
+		f->dfd = perfsink_kit_output_reopen(&f->out, O_WRONLY | O_DIRECT);
 		if (f->dfd < 0)
 			f->dfd = -1;
 	}
@@ -107,11 +104,20 @@ static int open_output(struct aio_file *f, const char *path)
 	return 0;
 }
 
+/* Where open() stores each key's value. */
+static const struct perfsink_kit_key_map aio_file_map[] = {
+	PERFSINK_KIT_MAP(KEY_PATH, struct aio_file, base_path),
+	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct aio_file, cblocks),
+	PERFSINK_KIT_MAP(KEY_FSYNC, struct aio_file, fsync),
+	PERFSINK_KIT_MAP(KEY_DIRECT, struct aio_file, direct),
+	PERFSINK_KIT_MAP_END,
+};
+
 /* The output is created at start(); fail here already if it cannot be. */
 static int check_writable(struct aio_file *f, const char *path)
 {
 	char why[512];
-	int r = output_check(path, why, sizeof(why));
+	int r = perfsink_kit_output_check(path, why, sizeof(why));
 	if (r < 0) {
 		const char *at = perfsink_value_origin(f->inst, KEY_PATH);
 
@@ -129,17 +135,14 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 	f->inst = inst;
 	f->host = inst->host;
 	f->fd = -1;
-	output_init(&f->out);
-	f->base_path = strdup(inst->values[KEY_PATH].str);
+	perfsink_kit_output_init(&f->out);
 	f->dfd = -1;
-	f->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
-	f->fsync = (int)inst->values[KEY_FSYNC].num;
-	f->direct = (int)inst->values[KEY_DIRECT].num;
 	ends_init(&f->ends);
-	int r = f->base_path ? check_writable(f, f->base_path) : -ENOMEM;
+	int r = perfsink_kit_conf_fill(aio_file_keys, inst->values, aio_file_map, f);
+	if (r == 0)
+		r = check_writable(f, f->base_path);
 	if (r < 0) {
 		ends_free(&f->ends);
-		free(f->base_path);
 		free(f);
 		return r;
 	}
@@ -171,7 +174,7 @@ static void on_commit(void *arg, uint64_t end)
 		return;
 	f->size_written_ns = now;
 	uint64_t size = safe - f->data_offset;
-	(void)pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
+	(void)perfsink_kit_pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
 }
 
 /* Completion thread: the write is over (errors are sticky in the writer). */
@@ -205,7 +208,7 @@ static int start_writer(struct aio_file *f, int fd, uint64_t offset)
 {
 	const struct perfsink_stream *s = f->stream;
 	unsigned nr_cb = f->cblocks ? f->cblocks : (s->nr_buffers ? s->nr_buffers : 2);
-	struct aiow_config cfg = {
+	struct perfsink_kit_aiow_config cfg = {
 		.fd = fd,
 		/* With O_DIRECT a buffer can make two writes: a block and its middle. */
 		.nr_cb = fd == f->dfd && !f->cblocks ? 2 * nr_cb : nr_cb,
@@ -214,7 +217,7 @@ static int start_writer(struct aio_file *f, int fd, uint64_t offset)
 		.commit_arg = f,
 		.done_ctx = f,
 	};
-	int r = aiow_create(&cfg, &f->w);
+	int r = perfsink_kit_aiow_create(&cfg, &f->w);
 	if (r < 0)
 		LOG(f, PERFSINK_LOG_ERROR, "cannot start the AIO writer: %s", strerror(-r));
 	return r;
@@ -224,7 +227,7 @@ static int start_writer(struct aio_file *f, int fd, uint64_t offset)
 static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struct perfsink_bytes *hdr_in)
 {
 	struct perfsink_bytes hdr = *hdr_in;
-	int r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
+	int r = perfsink_kit_pwrite_all(f->fd, hdr.data, hdr.len, 0);
 	f->data_offset = f->pos = hdr.len;
 	f->records = 0;
 	f->first_ring_end = 0;
@@ -238,7 +241,7 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struc
 		return r;
 	}
 	char why[512];
-	if ((r = output_place(&f->out, why, sizeof(why))) < 0) {
+	if ((r = perfsink_kit_output_place(&f->out, why, sizeof(why))) < 0) {
 		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
 		return r;
 	}
@@ -251,7 +254,7 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struc
 /* Create the output of stream s and write its provisional header. */
 static int new_output(struct aio_file *f, const struct perfsink_stream *s)
 {
-	char *p = segment_path(f->base_path, s);
+	char *p = perfsink_kit_segment_path(f->base_path, s);
 	if (!p)
 		return -ENOMEM;
 	free(f->path);
@@ -270,7 +273,7 @@ static int new_output(struct aio_file *f, const struct perfsink_stream *s)
 		f->host->bytes_free(&hdr);
 	f->begun = r == 0;
 	if (r == 0 && s->max_files) {
-		int n = segments_prune(f->base_path, s->max_files);
+		int n = perfsink_kit_segments_prune(f->base_path, s->max_files);
 		if (n < 0)
 			LOG(f, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
 			    f->base_path, strerror(-n));
@@ -288,7 +291,7 @@ static int aio_file_start(void *ctx, const struct perfsink_stream *s)
 static int write_from_buf(struct aio_file *f, struct perfsink_buf *buf, const uint8_t *p, size_t len)
 {
 	f->host->buf_get(buf);
-	int r = aiow_write(f->w, p, len, on_done, buf);
+	int r = perfsink_kit_aiow_write(f->w, p, len, on_done, buf);
 	if (r < 0)
 		f->host->buf_put(buf);
 	return r;
@@ -300,17 +303,17 @@ static int write_from_buf(struct aio_file *f, struct perfsink_buf *buf, const ui
  */
 static int to_buffered(struct aio_file *f)
 {
-	int r = aiow_drain(f->w);
+	int r = perfsink_kit_aiow_drain(f->w);
 	if (r < 0)
 		return r;
-	uint64_t at = aiow_offset(f->w);
-	if (f->blk_len && (r = pwrite_all(f->fd, f->blk, f->blk_len, at)) < 0)
+	uint64_t at = perfsink_kit_aiow_offset(f->w);
+	if (f->blk_len && (r = perfsink_kit_pwrite_all(f->fd, f->blk, f->blk_len, at)) < 0)
 		return r;
-	struct aiow_stats as;
-	aiow_stats(f->w, &as);
+	struct perfsink_kit_aiow_stats as;
+	perfsink_kit_aiow_stats(f->w, &as);
 	f->st.bytes_out += as.bytes + f->blk_len;
 	f->st.retries += as.retries;
-	aiow_destroy(f->w);
+	perfsink_kit_aiow_destroy(f->w);
 	f->w = NULL;
 	at += f->blk_len;
 	close_direct(f);
@@ -333,7 +336,7 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 		f->blk_len += s.head;
 	}
 	if (s.block_full) {
-		int r = aiow_write(f->w, f->blk, DIO_BLOCK, on_block_done, f->blk);
+		int r = perfsink_kit_aiow_write(f->w, f->blk, DIO_BLOCK, on_block_done, f->blk);
 		if (r < 0)
 			return r; /* the block stays ours: freed by close_direct */
 		f->blk = NULL;
@@ -353,35 +356,19 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 	return 0;
 }
 
-/* Records in buf: the host counts them since ABI 1.1, else walk the headers. */
-static uint64_t buf_records(const struct perfsink_buf *buf)
-{
-	if (buf->records)
-		return buf->records;
-	uint64_t n = 0;
-	for (size_t off = 0; off + 8 <= buf->len; n++) {
-		uint16_t size;
-		memcpy(&size, buf->data + off + 6, sizeof(size));
-		if (size < 8)
-			break;
-		off += size;
-	}
-	return n;
-}
-
 static int aio_file_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct aio_file *f = ctx;
 	if (f->err)
 		return f->err;
 	int r = f->dfd >= 0 ? write_direct(f, buf) : write_from_buf(f, buf, buf->data, buf->len);
-	uint64_t records = f->records + buf_records(buf);
+	uint64_t records = f->records + perfsink_kit_buf_records(buf);
 	if (r == 0)
 		r = ends_push(&f->ends, f->pos + buf->len, records);
 	if (r < 0) {
 		f->err = r;
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-		    (unsigned long long)(f->w ? aiow_committed(f->w) : f->pos), strerror(-r));
+		    (unsigned long long)(f->w ? perfsink_kit_aiow_committed(f->w) : f->pos), strerror(-r));
 		return r;
 	}
 	f->pos += buf->len;
@@ -401,11 +388,11 @@ static int aio_file_barrier(void *ctx)
 	struct aio_file *f = ctx;
 	if (!f->w)
 		return f->err;
-	int r = aiow_drain(f->w);
+	int r = perfsink_kit_aiow_drain(f->w);
 	if (r < 0 && !f->err) {
 		f->err = r;
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-		    (unsigned long long)aiow_committed(f->w), strerror(-r));
+		    (unsigned long long)perfsink_kit_aiow_committed(f->w), strerror(-r));
 	}
 	return f->err;
 }
@@ -438,17 +425,17 @@ static int finish_file(struct aio_file *f)
 	uint64_t end = f->data_offset;
 	if (f->w) {
 		aio_file_barrier(f);
-		end = aiow_committed(f->w);
-		struct aiow_stats as;
-		aiow_stats(f->w, &as);
+		end = perfsink_kit_aiow_committed(f->w);
+		struct perfsink_kit_aiow_stats as;
+		perfsink_kit_aiow_stats(f->w, &as);
 		f->st.bytes_out += as.bytes;
 		f->st.retries += as.retries;
-		aiow_destroy(f->w);
+		perfsink_kit_aiow_destroy(f->w);
 		f->w = NULL;
 	}
 	if (f->dfd >= 0 && !f->err && f->blk_len) {
 		/* The last partial block: buffered, it cannot be written whole. */
-		int w = pwrite_all(f->fd, f->blk, f->blk_len, end);
+		int w = perfsink_kit_pwrite_all(f->fd, f->blk, f->blk_len, end);
 		if (w < 0) {
 			f->err = w;
 			LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
@@ -480,14 +467,14 @@ static int finish_file(struct aio_file *f)
 	struct perfsink_file_end fe = { f->data_offset, end - f->data_offset, NULL };
 	struct perfsink_bytes feat, hdr;
 	if (f->host->file_features(f->stream, &fe, &feat) == 0) {
-		if (pwrite_all(f->fd, feat.data, feat.len, end) < 0) {
+		if (perfsink_kit_pwrite_all(f->fd, feat.data, feat.len, end) < 0) {
 			if (ftruncate(f->fd, (off_t)end) < 0)
 				r = -errno;
 		}
 		f->host->bytes_free(&feat);
 	}
 	if (f->host->file_header(f->stream, &fe, &hdr) == 0) {
-		int w = pwrite_all(f->fd, hdr.data, hdr.len, 0);
+		int w = perfsink_kit_pwrite_all(f->fd, hdr.data, hdr.len, 0);
 		if (w < 0) {
 			LOG(f, PERFSINK_LOG_ERROR, "rewrite header of '%s': %s", f->path, strerror(-w));
 			r = w;
@@ -512,7 +499,7 @@ static int aio_file_rotate(void *ctx, const struct perfsink_stream *next)
 {
 	struct aio_file *f = ctx;
 	int r = finish_file(f);
-	int c = f->no_samples ? output_discard(&f->out) : output_close(&f->out);
+	int c = f->no_samples ? perfsink_kit_output_discard(&f->out) : perfsink_kit_output_close(&f->out);
 	f->fd = -1;
 	f->begun = 0;
 	f->stream = NULL;
@@ -528,12 +515,12 @@ static int aio_file_rotate(void *ctx, const struct perfsink_stream *next)
 static void discard_output(struct aio_file *f)
 {
 	if (f->w) {
-		aiow_destroy(f->w);
+		perfsink_kit_aiow_destroy(f->w);
 		f->w = NULL;
 	}
 	close_direct(f);
 	f->fd = -1;
-	int r = output_discard(&f->out);
+	int r = perfsink_kit_output_discard(&f->out);
 	if (r < 0)
 		LOG(f, PERFSINK_LOG_WARN, "cannot remove '%s' after the failed start: %s", f->path,
 		    strerror(-r));
@@ -552,13 +539,12 @@ static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
 		r = f->err;
 	} else {
 		r = finish_file(f);
-		int c = f->no_samples ? output_discard(&f->out) : output_close(&f->out);
+		int c = f->no_samples ? perfsink_kit_output_discard(&f->out) : perfsink_kit_output_close(&f->out);
 		if (c < 0 && r == 0)
 			r = c;
 	}
 	ends_free(&f->ends);
 	free(f->path);
-	free(f->base_path);
 	free(f);
 	return r;
 }
@@ -568,14 +554,14 @@ static void aio_file_stats(void *ctx, struct perfsink_sink_stats *out)
 	struct aio_file *f = ctx;
 	*out = f->st;
 	if (f->w) {
-		struct aiow_stats as;
-		aiow_stats(f->w, &as);
+		struct perfsink_kit_aiow_stats as;
+		perfsink_kit_aiow_stats(f->w, &as);
 		out->bytes_out += as.bytes;
 		out->retries += as.retries;
 	}
 	if (f->w && f->err) { /* what the failed file will not keep (finish_file counts it then) */
 		uint64_t lost_bytes, lost_records;
-		kept_end(f, aiow_committed(f->w), &lost_bytes, &lost_records);
+		kept_end(f, perfsink_kit_aiow_committed(f->w), &lost_bytes, &lost_records);
 		out->dropped_bytes += lost_bytes;
 		out->dropped_records += lost_records;
 	}

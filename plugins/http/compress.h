@@ -12,15 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PERF_REC_COMPRESSED 81
 /* Input of one COMPRESSED record at most (whole records; a larger single
- * record is a chunk of its own): what the stream's mmap_len announces. */
+ * record is a chunk of its own); the framer is perfsink_kit_zframe_records. */
 #define COMPRESS_CHUNK_MAX 32768
+/* What the stream's mmap_len announces: >= any record's decompressed size. */
 #define COMPRESS_MMAP_LEN 65536
 
 struct compressor;
 
-/* NULL when zstd support is not built in or on allocation failure. */
+/* NULL when the kit has no zstd support or on allocation failure. */
 struct compressor *compressor_new(int level);
 /*
  * Compress data[0..len) (whole records; the last tail_round bytes are kept

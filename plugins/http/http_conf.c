@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
+#include <perfsink/kit.h>
 
 #define KEY(n, t, d, desc) { n, t, d, desc, 0, 0, NULL }
 #define KEYR(n, t, d, desc, lo, hi) { n, t, d, desc, lo, hi, NULL }
@@ -64,6 +65,38 @@ const struct perfsink_key http_keys[K_COUNT + 1] = {
 	[K_COMPRESS_LEVEL] = KEYR("compress_level", PERFSINK_KEY_INT, "1", "zstd level", 1, 19),
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
+
+#define MAP(k, field) PERFSINK_KIT_MAP(k, struct http_conf, field)
+/* Where http_conf_load stores each key's value; the others it reads itself
+ * (url is checked and trimmed, the files are read, headers parsed). */
+static const struct perfsink_kit_key_map http_map[] = {
+	MAP(K_MODE, mode),
+	MAP(K_PART_SIZE, part_size),
+	MAP(K_MAX_LATENCY, max_latency_ms),
+	MAP(K_QUEUE_SIZE, queue_size),
+	MAP(K_OVERFLOW, overflow),
+	MAP(K_SPOOL_DIR, spool_dir),
+	MAP(K_SPOOL_MAX, spool_max),
+	MAP(K_DRAIN_TIMEOUT, drain_timeout_ms),
+	MAP(K_BACKOFF_BASE, backoff_base_ms),
+	MAP(K_BACKOFF_CAP, backoff_cap_ms),
+	MAP(K_CONNECT_TIMEOUT, connect_timeout_ms),
+	MAP(K_STALL_TIMEOUT, stall_timeout_ms),
+	MAP(K_TLS_VERIFY, tls_verify),
+	MAP(K_CA_FILE, ca_file),
+	MAP(K_CLIENT_CERT, client_cert),
+	MAP(K_CLIENT_KEY, client_key),
+	MAP(K_USER, user),
+	MAP(K_REGION, region),
+	MAP(K_BUCKET, bucket),
+	MAP(K_PREFIX, prefix),
+	MAP(K_PATH_STYLE, path_style),
+	MAP(K_MULTIPART_CHUNK, multipart_chunk),
+	MAP(K_COMPRESS, compress),
+	MAP(K_COMPRESS_LEVEL, compress_level),
+	PERFSINK_KIT_MAP_END,
+};
+#undef MAP
 
 void http_name_sanitize(char *s)
 {
@@ -302,7 +335,6 @@ int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *er
 
 	memset(c, 0, sizeof(*c));
 	c->err_key = K_URL;
-	c->mode = (enum http_mode)v[K_MODE].num;
 	rc = http_url_check(v[K_URL].str, err, errlen);
 	if (rc < 0)
 		return rc;
@@ -312,29 +344,11 @@ int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *er
 	n = strlen(c->url);
 	while (n > 0 && c->url[n - 1] == '/')
 		c->url[--n] = '\0';
-	c->part_size = (size_t)v[K_PART_SIZE].num;
-	c->max_latency_ms = v[K_MAX_LATENCY].num;
-	c->queue_size = (size_t)v[K_QUEUE_SIZE].num;
-	c->overflow = (enum http_overflow)v[K_OVERFLOW].num;
-	c->spool_dir = v[K_SPOOL_DIR].str;
-	c->spool_max = (uint64_t)v[K_SPOOL_MAX].num;
-	c->drain_timeout_ms = v[K_DRAIN_TIMEOUT].num;
-	c->backoff_base_ms = v[K_BACKOFF_BASE].num;
-	c->backoff_cap_ms = v[K_BACKOFF_CAP].num;
-	c->connect_timeout_ms = v[K_CONNECT_TIMEOUT].num;
-	c->stall_timeout_ms = v[K_STALL_TIMEOUT].num;
-	c->tls_verify = (int)v[K_TLS_VERIFY].num;
-	c->ca_file = v[K_CA_FILE].str;
-	c->client_cert = v[K_CLIENT_CERT].str;
-	c->client_key = v[K_CLIENT_KEY].str;
-	c->user = v[K_USER].str;
-	c->region = v[K_REGION].str;
-	c->bucket = v[K_BUCKET].str;
-	c->prefix = v[K_PREFIX].str;
-	c->path_style = (int)v[K_PATH_STYLE].num;
-	c->multipart_chunk = (size_t)v[K_MULTIPART_CHUNK].num;
-	c->compress = (int)v[K_COMPRESS].num;
-	c->compress_level = (int)v[K_COMPRESS_LEVEL].num;
+	rc = perfsink_kit_conf_fill(http_keys, v, http_map, c);
+	if (rc < 0) {
+		snprintf(err, errlen, "internal error: the key map does not match the keys");
+		return rc;
+	}
 	c->err_key = -1;
 	if (c->backoff_cap_ms < c->backoff_base_ms) {
 		c->err_key = K_BACKOFF_CAP;

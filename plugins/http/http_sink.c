@@ -18,12 +18,12 @@
  */
 #include "compress.h"
 #include "http_conf.h"
-#include "segments.h"
 #include "spool.h"
 #include "uploader.h"
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <perfsink/kit.h>
 #include <perfsink/sink.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,7 +116,7 @@ static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *
 		host->log(h->inst, PERFSINK_LOG_ERROR, "cannot build the stream header: %s", strerror(-rc));
 		return rc;
 	}
-	session = segment_path(stream->session, stream);
+	session = perfsink_kit_segment_path(stream->session, stream);
 	rc = session ? uploader_start(h->up, stream, session, hdr.data, hdr.len) : -ENOMEM;
 	free(session);
 	host->bytes_free(&hdr);

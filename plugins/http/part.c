@@ -16,37 +16,24 @@ struct part *part_new(uint64_t seq, enum part_kind kind)
 	return p;
 }
 
-static int part_resize(struct part *p, size_t cap)
-{
-	uint8_t *d = realloc(p->data, cap);
-
-	if (!d)
-		return -ENOMEM;
-	p->data = d;
-	p->cap = cap;
-	return 0;
-}
-
 int part_append(struct part *p, const void *data, size_t len)
 {
-	if (p->len + len > p->cap) {
-		size_t cap = p->cap ? p->cap : 65536;
+	return perfsink_kit_buf_append(&p->body, data, len);
+}
 
-		while (cap < p->len + len)
-			cap *= 2;
-		if (part_resize(p, cap) < 0)
-			return -ENOMEM;
-	}
-	memcpy(p->data + p->len, data, len);
-	p->len += len;
-	return 0;
+void part_unload(struct part *p)
+{
+	size_t len = p->body.len;
+
+	perfsink_kit_buf_free(&p->body);
+	p->body.len = len;
 }
 
 void part_free(struct part *p)
 {
 	if (!p)
 		return;
-	free(p->data);
+	perfsink_kit_buf_free(&p->body);
 	free(p->spool_path);
 	free(p->key);
 	free(p);
@@ -63,7 +50,7 @@ int part_cutter_append(struct part_cutter *c, const uint8_t *data, size_t len,
 		       uint64_t records, int64_t now_ms, struct part **sealed)
 {
 	*sealed = NULL;
-	if (c->open && c->open->len > 0 && c->open->len + len > c->part_size)
+	if (c->open && c->open->body.len > 0 && c->open->body.len + len > c->part_size)
 		*sealed = part_cutter_flush(c);
 	if (!c->open) {
 		c->open = part_new(c->next_seq, PART_DATA);
@@ -72,7 +59,7 @@ int part_cutter_append(struct part_cutter *c, const uint8_t *data, size_t len,
 		 * (4 % of the sink's CPU at 200 MB/s); untouched capacity costs
 		 * no memory until it is written.
 		 */
-		if (!c->open || part_resize(c->open, len > c->part_size ? len : c->part_size) < 0) {
+		if (!c->open || perfsink_kit_buf_resize(&c->open->body, len > c->part_size ? len : c->part_size) < 0) {
 			part_free(c->open);
 			c->open = NULL;
 			return -ENOMEM;
@@ -99,8 +86,8 @@ struct part *part_cutter_flush(struct part_cutter *c)
 
 	c->open = NULL;
 	/* A part cut early by max_latency gives back what it did not use. */
-	if (p && p->len && p->len < p->cap / 2)
-		part_resize(p, p->len);
+	if (p && p->body.len && p->body.len < p->body.cap / 2)
+		perfsink_kit_buf_resize(&p->body, p->body.len);
 	return p;
 }
 

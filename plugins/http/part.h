@@ -14,6 +14,7 @@
 #define HTTP_PART_H
 #include <stddef.h>
 #include <stdint.h>
+#include <perfsink/kit.h>
 
 enum part_kind {
 	PART_DATA = 0,   /* records from buffers; subject to the spool cap */
@@ -24,8 +25,8 @@ struct part {
 	struct part *next;     /* queue link */
 	uint64_t seq;
 	enum part_kind kind;
-	uint8_t *data;         /* NULL while the bytes live only in spool_path */
-	size_t len, cap;
+	struct perfsink_kit_buf body; /* data NULL while the bytes live only in
+				       * spool_path; len counts them still */
 	uint64_t records;      /* records in data, for loss accounting */
 	char *key;             /* "{host}/{session}/{seq}": URL tail and spool name */
 	char *spool_path;      /* the part's spool file, or NULL */
@@ -34,6 +35,8 @@ struct part {
 
 struct part *part_new(uint64_t seq, enum part_kind kind);
 int part_append(struct part *p, const void *data, size_t len);
+/* Free the bytes, now kept only in the spool file; body.len still counts them. */
+void part_unload(struct part *p);
 /* Frees the bytes and the struct (not the spool file). */
 void part_free(struct part *p);
 

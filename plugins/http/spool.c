@@ -2,7 +2,7 @@
 #define _GNU_SOURCE /* renameat2 */
 #include "spool.h"
 #include "part.h"
-#include "perf_records.h"
+#include <perfsink/kit.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -389,7 +389,7 @@ int spool_put(struct spool *s, struct part *p)
 
 	if (p->spool_path)
 		return 0;
-	if (p->kind == PART_DATA && s->used + p->len > s->max)
+	if (p->kind == PART_DATA && s->used + p->body.len > s->max)
 		return -ENOSPC;
 	rc = loc_open(s, p->key, 1, &l);
 	if (rc < 0)
@@ -399,7 +399,7 @@ int spool_put(struct spool *s, struct part *p)
 	fd = openat(l.sess_fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	rc = fd < 0 ? -errno : 0;
 	if (fd >= 0) {
-		rc = write_all(fd, p->data, p->len);
+		rc = write_all(fd, p->body.data, p->body.len);
 		if (close(fd) < 0 && rc == 0)
 			rc = -errno;
 		if (rc == 0 && renameat(l.sess_fd, tmp, l.sess_fd, l.leaf) < 0)
@@ -416,7 +416,7 @@ int spool_put(struct spool *s, struct part *p)
 		snprintf(s->err, sizeof(s->err), "spool %s/%s: %s", s->dir, p->key, strerror(-rc));
 		return rc;
 	}
-	s->used += p->len;
+	s->used += p->body.len;
 	return 0;
 }
 
@@ -479,23 +479,22 @@ int spool_load(struct spool *s, struct part *p)
 	} else if ((bad = file_refusal(&st, s->owner, rwhy, sizeof(rwhy)))) {
 		bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
 	} else {
-		free(p->data);
-		p->len = p->cap = (size_t)st.st_size;
-		p->data = malloc(p->cap ? p->cap : 1);
-		rc = p->data ? read_all(fd, p->data, p->len) : -ENOMEM;
-		if (rc == 0 && perf_records_validate(p->data, p->len, p->seq == 0, rwhy, sizeof(rwhy)) < 0) {
+		perfsink_kit_buf_free(&p->body);
+		rc = perfsink_kit_buf_resize(&p->body, (size_t)st.st_size);
+		p->body.len = (size_t)st.st_size;
+		if (rc == 0)
+			rc = read_all(fd, p->body.data, p->body.len);
+		if (rc == 0 && perfsink_kit_records_validate(p->body.data, p->body.len, p->seq == 0, rwhy, sizeof(rwhy)) < 0) {
 			snprintf(why, sizeof(why), "not whole perf records: %s", rwhy);
 			bad = why;
-			bytes = p->len;
+			bytes = p->body.len;
 		}
 	}
 	if (fd >= 0)
 		close(fd);
 	if (bad) {
 		quarantine(s, l.sess_fd, l.leaf, p->key, bad, bytes);
-		free(p->data);
-		p->data = NULL;
-		p->len = p->cap = 0;
+		perfsink_kit_buf_free(&p->body);
 		free(p->spool_path);
 		p->spool_path = NULL;
 		rc = -EBADMSG;
@@ -554,7 +553,7 @@ static int walk_add(struct walk *w, const char *rel, uint64_t seq, size_t size)
 		part_free(p);
 		return -ENOMEM;
 	}
-	p->len = size; /* bytes on disk; data stays NULL until spool_load */
+	p->body.len = size; /* bytes on disk; data stays NULL until spool_load */
 	w->v[w->n++] = p;
 	return 0;
 }

@@ -17,7 +17,7 @@
  *   anywhere below spool_dir;
  * - a part is sent only when its name is a sequence number as the sink
  *   writes it (spool_seq_name) and its bytes are whole perf pipe-mode
- *   records (perf_records_validate), read from a regular file owned by the
+ *   records (perfsink_kit_records_validate), read from a regular file owned by the
  *   effective uid with one link;
  * - anything else found there (odd name, symlink, FIFO, directory where a
  *   part belongs, truncated or corrupt part) is moved, never deleted, to

@@ -372,8 +372,8 @@ static int request_setup(struct transfer *t)
 	switch (t->stage) {
 	case ST_PUT:
 		snprintf(t->url, n, "%s", t->obj_url);
-		t->body = t->part->data;
-		t->body_len = t->part->len;
+		t->body = t->part->body.data;
+		t->body_len = t->part->body.len;
 		break;
 	case ST_MP_CREATE:
 		snprintf(t->url, n, "%s?uploads=", t->obj_url);
@@ -381,8 +381,8 @@ static int request_setup(struct transfer *t)
 		break;
 	case ST_MP_PART:
 		snprintf(t->url, n, "%s?partNumber=%u&uploadId=%s", t->obj_url, t->chunk + 1, t->upload_id);
-		t->body = t->part->data + (size_t)t->chunk * chunk;
-		t->body_len = t->part->len - (size_t)t->chunk * chunk;
+		t->body = t->part->body.data + (size_t)t->chunk * chunk;
+		t->body_len = t->part->body.len - (size_t)t->chunk * chunk;
 		if (t->body_len > chunk)
 			t->body_len = chunk;
 		break;
@@ -423,9 +423,9 @@ struct transfer *transfer_new(const struct http_conf *c, struct part *p)
 	t->obj_url = transfer_url(c, p->key);
 	t->stage = ST_PUT;
 	t->retry_after_ms = -1;
-	if (c->mode == MODE_S3 && p->len > c->multipart_chunk) {
+	if (c->mode == MODE_S3 && p->body.len > c->multipart_chunk) {
 		t->stage = ST_MP_CREATE;
-		t->nr_chunks = (unsigned)((p->len + c->multipart_chunk - 1) / c->multipart_chunk);
+		t->nr_chunks = (unsigned)((p->body.len + c->multipart_chunk - 1) / c->multipart_chunk);
 		t->etags = calloc(t->nr_chunks, sizeof(char *));
 	}
 	if (!t->obj_url || (t->stage == ST_MP_CREATE && !t->etags) || request_setup(t) < 0) {

@@ -4,9 +4,9 @@
 #include "compress.h"
 #include "http_conf.h"
 #include "part.h"
-#include "perf_records.h"
 #include "spool.h"
 #include "transfer.h"
+#include <perfsink/kit.h>
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -61,7 +61,7 @@ struct uploader {
 	struct backoff bo;
 	int64_t next_try;
 	int down;                  /* last attempt failed; retrying */
-	struct lost_template lt;
+	struct perfsink_kit_lost_template lt;
 	int have_lt;
 	char *key_base;            /* "{host}/{session}" of the parts being cut */
 	struct compressor *comp;   /* compress = zstd, else NULL */
@@ -98,32 +98,32 @@ static int part_in_flight(const struct uploader *u, const struct part *p)
 
 static int part_in_memory_only(const struct part *p)
 {
-	return p->kind == PART_DATA && p->data && !p->spool_path;
+	return p->kind == PART_DATA && p->body.data && !p->spool_path;
 }
 
 /* Replace p's records by a LOST marker that tells perf how many were lost. */
 static void part_drop(struct uploader *u, struct part *p, const char *why)
 {
-	uint8_t rec[PERF_LOST_RECORD_MAX];
-	size_t n = u->have_lt ? lost_record_write(&u->lt, p->records, rec, sizeof(rec)) : 0;
+	uint8_t rec[PERFSINK_KIT_LOST_RECORD_MAX];
+	size_t n = u->have_lt ? perfsink_kit_lost_record_write(&u->lt, p->records, rec, sizeof(rec)) : 0;
 
 	if (part_in_memory_only(p))
-		u->q_mem -= p->len;
+		u->q_mem -= p->body.len;
 	pthread_mutex_lock(&u->lock);
-	u->st.dropped_bytes += p->len;
+	u->st.dropped_bytes += p->body.len;
 	u->st.dropped_records += p->records;
 	pthread_mutex_unlock(&u->lock);
 	u->lost_parts++;
 	if (!u->loss_warned) {
 		LOG(u, WARN, "losing data: part %" PRIu64 " (%zu bytes, %" PRIu64 " records) dropped: %s; "
-		    "a LOST record marks the gap", p->seq, p->len, p->records, why);
+		    "a LOST record marks the gap", p->seq, p->body.len, p->records, why);
 		u->loss_warned = 1;
 	}
 	p->kind = PART_META;
-	p->len = 0;
+	p->body.len = 0;
 	p->records = 0;
 	if (n && part_append(p, rec, n) < 0)
-		p->len = 0;
+		p->body.len = 0;
 }
 
 /* Move p's bytes to the spool; drop p when the spool cannot take them. */
@@ -132,7 +132,7 @@ static void part_spill(struct uploader *u, struct part *p)
 	int was_mem = part_in_memory_only(p);
 	int rc;
 
-	if (p->spool_path || !p->data)
+	if (p->spool_path || !p->body.data)
 		return;
 	rc = spool_put(u->spool, p);
 	if (rc == -ENOSPC) {
@@ -144,10 +144,8 @@ static void part_spill(struct uploader *u, struct part *p)
 	}
 	if (rc == 0) {
 		if (was_mem && p->kind == PART_DATA)
-			u->q_mem -= p->len;
-		free(p->data);
-		p->data = NULL;
-		p->cap = 0;
+			u->q_mem -= p->body.len;
+		part_unload(p);
 	}
 }
 
@@ -185,7 +183,7 @@ static void part_enqueue(struct uploader *u, struct part *p)
 		u->q_head = p;
 	u->q_tail = p;
 	if (part_in_memory_only(p))
-		u->q_mem += p->len;
+		u->q_mem += p->body.len;
 	policy_apply(u);
 }
 
@@ -213,7 +211,7 @@ static void transfer_begin(struct uploader *u, struct part *p)
 {
 	int rc = 0;
 
-	if (!p->data && p->spool_path)
+	if (!p->body.data && p->spool_path)
 		rc = spool_load(u->spool, p);
 	if (rc == -EBADMSG || rc == -ENOENT) {
 		/* Quarantined (and reported), or removed by someone else. */
@@ -246,13 +244,13 @@ static void transfers_pump(struct uploader *u, int64_t now)
 static void part_delivered(struct uploader *u, struct part *p)
 {
 	if (part_in_memory_only(p))
-		u->q_mem -= p->len;
+		u->q_mem -= p->body.len;
 	if (p == u->q_head)
 		part_unlink_head(&u->q_head, &u->q_tail, p);
 	else
 		part_unlink_head(&u->backlog, NULL, p);
 	pthread_mutex_lock(&u->lock);
-	u->st.bytes_out += p->len;
+	u->st.bytes_out += p->body.len;
 	u->st.files++;
 	pthread_mutex_unlock(&u->lock);
 	spool_remove(u->spool, p);
@@ -331,8 +329,7 @@ static void transfers_reap(struct uploader *u)
 		u->xfer = NULL;
 		if (p->spool_path) {
 			/* Read back for this try only; the spool keeps the bytes. */
-			free(p->data);
-			p->data = NULL;
+			part_unload(p);
 		}
 		if (r == XFER_DONE)
 			part_delivered(u, p);
@@ -356,7 +353,7 @@ static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, si
 	u->key_base = key_base;
 	u->cut.next_seq = 0;
 
-	u->have_lt = lost_template_from_pipe_header(bytes, len, &u->lt) == 0;
+	u->have_lt = perfsink_kit_lost_template_from_pipe_header(bytes, len, &u->lt) == 0;
 	p = part_cutter_meta(&u->cut, bytes, len);
 	free(bytes);
 	if (!p) {
@@ -410,7 +407,7 @@ static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_
 		size_t len = bufs[i]->len;
 		/* Counted by the host since ABI 1.1; 0 from a host that did not. */
 		uint64_t records = bufs[i]->records ? bufs[i]->records
-						    : perf_records_count(d, len, NULL);
+						    : perfsink_kit_records_count(d, len, NULL);
 		int rc = 0;
 
 		if (u->comp)
@@ -484,7 +481,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 
 static void shared_publish(struct uploader *u)
 {
-	uint64_t pending = u->spool->used + u->q_mem + (u->cut.open ? u->cut.open->len : 0);
+	uint64_t pending = u->spool->used + u->q_mem + (u->cut.open ? u->cut.open->body.len : 0);
 
 	pthread_mutex_lock(&u->lock);
 	u->taking = 0;
@@ -508,24 +505,22 @@ static void uploader_finish(struct uploader *u)
 		p = transfer_part(u->xfer);
 		transfer_free(u->xfer);
 		u->xfer = NULL;
-		if (p->spool_path) {
-			free(p->data);
-			p->data = NULL;
-		}
+		if (p->spool_path)
+			part_unload(p);
 	}
 	part_enqueue(u, part_cutter_flush(&u->cut));
 	while ((p = u->q_head)) {
 		part_spill(u, p);
 		if (p->spool_path) {
 			parts++;
-			bytes += p->len;
+			bytes += p->body.len;
 		}
 		part_unlink_head(&u->q_head, &u->q_tail, p);
 		part_free(p);
 	}
 	while ((p = u->backlog)) {
 		parts++;
-		bytes += p->len;
+		bytes += p->body.len;
 		part_unlink_head(&u->backlog, NULL, p);
 		part_free(p);
 	}

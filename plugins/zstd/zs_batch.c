@@ -25,69 +25,48 @@ int zs_batch_add(struct zs_batch *b, struct perfsink_buf *buf)
 	return 0;
 }
 
-uint64_t zs_records_count(const uint8_t *data, size_t len)
-{
-	uint64_t n = 0;
-	size_t off = 0;
-
-	while (off + 8 <= len) {
-		uint16_t size;
-
-		memcpy(&size, data + off + 6, sizeof(size));
-		if (size < 8)
-			break;
-		off += size;
-		n++;
-	}
-	return n;
-}
-
-uint64_t zs_buf_records(const struct perfsink_buf *buf)
-{
-	return buf->records ? buf->records : zs_records_count(buf->data, buf->len);
-}
-
 /* Raw bytes: straight out when no group is open, else behind it. */
-static int batch_raw(struct zs_batch *b, struct zs_frame *f, const void *p, size_t len)
+static int batch_raw(struct zs_batch *b, struct perfsink_kit_zframe *f, const void *p, size_t len)
 {
 	if (!len)
 		return 0;
-	return zs_obuf_append(zs_frame_pending(f) ? &b->held : &b->out, p, len);
+	return perfsink_kit_buf_append(perfsink_kit_zframe_pending(f) ? &b->held : &b->out, p, len);
 }
 
-int zs_batch_feed(struct zs_batch *b, struct zs_frame *f, const struct perfsink_buf *buf)
+int zs_batch_feed(struct zs_batch *b, struct perfsink_kit_zframe *f, const struct perfsink_buf *buf)
 {
 	size_t comp = 0;
 	int err;
 
-	b->records += zs_buf_records(buf);
+	b->records += perfsink_kit_buf_records(buf);
 	if (buf->kind == PERFSINK_BUF_RING && buf->tail_round <= buf->len)
 		comp = buf->len - buf->tail_round;
 	if (!comp)
 		return batch_raw(b, f, buf->data, buf->len);
 	if (b->held.len) { /* the open group ends before the raw bytes */
-		err = zs_frame_put(f, &b->out, NULL, 0, ZS_FLUSH);
+		err = perfsink_kit_zframe_put(f, &b->out, NULL, 0, PERFSINK_KIT_Z_FLUSH);
 		if (!err)
-			err = zs_obuf_append(&b->out, b->held.data, b->held.len);
+			err = perfsink_kit_buf_append(&b->out, b->held.data, b->held.len);
 		if (err)
 			return err;
-		zs_obuf_reset(&b->held);
+		perfsink_kit_buf_reset(&b->held);
 	}
-	err = zs_frame_put(f, &b->out, buf->data, comp, ZS_KEEP);
+	err = perfsink_kit_zframe_put(f, &b->out, buf->data, comp, PERFSINK_KIT_Z_KEEP);
 	if (err)
 		return err;
 	return batch_raw(b, f, buf->data + comp, buf->len - comp);
 }
 
-int zs_batch_finish(struct zs_batch *b, struct zs_frame *f, int independent)
+int zs_batch_finish(struct zs_batch *b, struct perfsink_kit_zframe *f, int independent)
 {
 	int err = 0;
 
-	if (zs_frame_pending(f))
-		err = zs_frame_put(f, &b->out, NULL, 0, independent ? ZS_END : ZS_FLUSH);
+	if (perfsink_kit_zframe_pending(f))
+		err = perfsink_kit_zframe_put(f, &b->out, NULL, 0,
+					      independent ? PERFSINK_KIT_Z_END : PERFSINK_KIT_Z_FLUSH);
 	if (!err && b->held.len)
-		err = zs_obuf_append(&b->out, b->held.data, b->held.len);
-	zs_obuf_free(&b->held);
+		err = perfsink_kit_buf_append(&b->out, b->held.data, b->held.len);
+	perfsink_kit_buf_free(&b->held);
 	return err;
 }
 
@@ -96,7 +75,7 @@ void zs_batch_drop(struct zs_batch *b, zs_put_fn put, void *arg)
 	for (; b->taken < b->nr; b->taken++) {
 		struct perfsink_buf *buf = b->bufs[b->taken];
 
-		b->records += zs_buf_records(buf);
+		b->records += perfsink_kit_buf_records(buf);
 		b->bufs[b->taken] = NULL;
 		put(arg, buf);
 	}
@@ -107,7 +86,7 @@ void zs_batch_free(struct zs_batch *b)
 	if (!b)
 		return;
 	free(b->bufs);
-	zs_obuf_free(&b->out);
-	zs_obuf_free(&b->held);
+	perfsink_kit_buf_free(&b->out);
+	perfsink_kit_buf_free(&b->held);
 	free(b);
 }

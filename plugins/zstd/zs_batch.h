@@ -3,7 +3,7 @@
  * piece of output (whole records), fed as the buffers arrive.
  *
  *   PERFSINK_BUF_SYNTH   copied raw;
- *   PERFSINK_BUF_RING    COMPRESSED records (zs_frame), then its trailing
+ *   PERFSINK_BUF_RING    COMPRESSED records (perfsink_kit_zframe), then its trailing
  *                        tail_round bytes (FINISHED_ROUND) raw, after the
  *                        records that hold the data it closes.
  *
@@ -19,7 +19,7 @@
 #ifndef ZS_BATCH_H
 #define ZS_BATCH_H
 #include <perfsink/sink.h>
-#include "zs_frame.h"
+#include <perfsink/kit.h>
 
 typedef void (*zs_put_fn)(void *arg, struct perfsink_buf *buf);
 
@@ -34,8 +34,8 @@ struct zs_batch {
 	uint64_t in_bytes;   /* sum of the buffers' len */
 	/* Output, made by the worker. */
 	uint64_t records;    /* perf records of the input consumed */
-	struct zs_obuf out;
-	struct zs_obuf held; /* raw bytes waiting behind the open group */
+	struct perfsink_kit_buf out;
+	struct perfsink_kit_buf held; /* raw bytes waiting behind the open group */
 	enum zs_batch_state state;
 	int claimed;         /* a worker owns it */
 	unsigned gen;        /* output file generation */
@@ -46,20 +46,16 @@ struct zs_batch *zs_batch_new(void);
 /* Queue a buffer whose reference the batch now owns. 0 or -ENOMEM. */
 int zs_batch_add(struct zs_batch *b, struct perfsink_buf *buf);
 /* Compress (or copy) one buffer into b->out.  Does not release it. */
-int zs_batch_feed(struct zs_batch *b, struct zs_frame *f, const struct perfsink_buf *buf);
+int zs_batch_feed(struct zs_batch *b, struct perfsink_kit_zframe *f,
+		  const struct perfsink_buf *buf);
 /*
  * End the batch's output: the open group is ended with the frame
  * (independent) or only flushed (one continuous stream), held raw bytes
  * follow.  After it b->out is whole records.
  */
-int zs_batch_finish(struct zs_batch *b, struct zs_frame *f, int independent);
+int zs_batch_finish(struct zs_batch *b, struct perfsink_kit_zframe *f, int independent);
 /* Release the queued buffers not yet taken, counting their records. */
 void zs_batch_drop(struct zs_batch *b, zs_put_fn put, void *arg);
 void zs_batch_free(struct zs_batch *b);
-
-/* perf records in [data, data+len), by their header sizes. */
-uint64_t zs_records_count(const uint8_t *data, size_t len);
-/* buf->records when the host counted them (ABI 1.1), else zs_records_count. */
-uint64_t zs_buf_records(const struct perfsink_buf *buf);
 
 #endif

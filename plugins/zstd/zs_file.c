@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "zs_file.h"
-#include "pwrite_all.h"
 
 #define ZS_RESERVE_MIN (64u * 1024)
 
@@ -16,7 +15,7 @@ void zs_file_init(struct zs_file *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
-	output_init(&f->out);
+	perfsink_kit_output_init(&f->out);
 	pthread_mutex_init(&f->marks_mu, NULL);
 }
 
@@ -37,12 +36,12 @@ int zs_file_create(struct zs_file *f, const char *path, char *why, size_t n)
 	f->begun = 0;
 	f->reserve = 0;
 	f->w = NULL;
-	r = output_create(&f->out, path, why, n);
+	r = perfsink_kit_output_create(&f->out, path, why, n);
 	if (r < 0)
 		return r;
 	f->path = strdup(path);
 	if (!f->path) {
-		output_close(&f->out);
+		perfsink_kit_output_close(&f->out);
 		snprintf(why, n, "cannot create '%s': %s", path, strerror(ENOMEM));
 		return -ENOMEM;
 	}
@@ -67,7 +66,7 @@ static int file_set_size(struct zs_file *f, uint64_t end)
 {
 	uint64_t size = end - f->data_offset;
 
-	return pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
+	return perfsink_kit_pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
 }
 
 /* Aio thread: keep data.size on the completed prefix, a record boundary. */
@@ -76,7 +75,7 @@ static void file_on_commit(void *arg, uint64_t end)
 	struct zs_file *f = arg;
 	uint64_t size = end - f->data_offset;
 
-	(void)pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
+	(void)perfsink_kit_pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
 }
 
 /* The feature section as it would be now: sizes the reserve. */
@@ -98,7 +97,7 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 		  const struct perfsink_stream *s, unsigned nr_cb, void *done_ctx,
 		  char *why, size_t n)
 {
-	struct aiow_config cfg = { 0 };
+	struct perfsink_kit_aiow_config cfg = { 0 };
 	struct perfsink_bytes hdr;
 	int r;
 
@@ -109,7 +108,7 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 	r = host->file_header(s, NULL, &hdr);
 	if (r < 0)
 		return r;
-	r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
+	r = perfsink_kit_pwrite_all(f->fd, hdr.data, hdr.len, 0);
 	f->data_offset = hdr.len;
 	host->bytes_free(&hdr);
 	if (r < 0)
@@ -122,7 +121,7 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 	if (r < 0)
 		return r;
 	/* Only now that header and reserve are on disk may it replace anything. */
-	r = output_place(&f->out, why, n);
+	r = perfsink_kit_output_place(&f->out, why, n);
 	if (r < 0)
 		return r;
 	cfg.fd = f->fd;
@@ -131,21 +130,21 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 	cfg.on_commit = file_on_commit;
 	cfg.commit_arg = f;
 	cfg.done_ctx = done_ctx;
-	r = aiow_create(&cfg, &f->w);
+	r = perfsink_kit_aiow_create(&cfg, &f->w);
 	f->begun = !r; /* else close() removes it and puts back what it replaced */
 	return r;
 }
 
 int zs_file_append(struct zs_file *f, const void *data, size_t len, uint64_t in_bytes,
-		   uint64_t records, aiow_done_fn done, void *arg)
+		   uint64_t records, perfsink_kit_aiow_done_fn done, void *arg)
 {
-	uint64_t end = aiow_offset(f->w) + len;
-	int r = aiow_error(f->w);
+	uint64_t end = perfsink_kit_aiow_offset(f->w) + len;
+	int r = perfsink_kit_aiow_error(f->w);
 
 	if (!r)
-		r = file_reserve(f, aiow_offset(f->w), len + f->reserve);
+		r = file_reserve(f, perfsink_kit_aiow_offset(f->w), len + f->reserve);
 	if (!r)
-		r = aiow_write(f->w, data, len, done, arg);
+		r = perfsink_kit_aiow_write(f->w, data, len, done, arg);
 	if (!r) {
 		pthread_mutex_lock(&f->marks_mu);
 		f->in_bytes += in_bytes;
@@ -159,7 +158,7 @@ int zs_file_append(struct zs_file *f, const void *data, size_t len, uint64_t in_
 
 int zs_file_drain(struct zs_file *f)
 {
-	return f->w ? aiow_drain(f->w) : 0;
+	return f->w ? perfsink_kit_aiow_drain(f->w) : 0;
 }
 
 /* Features at end, then the final header; cut back to end if they fail. */
@@ -170,7 +169,7 @@ static int file_write_tail(struct zs_file *f, const struct perfsink_file_end *fe
 
 	if (r < 0)
 		return r;
-	r = pwrite_all(f->fd, feat.data, feat.len, end);
+	r = perfsink_kit_pwrite_all(f->fd, feat.data, feat.len, end);
 	/* Also frees what the reserve kept allocated past the end. */
 	if (ftruncate(f->fd, (off_t)(end + (r < 0 ? 0 : feat.len))) < 0 && !r)
 		r = -errno;
@@ -180,7 +179,7 @@ static int file_write_tail(struct zs_file *f, const struct perfsink_file_end *fe
 	r = f->host->file_header(f->stream, fe, &hdr);
 	if (r < 0)
 		return r;
-	r = pwrite_all(f->fd, hdr.data, hdr.len, 0);
+	r = perfsink_kit_pwrite_all(f->fd, hdr.data, hdr.len, 0);
 	f->host->bytes_free(&hdr);
 	return r;
 }
@@ -244,8 +243,8 @@ void zs_file_lost(struct zs_file *f, uint64_t *in_bytes, uint64_t *records)
 {
 	struct zs_file_result res = { 0 };
 
-	if (f->w && aiow_error(f->w))
-		file_count_lost(f, aiow_committed(f->w), &res);
+	if (f->w && perfsink_kit_aiow_error(f->w))
+		file_count_lost(f, perfsink_kit_aiow_committed(f->w), &res);
 	*in_bytes = res.lost_in;
 	*records = res.lost_records;
 }
@@ -254,18 +253,18 @@ int zs_file_finish(struct zs_file *f, const struct perfsink_compression *comp,
 		   struct zs_file_result *res)
 {
 	struct perfsink_file_end fe;
-	struct aiow_stats st;
+	struct perfsink_kit_aiow_stats st;
 	uint64_t end;
 	int werr, r;
 
 	memset(res, 0, sizeof(*res));
 	if (!f->begun) /* begin failed: nothing to keep */
 		return 0;
-	werr = aiow_drain(f->w);
-	end = aiow_committed(f->w);
-	aiow_stats(f->w, &st);
+	werr = perfsink_kit_aiow_drain(f->w);
+	end = perfsink_kit_aiow_committed(f->w);
+	perfsink_kit_aiow_stats(f->w, &st);
 	res->retries = st.retries;
-	aiow_destroy(f->w);
+	perfsink_kit_aiow_destroy(f->w);
 	f->w = NULL;
 	/* Junk of failed writes past the prefix would only take space. */
 	if (werr && (file_set_size(f, end) < 0 || ftruncate(f->fd, (off_t)end) < 0))
@@ -288,10 +287,10 @@ int zs_file_discard(struct zs_file *f)
 	int r;
 
 	if (f->w) {
-		aiow_destroy(f->w);
+		perfsink_kit_aiow_destroy(f->w);
 		f->w = NULL;
 	}
-	r = output_discard(&f->out);
+	r = perfsink_kit_output_discard(&f->out);
 	f->fd = -1;
 	f->begun = 0;
 	free(f->path);
@@ -305,7 +304,7 @@ int zs_file_close(struct zs_file *f)
 
 	if (!f->begun)
 		return zs_file_discard(f);
-	r = output_close(&f->out);
+	r = perfsink_kit_output_close(&f->out);
 	f->fd = -1;
 	f->begun = 0;
 	free(f->path);

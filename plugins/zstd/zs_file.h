@@ -18,7 +18,7 @@
  * fit (EFBIG from a file size limit, which fallocate ignores), back to
  * earlier batch ends, one at a time, until they do.
  *
- * Creation: plugins/common/output_file.h.  The file is a temporary one
+ * Creation: perfsink_kit_output (perfsink/kit.h).  The file is a temporary one
  * beside the path until zs_file_begin has written the header and the
  * reserve, then renamed into place (an existing output becomes .old); a
  * file that never began, or that the sink discards, is removed and the
@@ -37,8 +37,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include <perfsink/sink.h>
-#include "aio_writer.h"
-#include "output_file.h"
+#include <perfsink/kit.h>
 
 #define ZS_FILE_MARKS 256
 
@@ -52,12 +51,12 @@ struct zs_mark {
 struct zs_file {
 	char *path;
 	int fd;               /* out.fd, -1 when closed */
-	struct output_file out;
+	struct perfsink_kit_output out;
 	int begun;            /* zs_file_begin succeeded */
 	uint64_t data_offset; /* where records start */
 	uint64_t reserve;     /* bytes kept allocated after the data */
 	int can_reserve;      /* fallocate works on this file system */
-	struct aiow *w;
+	struct perfsink_kit_aiow *w;
 	/* marks_mu: the writer thread appends, stats read; nests inside nothing. */
 	pthread_mutex_t marks_mu;
 	struct zs_mark marks[ZS_FILE_MARKS]; /* last appends (ring) */
@@ -69,7 +68,7 @@ struct zs_file {
 
 /* A closed zs_file (once, before any other call; zs_file_close keeps it so). */
 void zs_file_init(struct zs_file *f);
-/* Create the temporary file of output path (output_create; why: one line). */
+/* Create the temporary file of output path (perfsink_kit_output_create; why: one line). */
 int zs_file_create(struct zs_file *f, const char *path, char *why, size_t n);
 /*
  * Write the provisional header, size the reserve, put the file in place,
@@ -84,7 +83,7 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
  * records records).  On 0, done() is called once.
  */
 int zs_file_append(struct zs_file *f, const void *data, size_t len, uint64_t in_bytes,
-		   uint64_t records, aiow_done_fn done, void *arg);
+		   uint64_t records, perfsink_kit_aiow_done_fn done, void *arg);
 /* Wait for every append; 0 or the writer's sticky error. */
 int zs_file_drain(struct zs_file *f);
 /* What zs_file_finish kept and lost. */

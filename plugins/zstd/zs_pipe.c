@@ -16,7 +16,7 @@
 struct zs_worker {
 	struct zs_pipe *p;
 	pthread_t tid;
-	struct zs_frame frame;
+	struct perfsink_kit_zframe frame;
 	unsigned gen;           /* file generation of the frame's stream */
 };
 
@@ -72,7 +72,7 @@ static void worker_feed(struct zs_worker *wk, struct zs_batch *b, struct perfsin
 	uint64_t in0 = wk->frame.in_bytes, out0 = wk->frame.out_bytes;
 
 	if (failed || b->err)
-		b->records += zs_buf_records(buf);
+		b->records += perfsink_kit_buf_records(buf);
 	else
 		b->err = zs_batch_feed(b, &wk->frame, buf);
 	p->host->buf_put(buf);
@@ -91,7 +91,7 @@ static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
 	struct timespec deadline;
 
 	if (wk->gen != b->gen) { /* new file: new stream */
-		b->err = zs_frame_reset(&wk->frame);
+		b->err = perfsink_kit_zframe_reset(&wk->frame);
 		wk->gen = b->gen;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
@@ -121,7 +121,7 @@ static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
 	if (!b->err)
 		b->err = zs_batch_finish(b, &wk->frame, p->nr_workers > 1);
 	if (b->err)
-		zs_frame_reset(&wk->frame); /* never continue a stream that lost bytes */
+		perfsink_kit_zframe_reset(&wk->frame); /* never continue a stream that lost bytes */
 	pthread_mutex_lock(&p->mu);
 	p->st.comp_out += wk->frame.out_bytes - out0;
 	b->state = ZB_DONE;
@@ -230,12 +230,12 @@ static int pipe_start_threads(struct zs_pipe *p)
 		struct zs_worker *wk = &p->workers[i];
 
 		wk->p = p;
-		r = zs_frame_init(&wk->frame, p->cfg.level);
+		r = perfsink_kit_zframe_init(&wk->frame, p->cfg.level);
 		if (r)
 			return r;
 		r = -pthread_create(&wk->tid, NULL, worker_main, wk);
 		if (r) {
-			zs_frame_fini(&wk->frame);
+			perfsink_kit_zframe_fini(&wk->frame);
 			return r;
 		}
 		p->nr_workers++;
@@ -381,7 +381,7 @@ void zs_pipe_destroy(struct zs_pipe *p)
 	pthread_mutex_unlock(&p->mu);
 	for (i = 0; i < p->nr_workers; i++) {
 		pthread_join(p->workers[i].tid, NULL);
-		zs_frame_fini(&p->workers[i].frame);
+		perfsink_kit_zframe_fini(&p->workers[i].frame);
 	}
 	if (p->writer_started)
 		pthread_join(p->writer, NULL);

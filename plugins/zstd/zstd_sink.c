@@ -6,7 +6,7 @@
  * as PERF_RECORD_COMPRESSED (type 81) records, each buffer's FINISHED_ROUND
  * (tail_round) raw after the records holding its data; at the end the
  * COMPRESSED feature {zstd, level, ratio, mmap_len} and the final header.
- * Record framing and the mmap_len bound: zs_frame.h.
+ * Record framing and the mmap_len bound: perfsink_kit_zframe (perfsink/kit.h).
  *
  * Flow: write() takes a reference and queues the buffer; a worker feeds it
  * to zstd at once and releases it.  A batch (one aio write, and with
@@ -19,11 +19,11 @@
  * Segments: without rotation the output is `path`.  When the stream says
  * PERFSINK_STREAM_ROTATING, every output, the first one too, is
  * "<path>.<YYYYmmddHHMMSS>.<NNNNNN>" (local time the segment began, segment
- * number), named by plugins/common/segments.h as aio_file does, and
+ * number), named by perfsink_kit_segment_path (perfsink/kit.h) as aio_file does, and
  * stream->max_files prunes the oldest.  Each segment is a complete
  * perf.data file with its own zstd stream.
  *
- * Outputs are created by plugins/common/output_file.h at start() and
+ * Outputs are created by perfsink_kit_output (perfsink/kit.h) at start() and
  * rotate(): no symlink followed, an existing file kept as .old.  open()
  * only checks the path.  A run that ends before any ring data reached the
  * sink, or an output that kept no samples after a write error, is removed
@@ -33,13 +33,11 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <perfsink/kit.h>
 #include <perfsink/sink.h>
 #include "zs_batch.h"
 #include "zs_file.h"
-#include "zs_frame.h"
 #include "zs_pipe.h"
-#include "output_file.h"
-#include "segments.h"
 
 enum { KEY_PATH, KEY_LEVEL, KEY_THREADS, KEY_MIN_BATCH, KEY_MAX_PENDING, KEY_CBLOCKS };
 
@@ -66,7 +64,7 @@ static const struct perfsink_key zstd_keys[] = {
 struct zsink {
 	const struct perfsink_instance *inst;
 	const struct perfsink_host *host;
-	char *base_path;
+	const char *base_path; /* the path value, until close() */
 	int level;
 	unsigned threads, cblocks;
 	uint64_t min_batch, max_pending;
@@ -82,6 +80,17 @@ struct zsink {
 
 	struct zs_pipe_stats at_begin; /* pipe totals when this file began */
 	struct perfsink_sink_stats st;
+};
+
+/* Where open() stores each key's value. */
+static const struct perfsink_kit_key_map zstd_map[] = {
+	PERFSINK_KIT_MAP(KEY_PATH, struct zsink, base_path),
+	PERFSINK_KIT_MAP(KEY_LEVEL, struct zsink, level),
+	PERFSINK_KIT_MAP(KEY_THREADS, struct zsink, threads),
+	PERFSINK_KIT_MAP(KEY_MIN_BATCH, struct zsink, min_batch),
+	PERFSINK_KIT_MAP(KEY_MAX_PENDING, struct zsink, max_pending),
+	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct zsink, cblocks),
+	PERFSINK_KIT_MAP_END,
 };
 
 #define LOG(z, lvl, ...) (z)->host->log((z)->inst, (lvl), __VA_ARGS__)
@@ -109,23 +118,16 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 		return -ENOMEM;
 	z->inst = inst;
 	z->host = inst->host;
-	z->level = (int)inst->values[KEY_LEVEL].num;
-	z->threads = (unsigned)inst->values[KEY_THREADS].num;
-	z->min_batch = (uint64_t)inst->values[KEY_MIN_BATCH].num;
-	z->max_pending = (uint64_t)inst->values[KEY_MAX_PENDING].num;
-	z->cblocks = (unsigned)inst->values[KEY_CBLOCKS].num;
-	z->base_path = strdup(inst->values[KEY_PATH].str);
 	zs_file_init(&z->file);
+	r = perfsink_kit_conf_fill(zstd_keys, inst->values, zstd_map, z);
 	/* Check now: a bad path fails before any event is opened. */
-	r = z->base_path ? output_check(z->base_path, why, sizeof(why)) : -ENOMEM;
-	if (r < 0 && z->base_path) {
+	if (r == 0 && (r = perfsink_kit_output_check(z->base_path, why, sizeof(why))) < 0) {
 		const char *at = perfsink_value_origin(inst, KEY_PATH);
 
 		LOG(z, PERFSINK_LOG_ERROR, "%s%ssink '%s', key 'path': %s", at ? at : "",
 		    at ? ": " : "", inst->name, why);
 	}
 	if (r < 0) {
-		free(z->base_path);
 		free(z);
 		return r;
 	}
@@ -155,7 +157,7 @@ static int zsink_begin(struct zsink *z, const struct perfsink_stream *s)
 /* Create and begin the output of stream s (`path` or a segment name). */
 static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 {
-	char *p = segment_path(z->base_path, s);
+	char *p = perfsink_kit_segment_path(z->base_path, s);
 	int r;
 
 	if (!p)
@@ -165,7 +167,7 @@ static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 	if (r == 0)
 		r = zsink_begin(z, s);
 	if (r == 0 && s->max_files) {
-		int n = segments_prune(z->base_path, s->max_files);
+		int n = perfsink_kit_segments_prune(z->base_path, s->max_files);
 
 		if (n < 0)
 			LOG(z, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
@@ -273,7 +275,7 @@ static void zsink_say_kept(struct zsink *z, int r, const struct zs_file_result *
 static int zsink_finish(struct zsink *z)
 {
 	struct zs_pipe_stats ps;
-	struct perfsink_compression comp = { 1, 0, 0, ZS_GROUP_MAX };
+	struct perfsink_compression comp = { 1, 0, 0, PERFSINK_KIT_Z_GROUP_MAX };
 	struct zs_file_result res;
 	uint64_t in, out;
 	int r;
@@ -340,7 +342,6 @@ static int zstd_close(void *ctx, const struct perfsink_summary *sum)
 	}
 	if (!r)
 		r = z->err;
-	free(z->base_path);
 	free(z);
 	return r;
 }
@@ -354,9 +355,9 @@ static void zstd_stats(void *ctx, struct perfsink_sink_stats *out)
 		zs_pipe_stats(z->pipe, &ps);
 	*out = z->st;
 	if (z->file_ok && z->file.w) { /* the current file's writer */
-		struct aiow_stats as;
+		struct perfsink_kit_aiow_stats as;
 
-		aiow_stats(z->file.w, &as);
+		perfsink_kit_aiow_stats(z->file.w, &as);
 		out->retries += as.retries;
 	}
 	out->bytes_out = ps.bytes_out;

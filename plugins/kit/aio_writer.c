@@ -1,7 +1,7 @@
 /*
  * Ordered asynchronous appends with POSIX AIO (see aio_writer.h).
  *
- * Locking: one mutex, w->lock, guards every field below it in struct aiow;
+ * Locking: one mutex, w->lock, guards every field below it in struct perfsink_kit_aiow;
  * it nests inside nothing and nothing nests inside it: callbacks run with
  * it released.
  */
@@ -13,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "aio_writer.h"
+#include <perfsink/kit.h>
 
 enum cb_state { CB_FREE = 0, CB_BUSY, CB_RESUBMIT, CB_DONE };
 
@@ -24,16 +24,16 @@ struct aiow_cb {
 	size_t len, done;
 	uint64_t off, seq;
 	int err;
-	aiow_done_fn fn;
+	perfsink_kit_aiow_done_fn fn;
 	void *arg;
 };
 
-struct aiow {
+struct perfsink_kit_aiow {
 	int fd;
 	unsigned n;
 	struct aiow_cb *cbs;
 	const struct aiocb **suspend_list;
-	aiow_commit_fn on_commit;
+	perfsink_kit_aiow_commit_fn on_commit;
 	void *commit_arg;
 	void *done_ctx;
 	pthread_t thread;
@@ -50,10 +50,10 @@ struct aiow {
 	struct released *rel;   /* completion thread's scratch, n entries */
 	int err;
 	bool stop;
-	struct aiow_stats st;
+	struct perfsink_kit_aiow_stats st;
 };
 
-static int submit(struct aiow *w, struct aiow_cb *c)
+static int submit(struct perfsink_kit_aiow *w, struct aiow_cb *c)
 {
 	memset(&c->cb, 0, sizeof(c->cb));
 	c->cb.aio_fildes = w->fd;
@@ -74,7 +74,7 @@ static int submit(struct aiow *w, struct aiow_cb *c)
 }
 
 /* Look at one busy block; returns true when its state changed. */
-static bool reap_one(struct aiow *w, struct aiow_cb *c)
+static bool reap_one(struct perfsink_kit_aiow *w, struct aiow_cb *c)
 {
 	int r = aio_error(&c->cb);
 	if (r == EINPROGRESS)
@@ -98,7 +98,7 @@ static bool reap_one(struct aiow *w, struct aiow_cb *c)
 	return true;
 }
 
-static void resubmit_pending(struct aiow *w)
+static void resubmit_pending(struct perfsink_kit_aiow *w)
 {
 	for (unsigned i = 0; i < w->n; i++) {
 		struct aiow_cb *c = &w->cbs[i];
@@ -116,7 +116,7 @@ static void resubmit_pending(struct aiow *w)
 	}
 }
 
-static struct aiow_cb *find_seq(struct aiow *w, uint64_t seq)
+static struct aiow_cb *find_seq(struct perfsink_kit_aiow *w, uint64_t seq)
 {
 	for (unsigned i = 0; i < w->n; i++)
 		if (w->cbs[i].state != CB_FREE && w->cbs[i].seq == seq)
@@ -125,13 +125,14 @@ static struct aiow_cb *find_seq(struct aiow *w, uint64_t seq)
 }
 
 struct released {
-	aiow_done_fn fn;
+	perfsink_kit_aiow_done_fn fn;
 	void *arg;
 	int err;
 };
 
 /* Release finished blocks in submission order; returns how many in out. */
-static unsigned release_in_order(struct aiow *w, struct released *out, bool *committed_moved)
+static unsigned release_in_order(struct perfsink_kit_aiow *w, struct released *out,
+				 bool *committed_moved)
 {
 	unsigned k = 0;
 	struct aiow_cb *c;
@@ -154,7 +155,7 @@ static unsigned release_in_order(struct aiow *w, struct released *out, bool *com
 
 static void *completion_thread(void *arg)
 {
-	struct aiow *w = arg;
+	struct perfsink_kit_aiow *w = arg;
 	struct released *rel = w->rel;
 
 	pthread_mutex_lock(&w->lock);
@@ -191,7 +192,7 @@ static void *completion_thread(void *arg)
 		if (moved && w->on_commit)
 			w->on_commit(w->commit_arg, committed);
 		pthread_mutex_lock(&w->lock);
-		/* Only now is nothing of these writes left: aiow_drain waits for it. */
+		/* Only now is nothing of these writes left: perfsink_kit_aiow_drain waits for it. */
 		w->in_callbacks -= nrel + (moved ? 1 : 0);
 		if (nrel || moved)
 			pthread_cond_broadcast(&w->cv_free);
@@ -200,11 +201,12 @@ static void *completion_thread(void *arg)
 	return NULL;
 }
 
-int aiow_create(const struct aiow_config *cfg, struct aiow **out)
+int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg,
+			     struct perfsink_kit_aiow **out)
 {
 	if (cfg->nr_cb < 1 || cfg->fd < 0)
 		return -EINVAL;
-	struct aiow *w = calloc(1, sizeof(*w));
+	struct perfsink_kit_aiow *w = calloc(1, sizeof(*w));
 	if (!w)
 		return -ENOMEM;
 	w->fd = cfg->fd;
@@ -242,7 +244,7 @@ nomem:
 	return -ENOMEM;
 }
 
-static struct aiow_cb *wait_free_cb(struct aiow *w)
+static struct aiow_cb *wait_free_cb(struct perfsink_kit_aiow *w)
 {
 	bool waited = false;
 	for (;;) {
@@ -258,7 +260,8 @@ static struct aiow_cb *wait_free_cb(struct aiow *w)
 	}
 }
 
-int aiow_write(struct aiow *w, const void *data, size_t len, aiow_done_fn done, void *arg)
+int perfsink_kit_aiow_write(struct perfsink_kit_aiow *w, const void *data, size_t len,
+			    perfsink_kit_aiow_done_fn done, void *arg)
 {
 	if (len == 0) {
 		if (done)
@@ -297,7 +300,7 @@ int aiow_write(struct aiow *w, const void *data, size_t len, aiow_done_fn done, 
 	return 0;
 }
 
-int aiow_drain(struct aiow *w)
+int perfsink_kit_aiow_drain(struct perfsink_kit_aiow *w)
 {
 	pthread_mutex_lock(&w->lock);
 	while (w->used || w->in_callbacks)
@@ -307,7 +310,7 @@ int aiow_drain(struct aiow *w)
 	return err;
 }
 
-uint64_t aiow_offset(const struct aiow *w)
+uint64_t perfsink_kit_aiow_offset(const struct perfsink_kit_aiow *w)
 {
 	pthread_mutex_lock((pthread_mutex_t *)&w->lock);
 	uint64_t v = w->offset;
@@ -315,7 +318,7 @@ uint64_t aiow_offset(const struct aiow *w)
 	return v;
 }
 
-uint64_t aiow_committed(const struct aiow *w)
+uint64_t perfsink_kit_aiow_committed(const struct perfsink_kit_aiow *w)
 {
 	pthread_mutex_lock((pthread_mutex_t *)&w->lock);
 	uint64_t v = w->committed;
@@ -323,7 +326,7 @@ uint64_t aiow_committed(const struct aiow *w)
 	return v;
 }
 
-int aiow_error(const struct aiow *w)
+int perfsink_kit_aiow_error(const struct perfsink_kit_aiow *w)
 {
 	pthread_mutex_lock((pthread_mutex_t *)&w->lock);
 	int v = w->err;
@@ -331,18 +334,18 @@ int aiow_error(const struct aiow *w)
 	return v;
 }
 
-void aiow_stats(const struct aiow *w, struct aiow_stats *out)
+void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w, struct perfsink_kit_aiow_stats *out)
 {
 	pthread_mutex_lock((pthread_mutex_t *)&w->lock);
 	*out = w->st;
 	pthread_mutex_unlock((pthread_mutex_t *)&w->lock);
 }
 
-void aiow_destroy(struct aiow *w)
+void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w)
 {
 	if (!w)
 		return;
-	aiow_drain(w);
+	perfsink_kit_aiow_drain(w);
 	pthread_mutex_lock(&w->lock);
 	w->stop = true;
 	pthread_cond_signal(&w->cv_work);

@@ -1,4 +1,4 @@
-/* output_file: see output_file.h. */
+/* perfsink_kit_output: see include/perfsink/kit.h. */
 #define _GNU_SOURCE /* O_PATH, renameat2 */
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "output_file.h"
+#include <perfsink/kit.h>
 
 #define TMP_TRIES 16
 
@@ -109,14 +109,14 @@ static int open_checked(const char *path, const char **name, int *dirfd, char *w
 	return r < 0 ? r : 0;
 }
 
-void output_init(struct output_file *o)
+void perfsink_kit_output_init(struct perfsink_kit_output *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->dirfd = -1;
 	o->fd = -1;
 }
 
-int output_check(const char *path, char *why, size_t n)
+int perfsink_kit_output_check(const char *path, char *why, size_t n)
 {
 	const char *name;
 	int dirfd = -1;
@@ -127,7 +127,7 @@ int output_check(const char *path, char *why, size_t n)
 }
 
 /* A new temporary file beside name: never an existing file, never a link. */
-static int create_tmp(struct output_file *o, char *why, size_t n)
+static int create_tmp(struct perfsink_kit_output *o, char *why, size_t n)
 {
 	size_t len = strlen(o->name);
 	for (int i = 0; i < TMP_TRIES; i++) {
@@ -157,11 +157,11 @@ static int create_tmp(struct output_file *o, char *why, size_t n)
 	return cannot_create(why, n, o->path, EEXIST);
 }
 
-int output_create(struct output_file *o, const char *path, char *why, size_t n)
+int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, char *why, size_t n)
 {
 	const char *name;
 	int r;
-	output_init(o);
+	perfsink_kit_output_init(o);
 	if ((r = open_checked(path, &name, &o->dirfd, why, n)) < 0)
 		return r;
 	o->path = strdup(path);
@@ -171,7 +171,7 @@ int output_create(struct output_file *o, const char *path, char *why, size_t n)
 	else
 		r = create_tmp(o, why, n);
 	if (r < 0)
-		output_close(o);
+		perfsink_kit_output_close(o);
 	return r;
 }
 
@@ -198,7 +198,7 @@ static int rename_noreplace(int dirfd, const char *from, const char *to)
 }
 
 /* Move an existing output out of the way, as perf record does. */
-static int keep_old(struct output_file *o, char *why, size_t n)
+static int keep_old(struct perfsink_kit_output *o, char *why, size_t n)
 {
 	struct stat st;
 	int r = check_existing(o->dirfd, o->name, o->path, &st, why, n);
@@ -225,7 +225,7 @@ static int keep_old(struct output_file *o, char *why, size_t n)
 }
 
 /* Rename name.old back to name when it is still the file we moved. */
-static int restore_old(struct output_file *o)
+static int restore_old(struct perfsink_kit_output *o)
 {
 	char *old;
 	int r = 0;
@@ -241,7 +241,7 @@ static int restore_old(struct output_file *o)
 	return r;
 }
 
-int output_place(struct output_file *o, char *why, size_t n)
+int perfsink_kit_output_place(struct perfsink_kit_output *o, char *why, size_t n)
 {
 	int r = keep_old(o, why, n);
 	if (r < 0)
@@ -258,7 +258,7 @@ int output_place(struct output_file *o, char *why, size_t n)
 	return 0;
 }
 
-int output_reopen(const struct output_file *o, int flags)
+int perfsink_kit_output_reopen(const struct perfsink_kit_output *o, int flags)
 {
 	struct stat st;
 	int fd = openat(o->dirfd, o->placed ? o->name : o->tmp, flags | O_NOFOLLOW | O_CLOEXEC);
@@ -271,7 +271,7 @@ int output_reopen(const struct output_file *o, int flags)
 	return fd;
 }
 
-int output_discard(struct output_file *o)
+int perfsink_kit_output_discard(struct perfsink_kit_output *o)
 {
 	int r = 0;
 	if (o->fd >= 0)
@@ -287,15 +287,15 @@ int output_discard(struct output_file *o)
 	free(o->tmp);
 	o->tmp = NULL;
 	o->placed = 0;
-	output_close(o);
+	perfsink_kit_output_close(o);
 	return r;
 }
 
-int output_close(struct output_file *o)
+int perfsink_kit_output_close(struct perfsink_kit_output *o)
 {
 	int r = 0;
 	if (!o->placed && o->tmp && o->dirfd >= 0)
-		return output_discard(o);
+		return perfsink_kit_output_discard(o);
 	if (o->fd >= 0 && close(o->fd) < 0)
 		r = -errno;
 	if (o->dirfd >= 0)
@@ -303,6 +303,6 @@ int output_close(struct output_file *o)
 	free(o->path);
 	free(o->name);
 	free(o->tmp);
-	output_init(o);
+	perfsink_kit_output_init(o);
 	return r;
 }

@@ -1,8 +1,8 @@
 #include <errno.h>
 #include <unistd.h>
-#include "pwrite_all.h"
+#include <perfsink/kit.h>
 
-int pwrite_all(int fd, const void *p, size_t len, uint64_t off)
+int perfsink_kit_pwrite_all(int fd, const void *p, size_t len, uint64_t off)
 {
 	const uint8_t *b = p;
 	while (len) {

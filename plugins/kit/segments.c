@@ -8,12 +8,12 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "segments.h"
+#include <perfsink/kit.h>
 
 #define STAMP_DIGITS 14
 #define SEQ_DIGITS 6
 
-char *segment_path(const char *base, const struct perfsink_stream *s)
+char *perfsink_kit_segment_path(const char *base, const struct perfsink_stream *s)
 {
 	if (!(s->flags & PERFSINK_STREAM_ROTATING))
 		return strdup(base);
@@ -37,7 +37,7 @@ static int all_digits(const char *s, size_t n)
 	return 1;
 }
 
-int segment_name_matches(const char *bname, const char *name)
+int perfsink_kit_segment_name_matches(const char *bname, const char *name)
 {
 	size_t b = strlen(bname);
 	if (strncmp(name, bname, b) || name[b] != '.')
@@ -66,7 +66,7 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-int segments_prune(const char *base, unsigned keep)
+int perfsink_kit_segments_prune(const char *base, unsigned keep)
 {
 	char *d1 = strdup(base), *d2 = strdup(base);
 	if (!d1 || !d2) {
@@ -87,7 +87,7 @@ int segments_prune(const char *base, unsigned keep)
 	struct dirent *de;
 	int ret = 0;
 	while ((de = readdir(dh))) {
-		if (!segment_name_matches(bname, de->d_name) || !own_file(dirfd(dh), de->d_name))
+		if (!perfsink_kit_segment_name_matches(bname, de->d_name) || !own_file(dirfd(dh), de->d_name))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 16;

@@ -1,5 +1,5 @@
-/* Counting perf records and synthesizing the LOST marker; see perf_records.h. */
-#include "perf_records.h"
+/* Counting and checking perf records, the LOST marker; see perfsink/kit.h. */
+#include <perfsink/kit.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -35,7 +35,7 @@ static uint16_t rec_size(const uint8_t *p)
 	return v;
 }
 
-uint64_t perf_records_count(const uint8_t *data, size_t len, size_t *rest)
+uint64_t perfsink_kit_records_count(const uint8_t *data, size_t len, size_t *rest)
 {
 	uint64_t n = 0;
 	size_t off = 0;
@@ -48,7 +48,7 @@ uint64_t perf_records_count(const uint8_t *data, size_t len, size_t *rest)
 		if (sz < 8 || sz > len - off)
 			break;
 		/* HEADER_TRACING_DATA is followed by payload its size omits. */
-		if (type == PERF_REC_HEADER_TRACING_DATA && sz >= 12)
+		if (type == PERFSINK_KIT_REC_HEADER_TRACING_DATA && sz >= 12)
 			extra = rd32(data + off + 8);
 		if (extra > len - off - sz)
 			break;
@@ -60,6 +60,11 @@ uint64_t perf_records_count(const uint8_t *data, size_t len, size_t *rest)
 	return n;
 }
 
+uint64_t perfsink_kit_buf_records(const struct perfsink_buf *buf)
+{
+	return buf->records ? buf->records : perfsink_kit_records_count(buf->data, buf->len, NULL);
+}
+
 /* Kernel types 1..21 (up to AUX_OUTPUT_HW_ID), user types 64..83 in perf 6.1. */
 static int type_known(uint32_t type)
 {
@@ -68,7 +73,8 @@ static int type_known(uint32_t type)
 
 #define PIPE_MAGIC 0x32454c4946524550ull /* "PERFILE2" */
 
-int perf_records_validate(const uint8_t *data, size_t len, int prologue, char *why, size_t whylen)
+int perfsink_kit_records_validate(const uint8_t *data, size_t len, int prologue, char *why,
+				  size_t whylen)
 {
 	size_t off = 0;
 
@@ -99,9 +105,9 @@ int perf_records_validate(const uint8_t *data, size_t len, int prologue, char *w
 			return -EBADMSG;
 		}
 		/* Payload that follows the record but is not in its size. */
-		if (type == PERF_REC_HEADER_TRACING_DATA)
+		if (type == PERFSINK_KIT_REC_HEADER_TRACING_DATA)
 			extra = sz >= 12 ? rd32(data + off + 8) : UINT64_MAX;
-		else if (type == PERF_REC_AUXTRACE)
+		else if (type == PERFSINK_KIT_REC_AUXTRACE)
 			extra = sz >= 16 ? rd64(data + off + 8) : UINT64_MAX;
 		if (extra > len - off - sz) {
 			snprintf(why, whylen, "record type %u at offset %zu announces %s bytes after it, %zu left",
@@ -113,7 +119,8 @@ int perf_records_validate(const uint8_t *data, size_t len, int prologue, char *w
 	return 0;
 }
 
-int lost_template_from_pipe_header(const uint8_t *hdr, size_t len, struct lost_template *t)
+int perfsink_kit_lost_template_from_pipe_header(const uint8_t *hdr, size_t len,
+						struct perfsink_kit_lost_template *t)
 {
 	size_t off = 16;
 
@@ -123,7 +130,7 @@ int lost_template_from_pipe_header(const uint8_t *hdr, size_t len, struct lost_t
 
 		if (sz < 8 || sz > len - off)
 			break;
-		if (type == PERF_REC_HEADER_ATTR && sz >= 8 + 48) {
+		if (type == PERFSINK_KIT_REC_HEADER_ATTR && sz >= 8 + 48) {
 			const uint8_t *attr = hdr + off + 8;
 			uint32_t asz = rd32(attr + 4);
 
@@ -132,7 +139,7 @@ int lost_template_from_pipe_header(const uint8_t *hdr, size_t len, struct lost_t
 			t->id = (8 + (size_t)asz + 8 <= sz) ? rd64(attr + asz) : 0;
 			return 0;
 		}
-		if (type == PERF_REC_HEADER_TRACING_DATA)
+		if (type == PERFSINK_KIT_REC_HEADER_TRACING_DATA)
 			break;
 		off += sz;
 	}
@@ -145,11 +152,12 @@ static uint8_t *put64(uint8_t *p, uint64_t v)
 	return p + sizeof(v);
 }
 
-size_t lost_record_write(const struct lost_template *t, uint64_t lost, uint8_t *out, size_t cap)
+size_t perfsink_kit_lost_record_write(const struct perfsink_kit_lost_template *t, uint64_t lost,
+				      uint8_t *out, size_t cap)
 {
-	uint8_t rec[PERF_LOST_RECORD_MAX] = { 0 };
+	uint8_t rec[PERFSINK_KIT_LOST_RECORD_MAX] = { 0 };
 	uint8_t *p = rec + 8;
-	uint32_t type = PERF_REC_LOST;
+	uint32_t type = PERFSINK_KIT_REC_LOST;
 	uint16_t size;
 
 	p = put64(p, t->id);

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfsink sink kit: optional helpers for sink plugins, in the installed
+ * library libperfsink-sink (link with -lperfsink-sink).
+ *
+ * sink.h is the ABI between the engine and a sink; this header is not part
+ * of it.  A sink that uses the kit links the library; the engine never does.
+ * The kit has its own version (PERFSINK_KIT_VERSION_*): the minor grows when
+ * functions are added, the major when one changes, and the library's soname
+ * follows the major.
+ *
+ * Every function documents, where it is declared, which threads may call
+ * it, who owns what it takes and returns, and what it returns.  Unless said
+ * otherwise: errors are negative errno values, never exit(); nothing is
+ * logged (messages go to a caller's `why` buffer, for the sink to log with
+ * host->log); an object is used by one thread at a time.
+ *
+ * Parts:
+ *   - output files: safe creation of perf.data outputs (no symlinks, no
+ *     other user's files, NAME.old kept), segment names, pwrite_all;
+ *   - the POSIX AIO writer: ordered asynchronous appends to one file;
+ *   - a growable byte buffer;
+ *   - the PERF_RECORD_COMPRESSED framer (zstd);
+ *   - perf records: counting, validating, LOST records;
+ *   - filling a sink's config struct from its key table by offset.
+ */
+#ifndef PERFSINK_KIT_H
+#define PERFSINK_KIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <perfsink/sink.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PERFSINK_KIT_VERSION_MAJOR 1
+#define PERFSINK_KIT_VERSION_MINOR 0
+
+/* ----------------------------------------------------------- output files */
+
+/*
+ * perfsink_kit_output: how a file sink creates an output (the main file, a
+ * rotated segment, a flight-recorder dump) safely when it runs as root in a
+ * directory other users may write, such as /tmp.
+ *
+ *  - Refused, with a one-line reason naming the path (-EPERM): a parent
+ *    directory writable by group or others that is not sticky; an existing
+ *    entry at the path that is a symbolic link, not a regular file, or
+ *    owned by another user than the effective uid.  A sticky directory
+ *    such as /tmp is fine when the file does not exist or is ours.
+ *  - Never written through a link: the data goes to a new temporary file
+ *    ".NAME.XXXXXXXX" created with O_CREAT|O_EXCL|O_NOFOLLOW relative to a
+ *    descriptor of the parent directory, renamed into place (without
+ *    replacing anything) once the sink has written its header.
+ *  - An existing non-empty output is renamed NAME.old first, as perf record
+ *    does (an empty one is replaced); perfsink_kit_output_discard() removes
+ *    our file and puts NAME.old back, so a run that fails before recording
+ *    leaves the directory as it found it, byte for byte.
+ *
+ * Every function fills why (one line, may be NULL) on failure and returns
+ * a negative errno.  THREADS: one thread at a time per output.  OWNERSHIP:
+ * the struct is the caller's; the strings and descriptors in it are the
+ * kit's, released by perfsink_kit_output_close/discard.
+ */
+struct perfsink_kit_output {
+	char *path;     /* as given: for messages */
+	char *name;     /* last component */
+	char *tmp;      /* temporary name until placed, then NULL */
+	int dirfd;      /* parent directory (O_PATH), -1 when closed */
+	int fd;         /* the new file, O_WRONLY; -1 when closed */
+	int placed;     /* renamed to name */
+	int kept_old;   /* an existing file was renamed to name.old */
+	dev_t dev;
+	ino_t ino;      /* our file */
+	dev_t old_dev;
+	ino_t old_ino;  /* the file we renamed to name.old */
+};
+
+/* A closed output (perfsink_kit_output_close and _discard are no-ops on it). */
+void perfsink_kit_output_init(struct perfsink_kit_output *o);
+/* Could path become an output now?  For open(): checks only, creates nothing. */
+int perfsink_kit_output_check(const char *path, char *why, size_t n);
+/*
+ * Check again and create the temporary file beside path; o->fd is ready
+ * for writing.  o must be closed (perfsink_kit_output_init); on failure it stays so.
+ */
+int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, char *why,
+			       size_t n);
+/* Rename an existing output to .old (or drop it when empty), ours to path. */
+int perfsink_kit_output_place(struct perfsink_kit_output *o, char *why, size_t n);
+/*
+ * Another descriptor on the same file (e.g. O_WRONLY|O_DIRECT), opened
+ * relative to the directory without following links and checked to be
+ * the same inode.  Returns the fd or a negative errno.
+ */
+int perfsink_kit_output_reopen(const struct perfsink_kit_output *o, int flags);
+/*
+ * The run did not record into this output: close it, remove it (only if
+ * the name still points at our file) and put name.old back.  0 or -errno.
+ */
+int perfsink_kit_output_discard(struct perfsink_kit_output *o);
+/* Close the descriptors, keeping a placed file (an unplaced one is
+ * discarded).  0 or the first close error. */
+int perfsink_kit_output_close(struct perfsink_kit_output *o);
+
+/* Write all len bytes at off, resuming short writes; 0 or a negative errno.
+ * Synchronous (headers and features, not the data path); any thread. */
+int perfsink_kit_pwrite_all(int fd, const void *p, size_t len, uint64_t off);
+
+/*
+ * Output names of rotating file sinks and pruning of old segments.  A
+ * segment of base path P is "P.<YYYYmmddHHMMSS>.<NNNNNN>": the local time
+ * the segment began and its number, so lexical order is time order.
+ * Any thread; pure apart from the directory listing.
+ */
+/* Path of the output for stream s: base itself when not rotating.  malloc'd
+ * (the caller frees it); NULL when out of memory. */
+char *perfsink_kit_segment_path(const char *base, const struct perfsink_stream *s);
+/* True when name (no directory) is a segment name of base name bname. */
+int perfsink_kit_segment_name_matches(const char *bname, const char *name);
+/*
+ * Keep the newest keep segments of base, delete the older ones (only
+ * regular files of the effective uid count as segments).  Returns
+ * how many were deleted or a negative errno (the first failure).
+ */
+int perfsink_kit_segments_prune(const char *base, unsigned keep);
+
+/* -------------------------------------------------------------- AIO writer */
+
+/*
+ * perfsink_kit_aiow: ordered asynchronous appends to one file with POSIX
+ * AIO.  Each write gets one control block, an explicit file offset (the
+ * writer keeps the append offset itself, as perf --aio does), a decreasing
+ * aio_reqprio, a retry on EAGAIN and a resubmission of the rest after a
+ * short write.  A completion thread reaps control blocks with aio_suspend
+ * and calls the write's done() callback, so callers never have to poll.
+ *
+ * THREADS.  perfsink_kit_aiow_write/_drain/_destroy are called from one
+ * thread (the sink's caller).  done() and on_commit() run on the completion
+ * thread; they must not call back into the writer.
+ *
+ * OWNERSHIP.  The bytes of a write must stay valid until its done() ran.
+ * The writer never closes fd.
+ *
+ * ERRORS.  The first failed write (ENOSPC, EIO, ...) makes the writer
+ * failed: its error is sticky and returned by every later write and
+ * drain; writes still in flight complete with done(arg, err).
+ */
+struct perfsink_kit_aiow;
+
+/*
+ * ctx: aiow_config.done_ctx; arg: the write's own argument; err: 0 when all
+ * len bytes are on file, else a negative errno.
+ */
+typedef void (*perfsink_kit_aiow_done_fn)(void *ctx, void *arg, int err);
+/* The contiguous completed prefix of the file grew to end (bytes). */
+typedef void (*perfsink_kit_aiow_commit_fn)(void *arg, uint64_t end);
+
+struct perfsink_kit_aiow_config {
+	int fd;
+	unsigned nr_cb;        /* control blocks: writes in flight at most (>= 1) */
+	uint64_t offset;       /* where the first write goes */
+	perfsink_kit_aiow_commit_fn on_commit; /* optional */
+	void *commit_arg;
+	void *done_ctx;        /* first argument of every done() */
+};
+
+struct perfsink_kit_aiow_stats {
+	uint64_t writes;   /* aio_write calls, resubmissions included */
+	uint64_t bytes;    /* bytes completed */
+	uint64_t retries;  /* EAGAIN retries and short-write resubmissions */
+	uint64_t waits;    /* times perfsink_kit_aiow_write waited for a free control block */
+};
+
+/* Returns 0 or a negative errno (thread creation, memory). */
+int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg,
+			     struct perfsink_kit_aiow **out);
+/*
+ * Queue len bytes at the current append offset and advance it.  Waits for
+ * a free control block when all are in flight.  On 0, done() will be
+ * called exactly once; on error it is not called and nothing was queued.
+ */
+int perfsink_kit_aiow_write(struct perfsink_kit_aiow *w, const void *data, size_t len,
+			    perfsink_kit_aiow_done_fn done, void *arg);
+/* Wait until nothing is in flight; returns the sticky error or 0. */
+int perfsink_kit_aiow_drain(struct perfsink_kit_aiow *w);
+/* Next append offset. */
+uint64_t perfsink_kit_aiow_offset(const struct perfsink_kit_aiow *w);
+/* End of the contiguous prefix written without error. */
+uint64_t perfsink_kit_aiow_committed(const struct perfsink_kit_aiow *w);
+int perfsink_kit_aiow_error(const struct perfsink_kit_aiow *w);
+void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w,
+			     struct perfsink_kit_aiow_stats *out);
+/* Drains, stops the completion thread, frees.  Does not close fd. */
+void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w);
+
+/* ------------------------------------------------------------ byte buffer */
+
+/*
+ * A growable byte vector.  Zero-initialise it (or {0}) before use; data is
+ * malloc'd by the kit and owned by the buffer until perfsink_kit_buf_free.
+ * Capacity grows by doubling from 64 KiB.  THREADS: one thread at a time.
+ */
+struct perfsink_kit_buf {
+	uint8_t *data;
+	size_t len, cap;
+};
+
+/* Make room for extra more bytes.  0 or -ENOMEM (the buffer unchanged). */
+int perfsink_kit_buf_reserve(struct perfsink_kit_buf *b, size_t extra);
+/* Append len bytes of p.  0 or -ENOMEM (nothing appended). */
+int perfsink_kit_buf_append(struct perfsink_kit_buf *b, const void *p, size_t len);
+/*
+ * Set the capacity to exactly cap bytes, to allocate a known size at once
+ * or give back what a buffer did not use.  0, -EINVAL when cap < len (the
+ * buffer unchanged), or -ENOMEM (unchanged).
+ */
+int perfsink_kit_buf_resize(struct perfsink_kit_buf *b, size_t cap);
+/* len = 0, memory kept. */
+void perfsink_kit_buf_reset(struct perfsink_kit_buf *b);
+/* Free the memory; the buffer is empty and reusable. */
+void perfsink_kit_buf_free(struct perfsink_kit_buf *b);
+
+/* -------------------------------------------------- COMPRESSED records */
+
+#define PERFSINK_KIT_REC_HDR 8             /* struct perf_event_header */
+#define PERFSINK_KIT_REC_COMPRESSED 81     /* PERF_RECORD_COMPRESSED */
+#define PERFSINK_KIT_Z_PAYLOAD_MAX (65535 - PERFSINK_KIT_REC_HDR)
+#define PERFSINK_KIT_Z_GROUP_MAX (63u * 1024) /* input bytes per record at most */
+
+/*
+ * perfsink_kit_zframe: bytes -> PERF_RECORD_COMPRESSED records (zstd), as
+ * perf 6.1 reads them.  The one framer of perfsink: the zstd sink and the
+ * http sink's compress = zstd both use it.
+ *
+ * Input is cut into flush groups of at most PERFSINK_KIT_Z_GROUP_MAX bytes.
+ * Each group is compressed and flushed (ZSTD_e_flush, or ZSTD_e_end to end
+ * the frame) and its output becomes exactly one record.  Hence, for every
+ * record:
+ *   - header.size <= 65535: a group's worst-case output (ZSTD_compressBound
+ *     plus frame header and end block) is below 65527 bytes of payload;
+ *   - it decompresses on its own position in the stream to between 1 and
+ *     PERFSINK_KIT_Z_GROUP_MAX bytes.  perf decompresses each record into
+ *     a buffer of mmap_len bytes and treats an empty result as fatal, so
+ *     both bounds matter: announce mmap_len >= PERFSINK_KIT_Z_GROUP_MAX.
+ * A frame may stay open across calls (one continuous stream, like perf) or
+ * be ended on the last group (independent frames).  Raw records may be
+ * appended between groups: perf's reader keeps one decompression stream
+ * across the file and skips nothing.
+ *
+ * THREADS.  One thread at a time per zframe.
+ * OWNERSHIP.  The zframe owns its zstd context and scratch memory until
+ * perfsink_kit_zframe_fini; records are appended to the caller's buffer.
+ * RETURN VALUES.  0 or a negative errno (-ENOMEM, -EIO for a zstd error,
+ * -ENOTSUP when the kit was built without zstd).
+ */
+enum perfsink_kit_zmode {
+	PERFSINK_KIT_Z_KEEP = 0, /* keep the group open for more input */
+	PERFSINK_KIT_Z_FLUSH,    /* emit the group: output is complete up to here */
+	PERFSINK_KIT_Z_END,      /* emit the group and end the frame */
+};
+
+struct ZSTD_CCtx_s;
+
+struct perfsink_kit_zframe {
+	struct ZSTD_CCtx_s *cctx;
+	size_t group;          /* input bytes in the current group */
+	int open;              /* a frame was begun and not ended */
+	struct perfsink_kit_buf scratch; /* compressed bytes of the current group */
+	uint64_t in_bytes;     /* bytes compressed */
+	uint64_t out_bytes;    /* record bytes emitted, headers included */
+	uint64_t records;      /* records emitted */
+};
+
+/* level: a zstd level.  -EINVAL for a level zstd refuses. */
+int perfsink_kit_zframe_init(struct perfsink_kit_zframe *f, int level);
+void perfsink_kit_zframe_fini(struct perfsink_kit_zframe *f);
+/* Forget any open frame: the next group begins a new one (new file). */
+int perfsink_kit_zframe_reset(struct perfsink_kit_zframe *f);
+/*
+ * Compress len bytes into records appended to out.  Full groups are
+ * emitted when more input arrives; mode says what to do with the last one.
+ * PERFSINK_KIT_Z_END with nothing pending leaves an open frame open and
+ * returns -EINVAL (ending it would need a record that decompresses to
+ * nothing).  On error, out may hold part of the records: reset the frame.
+ */
+int perfsink_kit_zframe_put(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *out,
+			    const void *data, size_t len, enum perfsink_kit_zmode mode);
+/* Bytes pending in the current group: a raw record may follow only at 0. */
+static inline size_t perfsink_kit_zframe_pending(const struct perfsink_kit_zframe *f)
+{
+	return f->group;
+}
+
+/*
+ * Whole perf records data[0..len) -> COMPRESSED records appended to out,
+ * each chunk of whole records (at most chunk_max bytes; a larger single
+ * record is a chunk of its own) one COMPRESSED record holding an
+ * independent zstd frame, so any part of the output, and each record, can
+ * be decoded on its own.  A chunk that compression would not shrink, that
+ * zstd fails on, or that is longer than PERFSINK_KIT_Z_GROUP_MAX (it would
+ * take two records) is appended as it is; so are bytes
+ * after a malformed record header.  The last tail bytes (a FINISHED_ROUND)
+ * are appended as they are.  Announce mmap_len >= max(chunk_max,
+ * PERFSINK_KIT_Z_GROUP_MAX).  Returns 0 or -ENOMEM.
+ */
+int perfsink_kit_zframe_records(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *out,
+				const uint8_t *data, size_t len, size_t tail, size_t chunk_max);
+
+/* ----------------------------------------------------------- perf records */
+
+/*
+ * Reading perf records just enough to count and check them, and writing the
+ * LOST record that marks data a sink had to drop.  Pure functions of their
+ * arguments: any thread; nothing allocated, out buffers are the caller's.
+ */
+#define PERFSINK_KIT_REC_LOST 2
+#define PERFSINK_KIT_REC_HEADER_ATTR 64
+#define PERFSINK_KIT_REC_HEADER_TRACING_DATA 66
+#define PERFSINK_KIT_REC_AUXTRACE 71
+#define PERFSINK_KIT_REC_HEADER_FEATURE 80
+
+/*
+ * Number of whole records in data[0..len).  Stops at a header that is
+ * malformed (size < 8 or past the end); *rest (may be NULL) receives the
+ * bytes not covered by whole records, 0 for a well-formed block.
+ */
+uint64_t perfsink_kit_records_count(const uint8_t *data, size_t len, size_t *rest);
+/* Records in a buffer passed to write(): buf->records when the host counted
+ * them (ABI 1.1), else perfsink_kit_records_count of its bytes. */
+uint64_t perfsink_kit_buf_records(const struct perfsink_buf *buf);
+
+/*
+ * Whether data[0..len) is whole perf pipe-mode records, as a spooled part
+ * must be before it is sent: with prologue, the 16-byte pipe header
+ * ("PERFILE2", size 16) first; then header sizes (>= 8) that chain exactly
+ * to the end, every type one perf 6.1 knows (kernel 1..21, user 64..83),
+ * and the payload that HEADER_TRACING_DATA and AUXTRACE carry after their
+ * header counted.  An empty non-prologue part is valid (a LOST marker that
+ * could not be made).  Returns 0, or -EBADMSG with where and why in why.
+ */
+int perfsink_kit_records_validate(const uint8_t *data, size_t len, int prologue, char *why,
+				  size_t whylen);
+
+/* What a synthesized LOST record must look like to match the stream's attr. */
+struct perfsink_kit_lost_template {
+	uint64_t id;          /* first event id of the first HEADER_ATTR */
+	uint64_t sample_type; /* of that attr */
+	int sample_id_all;
+};
+
+/*
+ * Fill t from a pipe-mode prologue (16-byte header, then HEADER_ATTR ...).
+ * Returns 0, or -EINVAL when there is no HEADER_ATTR in it.
+ */
+int perfsink_kit_lost_template_from_pipe_header(const uint8_t *hdr, size_t len,
+						struct perfsink_kit_lost_template *t);
+
+/*
+ * Write a PERF_RECORD_LOST {id, lost} with the sample_id trailer that t
+ * implies (time 0, so perf delivers it without reordering) into out.
+ * Returns its size, or 0 when cap is too small (PERFSINK_KIT_LOST_RECORD_MAX fits).
+ */
+#define PERFSINK_KIT_LOST_RECORD_MAX 72
+size_t perfsink_kit_lost_record_write(const struct perfsink_kit_lost_template *t, uint64_t lost,
+				      uint8_t *out, size_t cap);
+
+/* ------------------------------------------------------- config by offset */
+
+/*
+ * A sink's key table (sink.h, unchanged) plus a map from each key to the
+ * field of the sink's own config struct that receives its parsed value, as
+ * Fluent Bit's config_map does:
+ *
+ *     static const struct perfsink_kit_key_map my_map[] = {
+ *             PERFSINK_KIT_MAP(K_LEVEL, struct my_conf, level),
+ *             PERFSINK_KIT_MAP(K_PATH, struct my_conf, path),
+ *             PERFSINK_KIT_MAP_END,
+ *     };
+ *     err = perfsink_kit_conf_fill(my_keys, inst->values, my_map, &conf);
+ *
+ * STRING and PATH keys go to a `const char *` field: the value's text,
+ * borrowed (it lives until close() returns; strdup it to keep it longer).
+ * The other types go to an integer (or enum) field of 1, 2, 4 or 8 bytes:
+ * value.num (BOOL 0/1, ENUM the index, DURATION ms, SIZE bytes), which the
+ * key's min/max have already checked.  Keys without a map entry are left
+ * for the sink to read from values itself.
+ */
+struct perfsink_kit_key_map {
+	unsigned key;  /* index into the key table (and into values) */
+	size_t offset; /* offsetof(config struct, field) */
+	size_t size;   /* sizeof(field); 0 ends the map */
+};
+
+#define PERFSINK_KIT_MAP(key, type, field) \
+	{ (key), offsetof(type, field), sizeof(((type *)0)->field) }
+#define PERFSINK_KIT_MAP_END { 0, 0, 0 }
+
+/*
+ * Store every mapped value into conf.  Any thread; nothing allocated.
+ * Returns 0; -EINVAL for a map that does not match the key table (a key
+ * index past its end, a text key into a field that is not a pointer, an
+ * integer field of another size); -ERANGE when a value does not fit its
+ * field (a min/max wider than the field).  Fields before the error are set.
+ */
+int perfsink_kit_conf_fill(const struct perfsink_key *keys, const struct perfsink_value *values,
+			   const struct perfsink_kit_key_map *map, void *conf);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERFSINK_KIT_H */
