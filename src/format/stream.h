@@ -1,0 +1,25 @@
+/*
+ * The engine's side of struct perfsink_stream: what the perf.data format
+ * helpers need to write headers and features.  Owned by the engine thread;
+ * the helpers only read it.
+ */
+#ifndef PS_STREAM_H
+#define PS_STREAM_H
+#include <stdint.h>
+#include <perfsink/sink.h>
+#include "base/bytes.h"
+
+struct ps_evlist;
+
+struct perfsink_stream_priv {
+	const struct ps_evlist *evl;
+	int argc;                 /* perfsink's own command line, for CMDLINE */
+	char *const *argv;
+	const struct bytes *tracing_data; /* TRACING_DATA blob; len 0 without tracepoints */
+	const struct bytes *build_ids;    /* BUILD_ID payload (dso_set); NULL or len 0: none */
+	/* Updated by the engine as data passes, per segment. */
+	uint64_t samples;
+	uint64_t first_sample_time, last_sample_time;
+};
+
+#endif
