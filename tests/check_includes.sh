@@ -27,9 +27,6 @@ base:
 # removes it.  A debt that is paid must leave this list (the check fails if a
 # listed include is gone), so the list only shrinks.
 DEBTS='
-src/config/config_file.c loader/plugin.h     config stops dlopening (loader/bind.c)
-src/config/config_select.c loader/plugin.h   config stops dlopening (loader/bind.c)
-src/config/config_sink.c loader/plugin.h     config stops dlopening (loader/bind.c)
 src/format/perf_file.c engine/evlist.h       format takes an event description, not the evlist
 src/format/perf_features.c engine/evlist.h   format takes an event description, not the evlist
 src/format/record.c engine/evlist.h          format takes an event description, not the evlist

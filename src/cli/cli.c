@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "config/config_file.h"
+#include "loader/bind.h"
 #include "engine/engine.h"
 #include "base/log.h"
 #include "config/opts.h"
@@ -189,6 +190,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
 	struct config cfg = { 0 };
+	struct bound_sinks sinks = { 0 };
 	struct cli_set *sets = NULL;
 	unsigned nsets = 0;
 	char err[512] = "";
@@ -210,7 +212,8 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	int cli_verbose = o.verbose;
-	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0) {
+	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0 ||
+	    bind_load(&sinks, &cfg, o.plugin_dir, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
@@ -221,7 +224,7 @@ int cmd_record(int argc, char **argv)
 		o.verbose = cli_verbose;
 	log_set_verbosity(o.verbose);
 	if (record_opts_check(&o, err, sizeof(err)) < 0 ||
-	    config_select(&cfg, &o, err, sizeof(err)) < 0) {
+	    bind_select(&sinks, &o, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
@@ -230,9 +233,10 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	record_opts_default_ring(&o);
-	code = engine_record(&o, &cfg, argc, argv);
+	code = engine_record(&o, &sinks, argc, argv);
 out:
 	free(sets);
+	bind_free(&sinks);
 	config_free(&cfg);
 	o.argv = NULL; /* points into argv */
 	record_opts_free(&o);
@@ -302,6 +306,7 @@ int cmd_upload(int argc, char **argv)
 	};
 	struct record_opts o;
 	struct config cfg = { 0 };
+	struct bound_sinks sinks = { 0 };
 	uint64_t deadline_ms = 60000;
 	char err[512] = "";
 	int c, code = EXIT_BAD_INPUT, verbose = 0;
@@ -337,7 +342,8 @@ int cmd_upload(int argc, char **argv)
 		goto out;
 	}
 	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0 ||
-	    config_select(&cfg, &o, err, sizeof(err)) < 0) {
+	    bind_load(&sinks, &cfg, o.plugin_dir, err, sizeof(err)) < 0 ||
+	    bind_select(&sinks, &o, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
 		goto out;
 	}
@@ -345,13 +351,13 @@ int cmd_upload(int argc, char **argv)
 	log_set_verbosity(verbose ? 1 + verbose : o.verbose);
 	code = 0;
 	unsigned done = 0;
-	for (unsigned i = 0; i < cfg.nr_sinks; i++) {
-		const struct perfsink_sink_ops *ops = cfg.sinks[i].plugin->ops;
+	for (unsigned i = 0; i < sinks.nr_sinks; i++) {
+		const struct perfsink_sink_ops *ops = sinks.sinks[i].plugin->ops;
 		if (!ops->upload)
 			continue;
 		struct sink_inst si;
 		void *ctx;
-		sink_inst_init(&si, &cfg.sinks[i]);
+		sink_inst_init(&si, &sinks.sinks[i]);
 		done++; /* it has a spool, even if it cannot open it */
 		if (ops->open(&si.pub, &ctx) < 0) {
 			code = 1;
@@ -366,6 +372,7 @@ int cmd_upload(int argc, char **argv)
 		code = EXIT_BAD_INPUT;
 	}
 out:
+	bind_free(&sinks);
 	config_free(&cfg);
 	record_opts_free(&o);
 	return code;

@@ -3,7 +3,7 @@
  * reader so that we know the line of every error, see section headers (inih
  * hides them and cuts long names), and refuse over-long lines instead of
  * letting inih cut them.  [record] is applied as it is read; sink sections are
- * collected, then each one's plugin is loaded and its keys are checked.
+ * kept as read (loader/bind.c loads their plugins and checks their keys).
  */
 #include <config.h>
 
@@ -17,7 +17,6 @@
 
 #include "config/config_file.h"
 #include "config/opts.h"
-#include "loader/plugin.h"
 #include "config/config_priv.h"
 #include "config/value_parse.h"
 
@@ -30,20 +29,6 @@ const char config_default_text[] =
 	"# The built-in config: one file sink with its defaults.\n"
 	"[sink.default]\n"
 	"plugin = aio_file\n";
-
-struct raw_kv {
-	char *key;
-	char *value;
-	int line;
-};
-
-/* One [sink.NAME] section as read, before its plugin is known. */
-struct raw_sink {
-	char *name;
-	int line;
-	struct raw_kv *kv;
-	unsigned nr_kv;
-};
 
 enum section_kind { SEC_NONE, SEC_RECORD, SEC_SINK };
 
@@ -67,9 +52,9 @@ struct cfg_parse {
 	int sec_line;
 	unsigned sec_entries;
 	int record_line;       /* line of [record], 0 if not seen */
-	struct raw_kv *rec_kv; /* [record] entries, for duplicate detection */
+	struct config_kv *rec_kv; /* [record] entries, for duplicate detection */
 	unsigned nr_rec_kv;
-	struct raw_sink *sinks;
+	struct config_section *sinks;
 	unsigned nr_sinks, cap_sinks;
 	struct name_index names;
 };
@@ -92,7 +77,7 @@ cfg_error(struct cfg_parse *st, int line, const char *fmt, ...)
 }
 
 
-static const struct raw_kv *kv_find(const struct raw_kv *kv, unsigned n, const char *key)
+const struct config_kv *config_kv_find(const struct config_kv *kv, unsigned n, const char *key)
 {
 	for (unsigned i = 0; i < n; i++)
 		if (key_eq(kv[i].key, key))
@@ -100,9 +85,9 @@ static const struct raw_kv *kv_find(const struct raw_kv *kv, unsigned n, const c
 	return NULL;
 }
 
-static int kv_add(struct raw_kv **kv, unsigned *n, const char *key, const char *value, int line)
+static int kv_add(struct config_kv **kv, unsigned *n, const char *key, const char *value, int line)
 {
-	struct raw_kv *v = realloc(*kv, (*n + 1) * sizeof(*v));
+	struct config_kv *v = realloc(*kv, (*n + 1) * sizeof(*v));
 
 	if (!v)
 		return -ENOMEM;
@@ -114,7 +99,7 @@ static int kv_add(struct raw_kv **kv, unsigned *n, const char *key, const char *
 	return v[*n - 1].key && v[*n - 1].value ? 0 : -ENOMEM;
 }
 
-static void kv_free(struct raw_kv *kv, unsigned n)
+static void kv_free(struct config_kv *kv, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		free(kv[i].key);
@@ -184,7 +169,7 @@ static int names_grow(struct cfg_parse *st)
 
 static int sinks_grow(struct cfg_parse *st)
 {
-	struct raw_sink *s;
+	struct config_section *s;
 	unsigned cap = st->cap_sinks ? st->cap_sinks * 2 : 8;
 
 	if (st->nr_sinks < st->cap_sinks)
@@ -200,7 +185,7 @@ static int sinks_grow(struct cfg_parse *st)
 /* Linear in the number of sections: a config of 100000 is read in well under a second. */
 static void sink_section_begin(struct cfg_parse *st, const char *name)
 {
-	struct raw_sink *s;
+	struct config_section *s;
 	unsigned *slot;
 
 	if (!instance_name_ok(name)) {
@@ -219,7 +204,7 @@ static void sink_section_begin(struct cfg_parse *st, const char *name)
 		return;
 	}
 	s = &st->sinks[st->nr_sinks];
-	*s = (struct raw_sink){ .name = strdup(name), .line = st->lineno };
+	*s = (struct config_section){ .name = strdup(name), .line = st->lineno };
 	if (!s->name) {
 		cfg_error(st, st->lineno, "out of memory");
 		return;
@@ -343,9 +328,9 @@ static int record_entry(struct cfg_parse *st, const char *key, const char *value
 static int cfg_handler(void *user, const char *section, const char *key, const char *value)
 {
 	struct cfg_parse *st = user;
-	struct raw_kv **kv = &st->rec_kv;
+	struct config_kv **kv = &st->rec_kv;
 	unsigned *nr = &st->nr_rec_kv;
-	const struct raw_kv *dup;
+	const struct config_kv *dup;
 
 	(void)section; /* inih cuts long names; ours is in st->sec_name */
 	if (st->sec == SEC_NONE) {
@@ -361,7 +346,7 @@ static int cfg_handler(void *user, const char *section, const char *key, const c
 		kv = &st->sinks[st->nr_sinks - 1].kv;
 		nr = &st->sinks[st->nr_sinks - 1].nr_kv;
 	}
-	dup = kv_find(*kv, *nr, key);
+	dup = config_kv_find(*kv, *nr, key);
 	if (dup) {
 		cfg_error(st, st->lineno, "[%s], key '%s': set twice (first at line %d)",
 			  st->sec_name, key, dup->line);
@@ -409,95 +394,8 @@ static int cfg_parse_run(struct cfg_parse *st)
 
 /* ------------------------------------------------------------ sinks */
 
-
-
-static void keys_text(char *buf, size_t len, const struct perfsink_key *keys)
-{
-	snprintf(buf, len, "plugin, on_error, rotate");
-	for (unsigned i = 0; keys[i].name; i++)
-		snprintf(buf + strlen(buf), len - strlen(buf), ", %s", keys[i].name);
-}
-
-/* One user-set key of a sink section. */
-static int sink_key_apply(struct cfg_parse *st, struct sink_conf *s, const struct raw_kv *kv)
-{
-	const char *what = st->sec_name;
-	char why[ERR_MAX / 2], where[ERR_MAX / 2];
-	int i, oe;
-
-	if (key_eq(kv->key, "plugin"))
-		return 0;
-	if (key_eq(kv->key, "on_error")) {
-		oe = parse_enum(kv->value, "stop|detach");
-		if (oe < 0) {
-			cfg_error(st, kv->line, "[%s], key '%s': '%s' is not accepted; accepted: "
-				  "stop, detach", what, kv->key, kv->value);
-			return -EINVAL;
-		}
-		s->on_error = oe ? ON_ERROR_DETACH : ON_ERROR_STOP;
-		return 0;
-	}
-	if (key_eq(kv->key, "rotate")) {
-		bool b;
-		if (parse_bool(kv->value, &b)) {
-			cfg_error(st, kv->line, "[%s], key '%s': '%s' is not a boolean; accepted: true, "
-				  "false, yes, no, on, off, 1, 0", what, kv->key, kv->value);
-			return -EINVAL;
-		}
-		s->no_rotate = !b;
-		return 0;
-	}
-	i = key_index(s->plugin->ops->keys, kv->key);
-	if (i < 0) {
-		keys_text(why, sizeof(why), s->plugin->ops->keys);
-		cfg_error(st, kv->line, "[%s], key '%s': unknown key for plugin %s; accepted: %s",
-			  what, kv->key, s->plugin->ops->name, why);
-		return -EINVAL;
-	}
-	snprintf(where, sizeof(where), "%s:%d", st->file, kv->line);
-	if (sink_value_set(s, (unsigned)i, kv->value, where, 1, why, sizeof(why))) {
-		cfg_error(st, kv->line, "[%s], key '%s': %s", what, kv->key, why);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-/* Load the plugin of one raw section and check all its keys. */
-static int sink_resolve(struct cfg_parse *st, const struct raw_sink *r, struct sink_conf *s)
-{
-	const struct raw_kv *pk = kv_find(r->kv, r->nr_kv, "plugin");
-	char why[ERR_MAX / 2], where[ERR_MAX / 2];
-	struct plugin *p;
-	const char *missing;
-
-	snprintf(st->sec_name, sizeof(st->sec_name), SINK_PREFIX "%s", r->name);
-	if (!pk) {
-		cfg_error(st, r->line, "[%s], key 'plugin': missing; give a plugin name (e.g. "
-			  "aio_file) or a path to a .so", st->sec_name);
-		return -EINVAL;
-	}
-	if (plugin_load(pk->value, st->o->plugin_dir, &p, why, sizeof(why))) {
-		cfg_error(st, pk->line, "[%s], key 'plugin': %s", st->sec_name, why);
-		return -EINVAL;
-	}
-	snprintf(where, sizeof(where), "%s:%d", st->file, r->line);
-	if (sink_conf_init(s, r->name, p, where, why, sizeof(why))) {
-		cfg_error(st, pk->line, "[%s], %s", st->sec_name, why);
-		return -EINVAL;
-	}
-	for (unsigned i = 0; i < r->nr_kv; i++)
-		if (sink_key_apply(st, s, &r->kv[i]))
-			return -EINVAL;
-	missing = sink_missing_key(s);
-	if (missing) {
-		cfg_error(st, r->line, "[%s], key '%s': missing; plugin %s requires it",
-			  st->sec_name, missing, p->ops->name);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int sinks_resolve(struct cfg_parse *st, struct config *c)
+/* Hand the sink sections to c as read; the loader binds them to plugins. */
+static int sections_keep(struct cfg_parse *st, struct config *c)
 {
 	if (st->nr_sinks > CONFIG_MAX_SINKS) {
 		cfg_error(st, st->sinks[CONFIG_MAX_SINKS].line, "[sink.%s]: too many sinks: %u "
@@ -505,16 +403,10 @@ static int sinks_resolve(struct cfg_parse *st, struct config *c)
 			  st->nr_sinks, CONFIG_MAX_SINKS);
 		return -EINVAL;
 	}
-	c->sinks = calloc(st->nr_sinks + 1, sizeof(*c->sinks));
-	if (!c->sinks) {
-		cfg_error(st, 0, "out of memory");
-		return -ENOMEM;
-	}
-	for (unsigned i = 0; i < st->nr_sinks; i++) {
-		c->nr_sinks++;
-		if (sink_resolve(st, &st->sinks[i], &c->sinks[i]))
-			return -EINVAL;
-	}
+	c->sections = st->sinks;
+	c->nr_sections = st->nr_sinks;
+	st->sinks = NULL;
+	st->nr_sinks = 0;
 	return 0;
 }
 
@@ -561,11 +453,12 @@ int config_load(struct config *c, const char *path, struct record_opts *o,
 		o->plugin_dir = cli_plugin_dir;
 	}
 	if (!ret)
-		ret = sinks_resolve(&st, c);
+		ret = sections_keep(&st, c);
 	if (!ret && path && !(c->path = strdup(path))) {
 		cfg_error(&st, 0, "out of memory");
 		ret = -ENOMEM;
 	}
+	c->file = c->path ? c->path : DEFAULT_FILE_NAME;
 	if (ret) {
 		snprintf(err, errlen, "%s", st.err);
 		config_free(c);
@@ -576,9 +469,11 @@ int config_load(struct config *c, const char *path, struct record_opts *o,
 
 void config_free(struct config *c)
 {
-	for (unsigned i = 0; c->sinks && i < c->nr_sinks; i++)
-		sink_conf_clear(&c->sinks[i]);
-	free(c->sinks);
+	for (unsigned i = 0; c->sections && i < c->nr_sections; i++) {
+		free(c->sections[i].name);
+		kv_free(c->sections[i].kv, c->sections[i].nr_kv);
+	}
+	free(c->sections);
 	free(c->path);
 	memset(c, 0, sizeof(*c));
 }

@@ -2,8 +2,11 @@
  * The INI config (inih): [record] holds recording options (the long option
  * names), each [sink.NAME] section is one sink instance with
  * plugin = NAME|PATH, on_error = stop|detach, and the plugin's own keys.
- * Everything is validated here, before any event is opened; an error is one
- * line "FILE:LINE: ..." and the caller exits 2.
+ * The file's syntax, sections and [record] are checked here; each sink
+ * section is kept as read (plain data: its key = value lines and their
+ * lines) for loader/bind.h, which loads its plugin and checks its keys.  All
+ * of it happens before any event is opened; an error is one line
+ * "FILE:LINE: ..." and the caller exits 2.
  *
  * Syntax (inih 55 driven with fixed options, see config_file.c):
  *   - lines of at most 4096 characters; a longer one is an error, never cut;
@@ -22,10 +25,7 @@
 #define PS_CONFIG_FILE_H
 #include <perfsink/sink.h>
 
-struct plugin;
 struct record_opts;
-
-enum on_error { ON_ERROR_STOP = 0, ON_ERROR_DETACH };
 
 /*
  * At most this many [sink.NAME] sections in one config (each sink holds
@@ -33,25 +33,26 @@ enum on_error { ON_ERROR_STOP = 0, ON_ERROR_DETACH };
  */
 #define CONFIG_MAX_SINKS 64
 
-struct sink_conf {
-	char *name;                   /* instance name */
-	struct plugin *plugin;
-	struct perfsink_value *values; /* one per plugin key */
-	unsigned nr_values;
-	enum on_error on_error;
-	int no_rotate;                /* rotate = false: one output for the whole run */
-	char *where;                  /* "FILE:LINE" of the section, for messages */
-	/*
-	 * Per value: "FILE:LINE" of the line that set it, where for a default,
-	 * the option ("-o") when the CLI set it.  Never NULL after init.
-	 */
-	char **origins;
+/* One "key = value" line of a sink section, as written. */
+struct config_kv {
+	char *key;
+	char *value;
+	int line;
+};
+
+/* One [sink.NAME] section as read, before its plugin is known. */
+struct config_section {
+	char *name;                   /* NAME of [sink.NAME] */
+	int line;                     /* of the section header */
+	struct config_kv *kv;
+	unsigned nr_kv;
 };
 
 struct config {
 	char *path;                   /* NULL: the embedded default */
-	struct sink_conf *sinks;
-	unsigned nr_sinks;
+	const char *file;             /* the FILE of "FILE:LINE" messages (static or path) */
+	struct config_section *sections;
+	unsigned nr_sections;
 };
 
 /* Embedded default: one aio_file sink writing ./perf.data. */
@@ -60,25 +61,15 @@ extern const char config_default_text[];
 /*
  * Load path (NULL: the embedded default) and apply [record] to o as it is
  * read; it ends with record_opts_source_begin(o), so the CLI applied after
- * this wins (its -e replaces the events, its -c undoes a freq).  Then load
- * every sink's plugin and
- * check its keys.  Plugins are searched in o->plugin_dir: a --plugin-dir the
- * CLI set on o before this call wins over [record] plugin-dir.
+ * this wins (its -e replaces the events, its -c undoes a freq).  The sink
+ * sections are kept in c->sections, at most CONFIG_MAX_SINKS of them; their
+ * plugins are not loaded here.  A --plugin-dir the CLI set on o before this
+ * call wins over [record] plugin-dir (o->plugin_dir is where bind_load looks).
  * Returns 0 or -EINVAL with one "FILE:LINE: ..." line in err; on error c is
  * empty (config_free is still allowed).
  */
 int config_load(struct config *c, const char *path, struct record_opts *o,
 		char *err, size_t errlen);
-/*
- * Second half, after the CLI: keep only the instances named in o->sinks, in
- * that order (a name that is no instance but a plugin gives a default
- * instance of it, named after ops->name); then, if o->output is set, set the
- * "path" key of the one selected instance whose plugin has
- * PERFSINK_SINK_WRITES_FILES (none or several: an error).  No sink left is an
- * error, and so are two selected sinks whose "path" (resolved: directory
- * real path + file name) is the same file.  Returns 0 or -EINVAL with one line in err ("--sink 'x': ...").
- */
-int config_select(struct config *c, const struct record_opts *o, char *err, size_t errlen);
 void config_free(struct config *c);
 
 /*
@@ -87,5 +78,12 @@ void config_free(struct config *c);
  */
 int config_parse_value(const struct perfsink_key *k, const char *text,
 		       struct perfsink_value *v, char *err, size_t errlen);
+
+/* Key names are equal, '-' and '_' alike. */
+int key_eq(const char *a, const char *b);
+/* Index of key name in keys ('-' and '_' alike), or -1. */
+int key_index(const struct perfsink_key *keys, const char *name);
+/* The first kv whose key is key ('-' and '_' alike), or NULL. */
+const struct config_kv *config_kv_find(const struct config_kv *kv, unsigned n, const char *key);
 
 #endif

@@ -1,29 +1,8 @@
-/* Shared by the config_*.c files: building one sink instance's values. */
+/* Shared by the config_*.c files. */
 #ifndef PS_CONFIG_PRIV_H
 #define PS_CONFIG_PRIV_H
-#include <stddef.h>
 #include "config/config_file.h"
 
-struct plugin;
-struct perfsink_key;
-
 #define ERR_MAX 1024
-
-/* A new instance of plugin p with every key at its default; takes p. */
-int sink_conf_init(struct sink_conf *s, const char *name, struct plugin *p,
-		   const char *where, char *why, size_t whylen);
-/*
- * Store text as value i of s (copied); set: the user gave it; origin: the
- * "FILE:LINE" or option that gave it (copied).
- */
-int sink_value_set(struct sink_conf *s, unsigned i, const char *text, const char *origin,
-		   int set, char *why, size_t whylen);
-void sink_conf_clear(struct sink_conf *s);
-/* Name of the first required key still unset, or NULL. */
-const char *sink_missing_key(const struct sink_conf *s);
-/* Key names are equal, '-' and '_' alike. */
-int key_eq(const char *a, const char *b);
-/* Index of key name in keys ('-' and '_' alike), or -1. */
-int key_index(const struct perfsink_key *keys, const char *name);
 
 #endif

@@ -105,3 +105,22 @@ int config_parse_value(const struct perfsink_key *k, const char *text,
 	return -EINVAL;
 }
 
+/* '_' and '-' are the same in key names. */
+int key_eq(const char *a, const char *b)
+{
+	for (; *a && *b; a++, b++) {
+		char ca = *a == '_' ? '-' : *a, cb = *b == '_' ? '-' : *b;
+
+		if (ca != cb)
+			return 0;
+	}
+	return *a == *b;
+}
+
+int key_index(const struct perfsink_key *keys, const char *name)
+{
+	for (int i = 0; keys[i].name; i++)
+		if (key_eq(keys[i].name, name))
+			return i;
+	return -1;
+}

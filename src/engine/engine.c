@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "config/config_file.h"
+#include "loader/bind.h"
 #include "engine/engine.h"
 #include "engine/evlist.h"
 #include "base/log.h"
@@ -436,7 +436,7 @@ static void engine_free(struct engine *e)
 	}
 }
 
-int engine_record(const struct record_opts *o, const struct config *c, int argc, char **argv)
+int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv)
 {
 	struct engine eng = { .o = o, .wl = { .go_fd = -1, .err_fd = -1 } };
 	struct engine *e = &eng;

@@ -8,7 +8,7 @@
 #define PS_ENGINE_H
 
 struct record_opts;
-struct config;
+struct bound_sinks;
 
 /* Exit codes of `perfsink record` besides the workload's own status. */
 enum {
@@ -24,6 +24,6 @@ enum {
  * and the recording succeeded, 127 when it could not be executed, else 0
  * or an EXIT_* code.
  */
-int engine_record(const struct record_opts *o, const struct config *c, int argc, char **argv);
+int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv);
 
 #endif

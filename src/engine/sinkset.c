@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "config/config_file.h"
+#include "loader/bind.h"
 #include "base/log.h"
 #include "format/perf_file.h"
 #include "loader/plugin.h"
@@ -60,7 +60,7 @@ void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
 	si->pub.host_priv = si;
 }
 
-int sinkset_open(struct sinkset *ss, const struct config *c)
+int sinkset_open(struct sinkset *ss, const struct bound_sinks *c)
 {
 	memset(ss, 0, sizeof(*ss));
 	ss->v = calloc(c->nr_sinks, sizeof(*ss->v));

@@ -7,7 +7,7 @@
 #include <stdbool.h>
 #include <perfsink/sink.h>
 
-struct config;
+struct bound_sinks;
 
 /* What one instance did not write, for the summary. */
 struct sink_loss {
@@ -51,7 +51,7 @@ extern const struct perfsink_host sinkset_host;
 void sink_inst_init(struct sink_inst *si, const struct sink_conf *c);
 
 /* open() every instance; on failure closes those opened and returns the error. */
-int sinkset_open(struct sinkset *ss, const struct config *c);
+int sinkset_open(struct sinkset *ss, const struct bound_sinks *c);
 /*
  * start() every instance: with s, or with whole for instances that do not
  * rotate (rotate = false), whose one output spans the whole run.

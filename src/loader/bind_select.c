@@ -10,15 +10,15 @@
 #include <string.h>
 
 #include "config/config_file.h"
-#include "config/config_priv.h"
+#include "loader/bind_priv.h"
 #include "config/opts.h"
 #include "loader/plugin.h"
 
-static struct sink_conf *sink_by_name(struct config *c, const char *name)
+static struct sink_conf *sink_by_name(struct bound_sinks *b, const char *name)
 {
-	for (unsigned i = 0; i < c->nr_sinks; i++)
-		if (c->sinks[i].name && !strcmp(c->sinks[i].name, name))
-			return &c->sinks[i];
+	for (unsigned i = 0; i < b->nr_sinks; i++)
+		if (b->sinks[i].name && !strcmp(b->sinks[i].name, name))
+			return &b->sinks[i];
 	return NULL;
 }
 
@@ -61,8 +61,8 @@ static int name_seen(char *const *names, unsigned n, const char *name)
 	return 0;
 }
 
-/* Replace c->sinks by the instances named in o->sinks, in that order. */
-static int sinks_select(struct config *c, const struct record_opts *o, char *err, size_t errlen)
+/* Replace b->sinks by the instances named in o->sinks, in that order. */
+static int sinks_select(struct bound_sinks *b, const struct record_opts *o, char *err, size_t errlen)
 {
 	struct sink_conf *sel = calloc(o->nr_sinks + 1, sizeof(*sel));
 	unsigned n = 0;
@@ -71,7 +71,7 @@ static int sinks_select(struct config *c, const struct record_opts *o, char *err
 	if (!sel)
 		return -ENOMEM;
 	for (unsigned i = 0; !ret && i < o->nr_sinks; i++) {
-		struct sink_conf *s = sink_by_name(c, o->sinks[i]);
+		struct sink_conf *s = sink_by_name(b, o->sinks[i]);
 
 		if (name_seen(o->sinks, i, o->sinks[i]))
 			continue; /* --sink x --sink x */
@@ -90,25 +90,25 @@ static int sinks_select(struct config *c, const struct record_opts *o, char *err
 			}
 		}
 	}
-	for (unsigned i = 0; i < c->nr_sinks; i++)
-		sink_conf_clear(&c->sinks[i]);
-	free(c->sinks);
-	c->sinks = sel;
-	c->nr_sinks = n;
+	for (unsigned i = 0; i < b->nr_sinks; i++)
+		sink_conf_clear(&b->sinks[i]);
+	free(b->sinks);
+	b->sinks = sel;
+	b->nr_sinks = n;
 	return ret;
 }
 
-static int output_apply(struct config *c, const char *output, char *err, size_t errlen)
+static int output_apply(struct bound_sinks *b, const char *output, char *err, size_t errlen)
 {
 	struct sink_conf *target = NULL;
 	char names[ERR_MAX / 2] = "", why[ERR_MAX / 2];
 	unsigned nfile = 0;
 	int k;
 
-	for (unsigned i = 0; i < c->nr_sinks; i++) {
-		if (!(c->sinks[i].plugin->ops->flags & PERFSINK_SINK_WRITES_FILES))
+	for (unsigned i = 0; i < b->nr_sinks; i++) {
+		if (!(b->sinks[i].plugin->ops->flags & PERFSINK_SINK_WRITES_FILES))
 			continue;
-		target = &c->sinks[i];
+		target = &b->sinks[i];
 		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
 			 nfile++ ? ", " : "", target->name);
 	}
@@ -158,14 +158,14 @@ static const char *file_path(const struct sink_conf *s)
 }
 
 /* Two sinks writing one file would destroy each other's output. */
-static int paths_distinct(const struct config *c, char *err, size_t errlen)
+static int paths_distinct(const struct bound_sinks *b, char *err, size_t errlen)
 {
-	char (*real)[PATH_MAX] = calloc(c->nr_sinks + 1, sizeof(*real));
+	char (*real)[PATH_MAX] = calloc(b->nr_sinks + 1, sizeof(*real));
 
 	if (!real)
 		return -ENOMEM;
-	for (unsigned i = 0; i < c->nr_sinks; i++) {
-		const char *p = file_path(&c->sinks[i]);
+	for (unsigned i = 0; i < b->nr_sinks; i++) {
+		const char *p = file_path(&b->sinks[i]);
 
 		if (p)
 			path_resolve(p, real[i], sizeof(real[i]));
@@ -173,8 +173,8 @@ static int paths_distinct(const struct config *c, char *err, size_t errlen)
 			if (strcmp(real[i], real[j]))
 				continue;
 			snprintf(err, errlen, "%s: [sink.%s] writes the same file as [sink.%s] (%s): %s",
-				 c->sinks[i].where, c->sinks[i].name, c->sinks[j].name,
-				 c->sinks[j].where, real[i]);
+				 b->sinks[i].where, b->sinks[i].name, b->sinks[j].name,
+				 b->sinks[j].where, real[i]);
 			free(real);
 			return -EINVAL;
 		}
@@ -183,22 +183,22 @@ static int paths_distinct(const struct config *c, char *err, size_t errlen)
 	return 0;
 }
 
-int config_select(struct config *c, const struct record_opts *o, char *err, size_t errlen)
+int bind_select(struct bound_sinks *b, const struct record_opts *o, char *err, size_t errlen)
 {
 	int ret = 0;
 
 	if (o->nr_sinks)
-		ret = sinks_select(c, o, err, errlen);
+		ret = sinks_select(b, o, err, errlen);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
-	if (!ret && !c->nr_sinks) {
+	if (!ret && !b->nr_sinks) {
 		snprintf(err, errlen, "no sink configured; add a [sink.NAME] section");
 		ret = -EINVAL;
 	}
 	if (!ret && o->output)
-		ret = output_apply(c, o->output, err, errlen);
+		ret = output_apply(b, o->output, err, errlen);
 	if (!ret)
-		ret = paths_distinct(c, err, errlen);
+		ret = paths_distinct(b, err, errlen);
 	if (ret == -ENOMEM)
 		snprintf(err, errlen, "out of memory");
 	return ret ? -EINVAL : 0;

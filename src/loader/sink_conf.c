@@ -8,20 +8,8 @@
 #include <string.h>
 
 #include "config/config_file.h"
-#include "config/config_priv.h"
+#include "loader/bind_priv.h"
 #include "loader/plugin.h"
-
-/* '_' and '-' are the same in key names. */
-int key_eq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		char ca = *a == '_' ? '-' : *a, cb = *b == '_' ? '-' : *b;
-
-		if (ca != cb)
-			return 0;
-	}
-	return *a == *b;
-}
 
 static unsigned keys_count(const struct perfsink_key *keys)
 {
@@ -116,12 +104,4 @@ const char *sink_missing_key(const struct sink_conf *s)
 		if (!s->values[i].str)
 			return s->plugin->ops->keys[i].name;
 	return NULL;
-}
-
-int key_index(const struct perfsink_key *keys, const char *name)
-{
-	for (int i = 0; keys[i].name; i++)
-		if (key_eq(keys[i].name, name))
-			return i;
-	return -1;
 }
