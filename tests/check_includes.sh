@@ -27,11 +27,6 @@ base:
 # removes it.  A debt that is paid must leave this list (the check fails if a
 # listed include is gone), so the list only shrinks.
 DEBTS='
-src/format/perf_file.c engine/evlist.h       format takes an event description, not the evlist
-src/format/perf_features.c engine/evlist.h   format takes an event description, not the evlist
-src/format/record.c engine/evlist.h          format takes an event description, not the evlist
-src/probe/synth.c engine/evlist.h            probe takes an event description, not the evlist
-src/probe/synth_kernel.c engine/evlist.h     probe takes an event description, not the evlist
 '
 
 allowed_for() { printf '%s\n' "$RULES" | sed -n "s/^$1: *//p"; }

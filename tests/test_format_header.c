@@ -14,7 +14,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "config.h"
-#include "evlist.h"
+#include "events.h"
 #include "perf_features.h"
 #include "perf_file.h"
 #include "record.h"
@@ -22,9 +22,9 @@
 #include "tracing_data.h"
 
 struct fixture {
-	struct ps_event ev[2];
+	struct ps_event_desc ev[2];
 	uint64_t ids0[2], ids1[3];
-	struct ps_evlist evl;
+	struct ps_events evl;
 	struct bytes td;
 	struct perfsink_stream_priv priv;
 	struct perfsink_stream s;
@@ -51,7 +51,7 @@ static uint16_t u16_at(const uint8_t *p, size_t off)
 	return v;
 }
 
-static void event_set(struct ps_event *ev, const char *name, uint32_t type, uint64_t config,
+static void event_set(struct ps_event_desc *ev, const char *name, uint32_t type, uint64_t config,
 		      uint64_t *ids, unsigned nr_ids)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -84,7 +84,7 @@ static int setup(void **state)
 			     PERF_SAMPLE_IDENTIFIER;
 	bytes_init(&f->td);
 	static char *argv[] = { "record", "-e", "cpu-clock", NULL };
-	f->priv = (struct perfsink_stream_priv){ .evl = &f->evl, .argc = 3, .argv = argv,
+	f->priv = (struct perfsink_stream_priv){ .events = &f->evl, .argc = 3, .argv = argv,
 						 .tracing_data = &f->td,
 						 .first_sample_time = 1000,
 						 .last_sample_time = 5000 };

@@ -220,7 +220,7 @@ int lost_samples_records(struct engine *e)
 				size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
 				bytes_u64(&b, v[2]);
 				struct ps_sample_id sid = { .id = v[1], .cpu = (uint32_t)evl->cpus[c] };
-				record_end(&b, at, evl, &sid);
+				record_end(&b, at, &evl->events, &sid);
 			}
 		}
 	}

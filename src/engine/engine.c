@@ -208,7 +208,7 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	if (!e->seg)
 		return -ENOMEM;
 	e->seg->priv = (struct perfsink_stream_priv){
-		.evl = evl, .argc = argc, .argv = argv, .tracing_data = &e->tracing,
+		.events = &evl->events, .argc = argc, .argv = argv, .tracing_data = &e->tracing,
 	};
 	uint32_t flags = 0;
 	if (e->o->switch_output != SWITCH_NONE || e->o->overwrite)
@@ -470,6 +470,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	}
 	if ((r = evlist_set_targets(&e->evl, o, e->wl.pid, err, sizeof(err))) < 0 ||
 	    (r = evlist_open(&e->evl, err, sizeof(err))) < 0 ||
+	    (r = evlist_describe(&e->evl)) < 0 ||
 	    (r = rings_setup(e, err, sizeof(err))) < 0)
 		goto fail;
 	if (o->realtime && (r = realtime_apply((int)o->realtime)) < 0)

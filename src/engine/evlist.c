@@ -368,9 +368,31 @@ void evlist_free(struct ps_evlist *evl)
 		free(evl->ev[e].ids);
 	}
 	free(evl->ev);
+	free(evl->desc);
 	free(evl->cpus);
 	free(evl->threads);
 	memset(evl, 0, sizeof(*evl));
+}
+
+int evlist_describe(struct ps_evlist *evl)
+{
+	struct ps_event_desc *d = calloc(evl->nr ? evl->nr : 1, sizeof(*d));
+
+	if (!d)
+		return -ENOMEM;
+	for (unsigned i = 0; i < evl->nr; i++)
+		d[i] = (struct ps_event_desc){
+			.attr = evl->ev[i].attr, .name = evl->ev[i].name,
+			.tp_sys = evl->ev[i].tp_sys, .tp_name = evl->ev[i].tp_name,
+			.ids = evl->ev[i].ids, .nr_ids = evl->ev[i].nr_ids,
+		};
+	free(evl->desc);
+	evl->desc = d;
+	evl->events = (struct ps_events){
+		.ev = d, .nr = evl->nr, .has_tracepoint = evl->has_tracepoint,
+		.sample_type = evl->sample_type, .sample_id_all = evl->sample_id_all,
+	};
+	return 0;
 }
 
 int evlist_tracing_data(const struct ps_evlist *evl, struct bytes *out)

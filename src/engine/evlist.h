@@ -8,13 +8,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include "format/events.h"
 
 struct bytes;
 
 struct record_opts;
-
-/* perf 6.1 refuses larger attrs in file mode. */
-#define PS_ATTR_SIZE 128
 
 struct ps_event {
 	struct perf_event_attr attr; /* attr.size = PS_ATTR_SIZE */
@@ -37,6 +35,9 @@ struct ps_evlist {
 	/* Layout shared by every attr (checked at parse time). */
 	uint64_t sample_type;
 	bool sample_id_all;
+	/* What format and probe see of these events; see evlist_describe. */
+	struct ps_event_desc *desc;
+	struct ps_events events;
 };
 
 /* perfsink's name of a software or hardware event (the first -e spelling
@@ -51,6 +52,12 @@ int evlist_set_targets(struct ps_evlist *evl, const struct record_opts *o, pid_t
 int evlist_open(struct ps_evlist *evl, char *err, size_t errlen);
 int evlist_enable(struct ps_evlist *evl);
 int evlist_disable(struct ps_evlist *evl);
+/*
+ * Fill evl->events (attrs, names, ids) for format and probe; after
+ * evlist_open, whose ids it copies (recover: after filling ev itself).
+ * 0 or -ENOMEM.  evlist_free frees it.
+ */
+int evlist_describe(struct ps_evlist *evl);
 void evlist_close(struct ps_evlist *evl);
 void evlist_free(struct ps_evlist *evl);
 /*

@@ -12,16 +12,16 @@
 static int synth_target(struct engine *e, struct bytes *b, bool initial)
 {
 	if (e->evl.system_wide)
-		return synth_all_processes(b, &e->evl);
+		return synth_all_processes(b, &e->evl.events);
 	pid_t pid = e->o->pid ? e->o->pid : e->o->tid ? e->o->tid : e->wl.pid;
 	if (initial && !e->o->pid && !e->o->tid) {
 		/* Not exec'd yet: its exec brings COMM and MMAPs through the ring. */
-		synth_comm(b, &e->evl, pid, pid, "perfsink-exec");
+		synth_comm(b, &e->evl.events, pid, pid, "perfsink-exec");
 		return 0;
 	}
 	if (e->wl.pid && e->child_done)
 		return 0; /* gone: the ring or the overwrite cache has its records */
-	return synth_process(b, &e->evl, pid);
+	return synth_process(b, &e->evl.events, pid);
 }
 
 /*
@@ -34,7 +34,7 @@ int synthesize(struct engine *e, bool initial)
 {
 	struct bytes b;
 	bytes_init(&b);
-	int r = synth_kernel_mmap(&b, &e->evl);
+	int r = synth_kernel_mmap(&b, &e->evl.events);
 	if (r < 0 && initial)
 		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
 	r = synth_target(e, &b, initial);
@@ -70,7 +70,7 @@ void refresh_tail_synth(struct engine *e)
 	struct bytes b;
 	bytes_init(&b);
 	/* A zombie has no maps left: keep the last snapshot that had some. */
-	if (synth_process(&b, &e->evl, pid) == 0 && !b.err && has_mmap2(&b)) {
+	if (synth_process(&b, &e->evl.events, pid) == 0 && !b.err && has_mmap2(&b)) {
 		bytes_free(&e->tail_synth);
 		e->tail_synth = b;
 	} else {

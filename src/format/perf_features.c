@@ -17,7 +17,7 @@
 #include <cpuid.h>
 #define HAVE_X86_CPUID 1
 #endif
-#include "engine/evlist.h"
+#include "format/events.h"
 #include "format/perf_features.h"
 #include "format/stream.h"
 
@@ -145,9 +145,9 @@ static bool cpuinfo_value(const char *key, char *out, size_t len)
 	return found;
 }
 
-static const struct ps_evlist *stream_evlist(const struct perfsink_stream *s)
+static const struct ps_events *stream_events(const struct perfsink_stream *s)
 {
-	return s->priv ? s->priv->evl : NULL;
+	return s->priv ? s->priv->events : NULL;
 }
 
 /* ------------------------------------------------------------ writers */
@@ -290,13 +290,13 @@ static int write_cmdline(struct bytes *b, const struct perfsink_stream *s,
 static int write_event_desc(struct bytes *b, const struct perfsink_stream *s,
 			    const struct perfsink_compression *comp)
 {
-	const struct ps_evlist *evl = stream_evlist(s);
-	unsigned nr = evl ? evl->nr : 0;
+	const struct ps_events *evs = stream_events(s);
+	unsigned nr = evs ? evs->nr : 0;
 
 	bytes_u32(b, nr);
 	bytes_u32(b, PS_ATTR_SIZE);
 	for (unsigned i = 0; i < nr; i++) {
-		const struct ps_event *ev = &evl->ev[i];
+		const struct ps_event_desc *ev = &evs->ev[i];
 		bytes_add(b, &ev->attr, PS_ATTR_SIZE);
 		bytes_u32(b, ev->nr_ids);
 		bytes_perf_string(b, ev->name ? ev->name : "");
@@ -405,8 +405,8 @@ static int write_compressed(struct bytes *b, const struct perfsink_stream *s,
 static bool has_tracing_data(const struct perfsink_stream *s,
 			     const struct perfsink_compression *comp)
 {
-	const struct ps_evlist *evl = stream_evlist(s);
-	return evl && evl->has_tracepoint && s->priv->tracing_data && s->priv->tracing_data->len;
+	const struct ps_events *evs = stream_events(s);
+	return evs && evs->has_tracepoint && s->priv->tracing_data && s->priv->tracing_data->len;
 }
 
 static bool has_build_ids(const struct perfsink_stream *s,

@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "engine/evlist.h"
+#include "format/events.h"
 #include "format/perf_features.h"
 #include "format/perf_file.h"
 #include "format/record.h"
@@ -33,33 +33,33 @@ struct section {
 };
 
 /*
- * The evlist behind s, checked: -EINVAL without one, -ENODATA for
+ * The events behind s, checked: -EINVAL without one, -ENODATA for
  * tracepoints without their TRACING_DATA (perf would reject the output, so
  * fail at the first header rather than at the end of the recording).
  */
-static int stream_evlist(const struct perfsink_stream *s, const struct ps_evlist **evl)
+static int stream_events(const struct perfsink_stream *s, const struct ps_events **evs)
 {
-	*evl = s && s->priv ? s->priv->evl : NULL;
-	if (!*evl)
+	*evs = s && s->priv ? s->priv->events : NULL;
+	if (!*evs)
 		return -EINVAL;
 	const struct bytes *td = s->priv->tracing_data;
-	if ((*evl)->has_tracepoint && (!td || !td->len))
+	if ((*evs)->has_tracepoint && (!td || !td->len))
 		return -ENODATA;
 	return 0;
 }
 
-static uint64_t total_ids(const struct ps_evlist *evl)
+static uint64_t total_ids(const struct ps_events *evs)
 {
 	uint64_t n = 0;
-	for (unsigned i = 0; i < evl->nr; i++)
-		n += evl->ev[i].nr_ids;
+	for (unsigned i = 0; i < evs->nr; i++)
+		n += evs->ev[i].nr_ids;
 	return n;
 }
 
 /* Records start on a PERFSINK_BUF_ALIGN boundary, for O_DIRECT writers. */
-static uint64_t data_offset_of(const struct ps_evlist *evl)
+static uint64_t data_offset_of(const struct ps_events *evs)
 {
-	uint64_t end = FILE_HEADER_SIZE + 8 * total_ids(evl) + (uint64_t)FILE_ATTR_SIZE * evl->nr;
+	uint64_t end = FILE_HEADER_SIZE + 8 * total_ids(evs) + (uint64_t)FILE_ATTR_SIZE * evs->nr;
 	return (end + PERFSINK_BUF_ALIGN - 1) / PERFSINK_BUF_ALIGN * PERFSINK_BUF_ALIGN;
 }
 
@@ -97,22 +97,22 @@ static int bytes_finish(struct bytes *b, struct perfsink_bytes *out)
 int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file_end *end,
 		     struct perfsink_bytes *out)
 {
-	const struct ps_evlist *evl;
-	int err = stream_evlist(s, &evl);
+	const struct ps_events *evs;
+	int err = stream_events(s, &evs);
 	if (err || !out)
 		return err ? err : -EINVAL;
-	uint64_t data_offset = data_offset_of(evl);
+	uint64_t data_offset = data_offset_of(evs);
 	if (end && end->data_offset != data_offset)
 		return -EINVAL;
 
 	struct bytes b;
 	bytes_init(&b);
-	uint64_t ids_at = FILE_HEADER_SIZE + 8 * total_ids(evl);
+	uint64_t ids_at = FILE_HEADER_SIZE + 8 * total_ids(evs);
 	bytes_u64(&b, PERF_MAGIC2);
 	bytes_u64(&b, FILE_HEADER_SIZE);
 	bytes_u64(&b, FILE_ATTR_SIZE);
 	bytes_u64(&b, ids_at);
-	bytes_u64(&b, (uint64_t)FILE_ATTR_SIZE * evl->nr);
+	bytes_u64(&b, (uint64_t)FILE_ATTR_SIZE * evs->nr);
 	bytes_u64(&b, data_offset);
 	bytes_u64(&b, end ? end->data_size : 0);
 	bytes_zero(&b, 16); /* event_types: obsolete */
@@ -121,11 +121,11 @@ int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file
 		perf_file_feature_bits(s, end->comp, bits);
 	bytes_add(&b, bits, sizeof(bits));
 
-	for (unsigned i = 0; i < evl->nr; i++)
-		bytes_add(&b, evl->ev[i].ids, evl->ev[i].nr_ids * sizeof(uint64_t));
+	for (unsigned i = 0; i < evs->nr; i++)
+		bytes_add(&b, evs->ev[i].ids, evs->ev[i].nr_ids * sizeof(uint64_t));
 	uint64_t ids_off = FILE_HEADER_SIZE;
-	for (unsigned i = 0; i < evl->nr; i++) {
-		const struct ps_event *ev = &evl->ev[i];
+	for (unsigned i = 0; i < evs->nr; i++) {
+		const struct ps_event_desc *ev = &evs->ev[i];
 		add_attr(&b, &ev->attr);
 		bytes_u64(&b, ids_off);
 		bytes_u64(&b, ev->nr_ids * sizeof(uint64_t));
@@ -141,8 +141,8 @@ int perf_file_header(const struct perfsink_stream *s, const struct perfsink_file
 int perf_file_features(const struct perfsink_stream *s, const struct perfsink_file_end *end,
 		       struct perfsink_bytes *out)
 {
-	const struct ps_evlist *evl;
-	int err = stream_evlist(s, &evl);
+	const struct ps_events *evs;
+	int err = stream_events(s, &evs);
 	if (err || !end || !out)
 		return err ? err : -EINVAL;
 
@@ -182,10 +182,10 @@ static int record_close(struct bytes *b, size_t start)
 	return 0;
 }
 
-static int pipe_attrs(struct bytes *b, const struct ps_evlist *evl)
+static int pipe_attrs(struct bytes *b, const struct ps_events *evs)
 {
-	for (unsigned i = 0; i < evl->nr; i++) {
-		const struct ps_event *ev = &evl->ev[i];
+	for (unsigned i = 0; i < evs->nr; i++) {
+		const struct ps_event_desc *ev = &evs->ev[i];
 		size_t start = record_begin(b, PS_RECORD_HEADER_ATTR, 0);
 		add_attr(b, &ev->attr);
 		bytes_add(b, ev->ids, ev->nr_ids * sizeof(uint64_t));
@@ -229,7 +229,7 @@ static int pipe_features(struct bytes *b, const struct perfsink_stream *s,
 static int pipe_tracing_data(struct bytes *b, const struct perfsink_stream *s)
 {
 	const struct bytes *td = s->priv->tracing_data;
-	if (!s->priv->evl->has_tracepoint || !td || !td->len)
+	if (!s->priv->events->has_tracepoint || !td || !td->len)
 		return 0;
 	size_t padded = (td->len + 7) & ~(size_t)7;
 	if (padded > UINT32_MAX)
@@ -249,11 +249,11 @@ static int pipe_tracing_data(struct bytes *b, const struct perfsink_stream *s)
  * id of every event and is dropped when it outgrows 64 KiB (many threads
  * or CPUs); these small records keep the names in that case.
  */
-static int pipe_event_names(struct bytes *b, const struct ps_evlist *evl)
+static int pipe_event_names(struct bytes *b, const struct ps_events *evs)
 {
 	enum { EVENT_UPDATE_NAME = 2 };
-	for (unsigned i = 0; i < evl->nr; i++) {
-		const struct ps_event *ev = &evl->ev[i];
+	for (unsigned i = 0; i < evs->nr; i++) {
+		const struct ps_event_desc *ev = &evs->ev[i];
 		if (!ev->nr_ids || !ev->name)
 			continue;
 		size_t start = record_begin(b, PS_RECORD_EVENT_UPDATE, 0);
@@ -272,8 +272,8 @@ static int pipe_event_names(struct bytes *b, const struct ps_evlist *evl)
 int perf_pipe_header(const struct perfsink_stream *s, const struct perfsink_compression *comp,
 		     struct perfsink_bytes *out)
 {
-	const struct ps_evlist *evl;
-	int err = stream_evlist(s, &evl);
+	const struct ps_events *evs;
+	int err = stream_events(s, &evs);
 	if (err || !out)
 		return err ? err : -EINVAL;
 
@@ -281,13 +281,13 @@ int perf_pipe_header(const struct perfsink_stream *s, const struct perfsink_comp
 	bytes_init(&b);
 	bytes_u64(&b, PERF_MAGIC2);
 	bytes_u64(&b, 16);
-	err = pipe_attrs(&b, evl);
+	err = pipe_attrs(&b, evs);
 	if (!err)
 		err = pipe_features(&b, s, comp);
 	if (!err)
 		err = pipe_tracing_data(&b, s);
 	if (!err)
-		err = pipe_event_names(&b, evl);
+		err = pipe_event_names(&b, evs);
 	if (err) {
 		bytes_free(&b);
 		return err;

@@ -1,6 +1,6 @@
 #include <string.h>
 #include <linux/perf_event.h>
-#include "engine/evlist.h"
+#include "format/events.h"
 #include "format/record.h"
 
 size_t record_begin(struct bytes *b, uint32_t type, uint16_t misc)
@@ -31,13 +31,13 @@ static void sample_id_trailer(struct bytes *b, uint64_t st, const struct ps_samp
 		bytes_u64(b, sid->id);
 }
 
-void record_end(struct bytes *b, size_t start, const struct ps_evlist *evl,
+void record_end(struct bytes *b, size_t start, const struct ps_events *evs,
 		const struct ps_sample_id *sid)
 {
 	bytes_pad(b, 8);
-	if (evl && evl->sample_id_all) {
+	if (evs && evs->sample_id_all) {
 		static const struct ps_sample_id none;
-		sample_id_trailer(b, evl->sample_type, sid ? sid : &none);
+		sample_id_trailer(b, evs->sample_type, sid ? sid : &none);
 	}
 	if (b->err)
 		return;

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include "base/bytes.h"
 
-struct ps_evlist;
+struct ps_events;
 
 /* perf's user record types (tools/perf/util/event.h, 6.1). */
 enum {
@@ -31,7 +31,7 @@ struct ps_sample_id {
 /* Start a record: returns its offset in b (pass to record_end). */
 size_t record_begin(struct bytes *b, uint32_t type, uint16_t misc);
 /* Append the trailer (if sample_id_all), pad to 8, fix header.size. */
-void record_end(struct bytes *b, size_t start, const struct ps_evlist *evl,
+void record_end(struct bytes *b, size_t start, const struct ps_events *evs,
 		const struct ps_sample_id *sid);
 /* Append a NUL-terminated string padded to 8 bytes. */
 void record_string(struct bytes *b, const char *s);

@@ -9,10 +9,10 @@
 #include <perfsink/sink.h>
 #include "base/bytes.h"
 
-struct ps_evlist;
+struct ps_events;
 
 struct perfsink_stream_priv {
-	const struct ps_evlist *evl;
+	const struct ps_events *events; /* what perf.data says of the events */
 	int argc;                 /* perfsink's own command line, for CMDLINE */
 	char *const *argv;
 	const struct bytes *tracing_data; /* TRACING_DATA blob; len 0 without tracepoints */

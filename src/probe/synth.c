@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include "engine/evlist.h"
+#include "format/events.h"
 #include "base/log.h"
 #include "format/record.h"
 #include "probe/synth.h"
@@ -71,7 +71,7 @@ static void task_sid(struct ps_sample_id *sid, pid_t pid, pid_t tid)
 	sid->tid = (uint32_t)tid;
 }
 
-void synth_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
+void synth_comm(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid,
 		const char *comm)
 {
 	struct ps_sample_id sid;
@@ -81,11 +81,11 @@ void synth_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t t
 	bytes_u32(b, (uint32_t)tid);
 	record_string(b, comm);
 	task_sid(&sid, pid, tid);
-	record_end(b, start, evl, &sid);
+	record_end(b, start, evs, &sid);
 }
 
 /* FORK_EXEC marks it synthesized, so perf does not copy the parent's comm. */
-static void emit_fork(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
+static void emit_fork(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid,
 		      pid_t ppid, pid_t ptid)
 {
 	struct ps_sample_id sid;
@@ -97,10 +97,10 @@ static void emit_fork(struct bytes *b, const struct ps_evlist *evl, pid_t pid, p
 	bytes_u32(b, (uint32_t)ptid);
 	bytes_u64(b, 0);
 	task_sid(&sid, pid, tid);
-	record_end(b, start, evl, &sid);
+	record_end(b, start, evs, &sid);
 }
 
-static void emit_mmap2(struct bytes *b, const struct ps_evlist *evl, pid_t pid,
+static void emit_mmap2(struct bytes *b, const struct ps_events *evs, pid_t pid,
 		       const struct maps_entry *e, uint16_t misc, const char *hugetlbfs)
 {
 	struct ps_sample_id sid;
@@ -129,14 +129,14 @@ static void emit_mmap2(struct bytes *b, const struct ps_evlist *evl, pid_t pid,
 	bytes_u32(b, flags);
 	record_string(b, name);
 	task_sid(&sid, pid, pid);
-	record_end(b, start, evl, &sid);
+	record_end(b, start, evs, &sid);
 }
 
 /*
  * MMAP2 per executable map of pid.  Past the deadline perf emits the line it
  * is on, flagged, and stops; we do the same so perf report can count it.
  */
-static void synth_maps(struct bytes *b, const struct ps_evlist *evl, pid_t pid,
+static void synth_maps(struct bytes *b, const struct ps_events *evs, pid_t pid,
 		       struct synth_walk *w)
 {
 	char path[64];
@@ -156,13 +156,13 @@ static void synth_maps(struct bytes *b, const struct ps_evlist *evl, pid_t pid,
 		if (maps_line_parse(line, &e))
 			continue;
 		if (late) {
-			emit_mmap2(b, evl, pid, &e, misc | PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT,
+			emit_mmap2(b, evs, pid, &e, misc | PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT,
 				   w->hugetlbfs);
 			w->st.maps_truncated++;
 			break;
 		}
 		if (e.prot & PROT_EXEC)
-			emit_mmap2(b, evl, pid, &e, misc, w->hugetlbfs);
+			emit_mmap2(b, evs, pid, &e, misc, w->hugetlbfs);
 	}
 	free(line);
 	fclose(f);
@@ -193,7 +193,7 @@ static int task_status_read(pid_t pid, pid_t tid, struct task_status *st)
 }
 
 /* fork_main: also a FORK for the main thread (its parent from PPid), as -a does. */
-static int synth_process_walk(struct bytes *b, const struct ps_evlist *evl, pid_t pid,
+static int synth_process_walk(struct bytes *b, const struct ps_events *evs, pid_t pid,
 			      bool fork_main, struct synth_walk *w)
 {
 	char path[64];
@@ -214,27 +214,27 @@ static int synth_process_walk(struct bytes *b, const struct ps_evlist *evl, pid_
 		if (task_status_read(pid, (pid_t)tid, &st))
 			continue; /* exited meanwhile */
 		if (tid != st.tgid)
-			emit_fork(b, evl, st.tgid, (pid_t)tid, st.tgid, st.tgid);
+			emit_fork(b, evs, st.tgid, (pid_t)tid, st.tgid, st.tgid);
 		else if (fork_main)
-			emit_fork(b, evl, st.tgid, (pid_t)tid, st.ppid, st.ppid);
-		synth_comm(b, evl, st.tgid, (pid_t)tid, st.name);
+			emit_fork(b, evs, st.tgid, (pid_t)tid, st.ppid, st.ppid);
+		synth_comm(b, evs, st.tgid, (pid_t)tid, st.name);
 		if (tid == st.tgid && !st.kernel_thread)
-			synth_maps(b, evl, st.tgid, w);
+			synth_maps(b, evs, st.tgid, w);
 	}
 	closedir(dir);
 	w->st.processes++;
 	return b->err;
 }
 
-int synth_process(struct bytes *b, const struct ps_evlist *evl, pid_t pid)
+int synth_process(struct bytes *b, const struct ps_events *evs, pid_t pid)
 {
 	struct synth_walk w;
 
 	synth_walk_init(&w, UINT64_MAX);
-	return synth_process_walk(b, evl, pid, false, &w);
+	return synth_process_walk(b, evs, pid, false, &w);
 }
 
-int synth_all_processes_budget(struct bytes *b, const struct ps_evlist *evl,
+int synth_all_processes_budget(struct bytes *b, const struct ps_events *evs,
 			       unsigned budget_ms, struct synth_stats *st)
 {
 	struct synth_walk w;
@@ -250,7 +250,7 @@ int synth_all_processes_budget(struct bytes *b, const struct ps_evlist *evl,
 		long pid = strtol(d->d_name, &end, 10);
 
 		if (isdigit((unsigned char)d->d_name[0]) && !*end)
-			synth_process_walk(b, evl, (pid_t)pid, true, &w); /* gone: skip */
+			synth_process_walk(b, evs, (pid_t)pid, true, &w); /* gone: skip */
 	}
 	closedir(dir);
 	if (st)
@@ -258,10 +258,10 @@ int synth_all_processes_budget(struct bytes *b, const struct ps_evlist *evl,
 	return b->err;
 }
 
-int synth_all_processes(struct bytes *b, const struct ps_evlist *evl)
+int synth_all_processes(struct bytes *b, const struct ps_events *evs)
 {
 	struct synth_stats st;
-	int err = synth_all_processes_budget(b, evl, SYNTH_BUDGET_MS, &st);
+	int err = synth_all_processes_budget(b, evs, SYNTH_BUDGET_MS, &st);
 
 	if (!err && st.maps_truncated)
 		pr_warn("reading /proc/PID/maps took over %d ms: maps of %u of %u processes are "

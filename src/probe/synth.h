@@ -4,7 +4,7 @@
  * COMM/FORK/MMAP2 of existing tasks, FINISHED_INIT.
  *
  * Every function appends whole records to b.  Non-sample records get the
- * sample_id trailer evl promises (evl may be NULL: no trailer); the trailer
+ * sample_id trailer evs promises (evs may be NULL: no trailer); the trailer
  * carries pid/tid of the task, time 0, id 0, cpu 0.  Out of memory is left in
  * b->err (sticky) and also returned.  Called from the engine thread only;
  * the functions keep no state between calls.
@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include "base/bytes.h"
 
-struct ps_evlist;
+struct ps_events;
 
 /*
  * MMAP for the kernel text, with the _text reference for KASLR (pid -1,
@@ -28,7 +28,7 @@ struct ps_evlist;
  * The text bounds are read from /proc/kallsyms once per process (~0.1 s)
  * and cached; /proc/modules is read at every call.
  */
-int synth_kernel_mmap(struct bytes *b, const struct ps_evlist *evl);
+int synth_kernel_mmap(struct bytes *b, const struct ps_events *evs);
 
 /*
  * For each thread of pid (/proc/PID/task): FORK (non-main threads only),
@@ -38,7 +38,7 @@ int synth_kernel_mmap(struct bytes *b, const struct ps_evlist *evl);
  * non-main thread: the whole thread group is synthesized.
  * Returns 0, -ESRCH if pid does not exist, -ENOMEM.
  */
-int synth_process(struct bytes *b, const struct ps_evlist *evl, pid_t pid);
+int synth_process(struct bytes *b, const struct ps_events *evs, pid_t pid);
 
 /*
  * For every task in /proc: FORK (main threads too, parent from PPid, as
@@ -48,14 +48,14 @@ int synth_process(struct bytes *b, const struct ps_evlist *evl, pid_t pid);
  * warns).  A warning names the count.  Returns 0, -errno if /proc cannot be
  * read, -ENOMEM.
  */
-int synth_all_processes(struct bytes *b, const struct ps_evlist *evl);
+int synth_all_processes(struct bytes *b, const struct ps_events *evs);
 
 /*
  * One COMM record with the given name, read nothing.  For the forked
  * workload before it execs (perf record writes "perf-exec" for it there; the
  * exec COMM from the ring replaces it).
  */
-void synth_comm(struct bytes *b, const struct ps_evlist *evl, pid_t pid, pid_t tid,
+void synth_comm(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid,
 		const char *comm);
 
 /* The 8-byte FINISHED_INIT record. */
@@ -69,7 +69,7 @@ struct synth_stats {
 };
 
 /* synth_all_processes with a budget in ms (0: maps of every process cut). */
-int synth_all_processes_budget(struct bytes *b, const struct ps_evlist *evl,
+int synth_all_processes_budget(struct bytes *b, const struct ps_events *evs,
 			       unsigned budget_ms, struct synth_stats *st);
 
 /* Where synth_kernel_mmap reads from; NULL members mean the live system. */
@@ -79,7 +79,7 @@ struct synth_kernel_src {
 	const char *modules_dir; /* /lib/modules/$(uname -r) */
 };
 
-int synth_kernel_mmap_from(struct bytes *b, const struct ps_evlist *evl,
+int synth_kernel_mmap_from(struct bytes *b, const struct ps_events *evs,
 			   const struct synth_kernel_src *src);
 
 /* Kernel text bounds from a kallsyms file.  ref is "_text" (or "_stext"). */

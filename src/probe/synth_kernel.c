@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <linux/perf_event.h>
-#include "engine/evlist.h"
+#include "format/events.h"
 #include "format/record.h"
 #include "probe/synth.h"
 #include "probe/synth_parse.h"
 
-static void emit_kernel_mmap(struct bytes *b, const struct ps_evlist *evl, uint64_t start,
+static void emit_kernel_mmap(struct bytes *b, const struct ps_events *evs, uint64_t start,
 			     uint64_t len, uint64_t pgoff, const char *name)
 {
 	/* Trailer as the body: the kernel "process" is pid -1. */
@@ -29,7 +29,7 @@ static void emit_kernel_mmap(struct bytes *b, const struct ps_evlist *evl, uint6
 	bytes_u64(b, len);
 	bytes_u64(b, pgoff);
 	record_string(b, name);
-	record_end(b, off, evl, &sid);
+	record_end(b, off, evs, &sid);
 }
 
 /* With text_only, stop at _text and leave kt->end at 0. */
@@ -260,7 +260,7 @@ static void default_modules_dir(char *buf, size_t len)
 }
 
 /* One MMAP per module; name "[mod]" when no file is found, like perf. */
-static void synth_modules(struct bytes *b, const struct ps_evlist *evl, const char *modules,
+static void synth_modules(struct bytes *b, const struct ps_events *evs, const char *modules,
 			  const char *dir)
 {
 	struct kmod_index ix = { 0 };
@@ -287,14 +287,14 @@ static void synth_modules(struct bytes *b, const struct ps_evlist *evl, const ch
 			snprintf(bracketed, sizeof(bracketed), "[%s]", m.name);
 			path = bracketed;
 		}
-		emit_kernel_mmap(b, evl, m.addr, m.size, 0, path);
+		emit_kernel_mmap(b, evs, m.addr, m.size, 0, path);
 	}
 	free(line);
 	fclose(f);
 	kmod_index_free(&ix);
 }
 
-static int synth_kernel_mmap_src(struct bytes *b, const struct ps_evlist *evl,
+static int synth_kernel_mmap_src(struct bytes *b, const struct ps_events *evs,
 				 const struct synth_kernel_src *src,
 				 int (*text_get)(struct kernel_text *kt))
 {
@@ -309,19 +309,19 @@ static int synth_kernel_mmap_src(struct bytes *b, const struct ps_evlist *evl,
 	if (err)
 		return err == -EPERM ? -EACCES : err;
 	snprintf(name, sizeof(name), "[kernel.kallsyms]%s", kt.ref);
-	emit_kernel_mmap(b, evl, kt.start, kt.end - kt.start, kt.start, name);
+	emit_kernel_mmap(b, evs, kt.start, kt.end - kt.start, kt.start, name);
 	if (src->modules_dir)
 		snprintf(moddir, sizeof(moddir), "%s", src->modules_dir);
 	else
 		default_modules_dir(moddir, sizeof(moddir));
-	synth_modules(b, evl, src->modules ? src->modules : "/proc/modules", moddir);
+	synth_modules(b, evs, src->modules ? src->modules : "/proc/modules", moddir);
 	return b->err;
 }
 
-int synth_kernel_mmap_from(struct bytes *b, const struct ps_evlist *evl,
+int synth_kernel_mmap_from(struct bytes *b, const struct ps_events *evs,
 			   const struct synth_kernel_src *src)
 {
-	return synth_kernel_mmap_src(b, evl, src, NULL);
+	return synth_kernel_mmap_src(b, evs, src, NULL);
 }
 
 /*
@@ -347,8 +347,8 @@ static int kernel_text_live(struct kernel_text *kt)
 	return err;
 }
 
-int synth_kernel_mmap(struct bytes *b, const struct ps_evlist *evl)
+int synth_kernel_mmap(struct bytes *b, const struct ps_events *evs)
 {
 	static const struct synth_kernel_src live;
-	return synth_kernel_mmap_src(b, evl, &live, kernel_text_live);
+	return synth_kernel_mmap_src(b, evs, &live, kernel_text_live);
 }

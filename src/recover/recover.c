@@ -228,7 +228,7 @@ static int features_build(struct derived *d, const struct pfile *f, const struct
 {
 	char *argv[] = { (char *)"recover", (char *)path, NULL };
 	struct perfsink_stream_priv priv = {
-		.evl = &d->evl, .argc = 2, .argv = argv, .tracing_data = &d->tracing,
+		.events = &d->evl.events, .argc = 2, .argv = argv, .tracing_data = &d->tracing,
 		.build_ids = &d->build_ids, .samples = r->samples,
 		.first_sample_time = r->first_time, .last_sample_time = r->last_time,
 	};
@@ -281,6 +281,8 @@ static int rebuild(struct pfile *f, const char *path, const char *out,
 	struct derived d = { 0 };
 	dso_set_init(&d.dsos);
 	int r = events_load(f, &d.evl, err, n);
+	if (!r && (r = evlist_describe(&d.evl)) < 0)
+		snprintf(err, n, "out of memory");
 	if (!r)
 		r = tracing_build(&d, err, n);
 	struct rscan_opts o = { f->map, f->data_off, f->size, true, 0, &d.dsos };
