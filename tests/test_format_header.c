@@ -17,6 +17,7 @@
 #include "events.h"
 #include "perf_features.h"
 #include "perf_file.h"
+#include "probe/machine.h"
 #include "record.h"
 #include "stream.h"
 #include "tracing_data.h"
@@ -26,6 +27,7 @@ struct fixture {
 	uint64_t ids0[2], ids1[3];
 	struct ps_events evl;
 	struct bytes td;
+	struct ps_machine machine;
 	struct perfsink_stream_priv priv;
 	struct perfsink_stream s;
 };
@@ -83,9 +85,11 @@ static int setup(void **state)
 	f->evl.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			     PERF_SAMPLE_IDENTIFIER;
 	bytes_init(&f->td);
+	if (machine_read(&f->machine))
+		return -1;
 	static char *argv[] = { "record", "-e", "cpu-clock", NULL };
 	f->priv = (struct perfsink_stream_priv){ .events = &f->evl, .argc = 3, .argv = argv,
-						 .tracing_data = &f->td,
+						 .tracing_data = &f->td, .machine = &f->machine,
 						 .first_sample_time = 1000,
 						 .last_sample_time = 5000 };
 	f->s = (struct perfsink_stream){ .nr_events = 2, .host_name = "unit-host",
@@ -98,6 +102,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	bytes_free(&f->td);
+	machine_free(&f->machine);
 	free(f);
 	return 0;
 }

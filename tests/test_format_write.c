@@ -34,6 +34,7 @@
 #include <zstd.h>
 #endif
 #include "events.h"
+#include "probe/machine.h"
 #include "perf_file.h"
 #include "record.h"
 #include "stream.h"
@@ -84,6 +85,7 @@ static uint64_t ids[2][NR_IDS_MANY];
 static unsigned nr_ids = NR_IDS;
 static struct ps_events evl;
 static struct bytes tracing;
+static struct ps_machine machine;
 static struct perfsink_stream_priv priv;
 static struct perfsink_stream stream;
 static const char *names[2];
@@ -461,8 +463,10 @@ int main(int argc, char **argv)
 		return die("evlist", err);
 	for (unsigned i = 0; i < evl.nr; i++)
 		names[i] = events[i].name;
+	if ((err = machine_read(&machine)) < 0)
+		return die("machine", err);
 	priv = (struct perfsink_stream_priv){ .events = &evl, .argc = argc - 1, .argv = argv + 1,
-					      .tracing_data = &tracing };
+					      .tracing_data = &tracing, .machine = &machine };
 	stream = (struct perfsink_stream){ .nr_events = evl.nr, .event_names = names,
 					   .nr_rings = 2, .session = "test", .priv = &priv };
 
@@ -489,5 +493,6 @@ int main(int argc, char **argv)
 		err = -errno;
 	bytes_free(&recs);
 	bytes_free(&tracing);
+	machine_free(&machine);
 	return err ? die(argv[2], err) : 0;
 }

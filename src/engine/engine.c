@@ -24,6 +24,7 @@
 #include "engine/self_filter.h"
 #include "engine/sinkset.h"
 #include "format/stream.h"
+#include "probe/machine.h"
 #include "probe/synth.h"
 #include "probe/tracing_data.h"
 #include "engine/workload.h"
@@ -200,6 +201,8 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	int r = evlist_tracing_data(evl, &e->tracing);
 	if (r < 0)
 		return r;
+	if ((r = machine_read(&e->machine)) < 0)
+		return r;
 	struct utsname u;
 	if (uname(&u) == 0)
 		snprintf(e->hostname, sizeof(e->hostname), "%s", u.nodename);
@@ -209,6 +212,7 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		return -ENOMEM;
 	e->seg->priv = (struct perfsink_stream_priv){
 		.events = &evl->events, .argc = argc, .argv = argv, .tracing_data = &e->tracing,
+		.machine = &e->machine,
 	};
 	uint32_t flags = 0;
 	if (e->o->switch_output != SWITCH_NONE || e->o->overwrite)
@@ -425,6 +429,7 @@ static void engine_free(struct engine *e)
 	rings_teardown(e);
 	evlist_free(&e->evl);
 	bytes_free(&e->tracing);
+	machine_free(&e->machine);
 	bytes_free(&e->tail_synth);
 	bytes_free(&e->build_ids);
 	dso_set_free(&e->dsos);

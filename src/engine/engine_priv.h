@@ -14,6 +14,7 @@
 #include "probe/dso_set.h"
 #include "engine/evlist.h"
 #include "engine/sinkset.h"
+#include "format/machine.h"
 #include "format/stream.h"
 #include "engine/workload.h"
 
@@ -58,6 +59,7 @@ struct engine {
 	struct bytes build_ids;     /* BUILD_ID payload of the output being finished */
 	const char **names;
 	struct bytes tracing;
+	struct ps_machine machine;  /* read once at the start, for the header features */
 	struct workload wl;
 	bool child_done;
 	int child_status;

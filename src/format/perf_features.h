@@ -24,9 +24,9 @@ bool feature_wanted(int f, const struct perfsink_stream *s,
 		    const struct perfsink_compression *comp, bool pipe);
 /*
  * Append the payload of feature f (perf 6.1 encoding).  0, -EINVAL when f
- * is not wanted for s, or -ENOMEM; what the system does not report (no
- * /proc/cpuinfo, no sysfs topology) is written as a neutral value instead
- * of failing.  Thread-safe: reads s, /proc and /sys only.
+ * is not wanted for s, or -ENOMEM; what the system did not report (no
+ * /proc/cpuinfo, no sysfs topology; see format/machine.h) is written as a
+ * neutral value instead of failing.  Thread-safe: reads s only (machine facts: s->priv->machine).
  */
 int feature_write(int f, struct bytes *b, const struct perfsink_stream *s,
 		  const struct perfsink_compression *comp);

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "probe/dso_set.h"
+#include "probe/machine.h"
 #include "engine/evlist.h"
 #include "format/perf_file.h"
 #include "format/record.h"
@@ -202,6 +203,7 @@ struct derived {
 	struct ps_evlist evl;
 	struct dso_set dsos;
 	struct bytes tracing, build_ids;
+	struct ps_machine machine;
 	struct perfsink_bytes feat;
 };
 
@@ -211,6 +213,7 @@ static void derived_free(struct derived *d)
 	dso_set_free(&d->dsos);
 	bytes_free(&d->tracing);
 	bytes_free(&d->build_ids);
+	machine_free(&d->machine);
 	perf_bytes_free(&d->feat);
 }
 
@@ -229,7 +232,7 @@ static int features_build(struct derived *d, const struct pfile *f, const struct
 	char *argv[] = { (char *)"recover", (char *)path, NULL };
 	struct perfsink_stream_priv priv = {
 		.events = &d->evl.events, .argc = 2, .argv = argv, .tracing_data = &d->tracing,
-		.build_ids = &d->build_ids, .samples = r->samples,
+		.build_ids = &d->build_ids, .machine = &d->machine, .samples = r->samples,
 		.first_sample_time = r->first_time, .last_sample_time = r->last_time,
 	};
 	struct perfsink_stream s = { .nr_events = d->evl.nr, .priv = &priv };
@@ -239,6 +242,8 @@ static int features_build(struct derived *d, const struct pfile *f, const struct
 	const struct perfsink_compression *c = r->compressed ? &comp : NULL;
 	struct perfsink_file_end end = { f->data_off, data_size, c };
 	int err = dso_set_build_ids(&d->dsos, &d->build_ids);
+	if (!err)
+		err = machine_read(&d->machine);
 	if (!err)
 		err = perf_file_features(&s, &end, &d->feat);
 	if (!err) {
