@@ -314,6 +314,54 @@ static void test_features_payloads(void **state)
 	perf_bytes_free(&feat);
 }
 
+/* Format writes the machine it is given: made-up facts, no /proc or sysfs read. */
+static void test_features_from_given_machine(void **state)
+{
+	struct fixture *f = *state;
+	static char *pkg[] = { "0-3" }, *thr[] = { "0-1", "2-3" };
+	static int32_t core[] = { 0, 0, 1, 1 }, sock[] = { 0, 0, 0, 0 };
+	struct ps_machine m = {
+		.hostname = "given", .osrelease = "9.9.9-test", .arch = "testarch",
+		.cpudesc = "Test CPU", .cpuid = "", .exe = "/opt/perfsink",
+		.nr_cpus_avail = 4, .nr_cpus_online = 3, .total_mem_kb = 123456,
+		.packages = { pkg, 1 }, .cores = { thr, 2 }, .core_id = core, .socket_id = sock,
+	};
+	struct perfsink_bytes hdr = { 0 }, feat = { 0 };
+	struct perfsink_file_end end = { .data_offset = PERFSINK_BUF_ALIGN, .data_size = 8 };
+	struct feat_view v;
+	size_t adv;
+
+	f->priv.machine = &m;
+	f->s.host_name = NULL;
+	features_view(f, &end, &hdr, &feat, &v);
+	assert_true(view_find(&v, FEAT_CPUID) < 0); /* empty cpuid: no CPUID feature */
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_HOSTNAME)], &adv), "given");
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_OSRELEASE)], &adv), "9.9.9-test");
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_ARCH)], &adv), "testarch");
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_CPUDESC)], &adv), "Test CPU");
+	assert_int_equal(u32_at(v.p[view_find(&v, FEAT_NRCPUS)], 0), 4);
+	assert_int_equal(u32_at(v.p[view_find(&v, FEAT_NRCPUS)], 4), 3);
+	assert_int_equal(u64_at(v.p[view_find(&v, FEAT_TOTAL_MEM)], 0), 123456);
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_CMDLINE)] + 4, &adv), "/opt/perfsink");
+	int i = view_find(&v, FEAT_CPU_TOPOLOGY);
+	const uint8_t *p = v.p[i];
+	assert_int_equal(u32_at(p, 0), 1);
+	assert_string_equal(perf_string(p + 4, &adv), "0-3");
+	p += 4 + adv;
+	assert_int_equal(u32_at(p, 0), 2);
+	assert_string_equal(perf_string(p + 4, &adv), "0-1");
+	p += 4 + adv;
+	assert_string_equal(perf_string(p, &adv), "2-3");
+	p += adv;
+	for (uint32_t cpu = 0; cpu < 4; cpu++) {
+		assert_int_equal(u32_at(p, 8 * cpu), (uint32_t)core[cpu]);
+		assert_int_equal(u32_at(p, 8 * cpu + 4), (uint32_t)sock[cpu]);
+	}
+	assert_ptr_equal(p + 32, v.p[i] + v.size[i]); /* no die lists without die ids */
+	perf_bytes_free(&hdr);
+	perf_bytes_free(&feat);
+}
+
 static void test_features_compressed(void **state)
 {
 	struct fixture *f = *state;
@@ -560,6 +608,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_header_final_same_length, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_rejects_wrong_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_payloads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_features_from_given_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_attr_too_big, setup, teardown),
