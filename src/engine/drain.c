@@ -9,7 +9,7 @@
 #include "format/record.h"
 #include "engine/ring.h"
 
-int dispatch(struct engine *e, struct psbuf *b)
+int drain_dispatch(struct engine *e, struct psbuf *b)
 {
 	b->pub.seq = e->seq++;
 	e->buffers++;
@@ -21,7 +21,7 @@ int dispatch(struct engine *e, struct psbuf *b)
 	return r;
 }
 
-int dispatch_bytes(struct engine *e, const struct bytes *recs)
+int drain_dispatch_bytes(struct engine *e, const struct bytes *recs)
 {
 	if (recs->err)
 		return recs->err;
@@ -35,7 +35,7 @@ int dispatch_bytes(struct engine *e, const struct bytes *recs)
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
 	b->pub.cpu = -1;
-	return dispatch(e, b);
+	return drain_dispatch(e, b);
 }
 
 static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t tmin,
@@ -121,7 +121,7 @@ static struct psbuf *read_ring(struct engine *e, unsigned c, uint64_t pos)
 	if (!r->overwrite && !ring_ready(r))
 		return NULL;
 	/* Waits while sinks hold them all, until a stop is requested. */
-	struct psbuf *b = pool_get(e->pools[c], &stop_requested);
+	struct psbuf *b = pool_get(e->pools[c], &engine_stop_requested);
 	if (!b)
 		return NULL;
 	size_t n;
@@ -147,7 +147,7 @@ static struct psbuf *read_ring(struct engine *e, unsigned c, uint64_t pos)
 	return b;
 }
 
-static bool rings_have_data(const struct engine *e)
+bool drain_has_data(const struct engine *e)
 {
 	for (unsigned c = 0; c < e->nr_rings; c++)
 		if (!e->rings[c].overwrite && ring_ready(&e->rings[c]))
@@ -159,13 +159,6 @@ int drain_pass(struct engine *e)
 {
 	struct psbuf *batch[e->nr_rings];
 	unsigned k = 0;
-	/* A size or time cut waits for data, so no output is left empty; it is
-	 * made before the rings are read so the new data counts for the new one. */
-	if (e->rotation_pending && rings_have_data(e)) {
-		e->rotation_pending = false;
-		if (next_segment(e) < 0)
-			return -EPIPE;
-	}
 	uint64_t pos = e->seg_stream;
 	for (unsigned c = 0; c < e->nr_rings; c++) {
 		struct psbuf *b = read_ring(e, c, pos);
@@ -184,27 +177,15 @@ int drain_pass(struct engine *e)
 	last->pub.records++;
 	int ret = 0;
 	for (unsigned i = 0; i < k; i++) {
-		int r = dispatch(e, batch[i]);
+		int r = drain_dispatch(e, batch[i]);
 		if (r < 0 && !ret)
 			ret = r;
 	}
 	return ret ? ret : (int)k;
 }
 
-int drain_all(struct engine *e)
-{
-	int r;
-	/* Bounded: a ring that keeps filling cannot hold the exit forever. */
-	for (int i = 0; i < 64; i++) {
-		r = drain_pass(e);
-		if (r <= 0)
-			return r;
-	}
-	return 0;
-}
-
 /* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
-int lost_samples_records(struct engine *e)
+int drain_lost_samples(struct engine *e)
 {
 	struct ps_evlist *evl = &e->evl;
 	struct bytes b;
@@ -224,16 +205,7 @@ int lost_samples_records(struct engine *e)
 			}
 		}
 	}
-	int r = dispatch_bytes(e, &b);
+	int r = drain_dispatch_bytes(e, &b);
 	bytes_free(&b);
 	return r;
-}
-
-
-void build_ids_update(struct engine *e)
-{
-	if (dso_set_build_ids(&e->dsos, &e->build_ids) == 0) {
-		CUR_PRIV(e)->build_ids = &e->build_ids;
-		e->whole_priv.build_ids = &e->build_ids;
-	}
 }

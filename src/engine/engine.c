@@ -31,9 +31,13 @@
 
 #include "engine/engine_priv.h"
 
-static int sig_pipe[2] = { -1, -1 };
-volatile int stop_requested;
-static volatile sig_atomic_t nr_interrupts;
+/*
+ * The only mutable globals of the engine: the signal state a handler can
+ * reach (one recording per process; signals_setup/signals_restore bracket it).
+ */
+static int sig_pipe[2] = { -1, -1 };         /* handler -> loop wakeup */
+volatile int engine_stop_requested;          /* engine_priv.h */
+static volatile sig_atomic_t nr_interrupts;  /* stop signals seen */
 static bool hup_handled; /* SIGHUP was not ignored (nohup) when we started */
 
 static bool is_stop_signal(int sig)
@@ -53,7 +57,7 @@ static void on_signal(int sig)
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
 	if (is_stop_signal(sig) && ++nr_interrupts >= 2)
-		stop_requested = 1;
+		engine_stop_requested = 1;
 	if (write(sig_pipe[1], &c, 1) < 0) {
 		/* pipe full: a wakeup is pending anyway */
 	}
@@ -94,7 +98,7 @@ static void signals_restore(void)
 	sig_pipe[0] = sig_pipe[1] = -1;
 }
 
-int64_t now_ns(clockid_t clk)
+int64_t engine_now_ns(clockid_t clk)
 {
 	struct timespec ts;
 	clock_gettime(clk, &ts);
@@ -177,7 +181,7 @@ static void make_session_id(char *out, size_t n)
 {
 	uint8_t rnd[8] = { 0 };
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
-		uint64_t t = (uint64_t)now_ns(CLOCK_MONOTONIC) ^ (uint64_t)getpid();
+		uint64_t t = (uint64_t)engine_now_ns(CLOCK_MONOTONIC) ^ (uint64_t)getpid();
 		memcpy(rnd, &t, sizeof(rnd));
 	}
 	time_t now = time(NULL);
@@ -228,12 +232,12 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		.ring_mmap_len = e->rings[0].mmap_len,
 		.session = e->session,
 		.host_name = e->hostname,
-		.start_realtime_ns = now_ns(CLOCK_REALTIME),
+		.start_realtime_ns = engine_now_ns(CLOCK_REALTIME),
 		.priv = &e->seg->priv,
 		.max_files = e->o->switch_max_files,
 		.flags = flags,
 	};
-	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
+	e->seg_start_ns = engine_now_ns(CLOCK_MONOTONIC);
 	e->whole_priv = e->seg->priv;
 	e->whole = e->seg->stream;
 	e->whole.priv = &e->whole_priv;
@@ -286,14 +290,46 @@ static bool all_hung_up(const struct engine *e)
 	return e->nr_rings > 0;
 }
 
+/* SIGUSR2: cut now, after a full pass. */
+static int rotate_now(struct engine *e)
+{
+	if (!e->o->overwrite && drain_pass(e) < 0)
+		return -EPIPE;
+	return segment_next(e);
+}
+
+/* --overwrite: the newest data of every ring, with the records to read it. */
+static int dump_rings(struct engine *e)
+{
+	int r = segment_synthesize(e, false);
+	if (r < 0)
+		return r;
+	return drain_pass(e);
+}
+
+/* Passes until the rings are empty, each after a pending cut. */
+static int drain_all(struct engine *e)
+{
+	int r;
+	/* Bounded: a ring that keeps filling cannot hold the exit forever. */
+	for (int i = 0; i < 64; i++) {
+		if ((r = segment_cut_pending(e)) < 0)
+			return r;
+		r = drain_pass(e);
+		if (r <= 0)
+			return r;
+	}
+	return 0;
+}
+
 static void record_loop(struct engine *e)
 {
 	int64_t deadline = e->o->duration_ms
-		? now_ns(CLOCK_MONOTONIC) + (int64_t)e->o->duration_ms * 1000000 : 0;
+		? engine_now_ns(CLOCK_MONOTONIC) + (int64_t)e->o->duration_ms * 1000000 : 0;
 	for (;;) {
 		int timeout = POLL_MS;
 		if (deadline) {
-			int64_t left = (deadline - now_ns(CLOCK_MONOTONIC)) / 1000000;
+			int64_t left = (deadline - engine_now_ns(CLOCK_MONOTONIC)) / 1000000;
 			if (left <= 0)
 				break;
 			if (left < timeout)
@@ -308,21 +344,21 @@ static void record_loop(struct engine *e)
 		bool stop = handle_signals(e);
 		reap_child(e);
 		if (e->o->overwrite) {
-			refresh_tail_synth(e);
+			segment_refresh_tail(e);
 			if (e->rotate_requested && !stop) {
 				e->rotate_requested = false;
-				if (dump_rings(e) < 0 || rotate_segment(e) < 0)
+				if (dump_rings(e) < 0 || rotate_now(e) < 0)
 					break;
 			}
 		} else {
-			if (drain_pass(e) < 0)
+			if (segment_cut_pending(e) < 0 || drain_pass(e) < 0)
 				break; /* a sink with on_error = stop failed */
 			if (!stop && e->rotate_requested) {
 				e->rotate_requested = false;
 				e->rotation_pending = false;
-				if (rotate_segment(e) < 0)
+				if (rotate_now(e) < 0)
 					break;
-			} else if (!stop && rotation_due(e)) {
+			} else if (!stop && segment_rotation_due(e)) {
 				e->rotation_pending = true;
 			}
 		}
@@ -387,7 +423,7 @@ static void print_loss(struct engine *e, uint64_t kernel_lost, int sink, const s
 
 static void print_summary(struct engine *e)
 {
-	double secs = (double)(now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9;
+	double secs = (double)(engine_now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9;
 	struct sink_loss sl;
 	int sink = worst_sink_loss(e, &sl);
 	uint64_t written = e->samples > sl.samples ? e->samples - sl.samples : 0;
@@ -487,7 +523,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
 		goto fail;
 	}
-	if (sinkset_start(&e->ss, CUR_STREAM(e), &e->whole) < 0 || (!o->overwrite && synthesize(e, true) < 0)) {
+	if (sinkset_start(&e->ss, CUR_STREAM(e), &e->whole) < 0 || (!o->overwrite && segment_synthesize(e, true) < 0)) {
 		err[0] = '\0'; /* the sink said why */
 		r = -EPIPE;
 		goto fail;
@@ -512,10 +548,10 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 		drain_all(e);
 	for (unsigned i = 0; !o->overwrite && i < e->nr_rings; i++)
 		e->unread_bytes += ring_ready(&e->rings[i]);
-	lost_samples_records(e);
+	drain_lost_samples(e);
 	sinkset_barrier(&e->ss);
 	sinkset_settle(&e->ss);
-	build_ids_update(e);
+	segment_build_ids_update(e);
 	if (e->error && err[0])
 		pr_err("%s", err);
 	if (log_verbosity() >= 0)
@@ -524,7 +560,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 		.samples = e->samples,
 		.lost_events = e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records,
 		.ring_bytes = e->ring_bytes,
-		.duration_ns = now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec),
+		.duration_ns = engine_now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec),
 		.stop_reason = e->error,
 	};
 	bool sink_failed = e->ss.nr_stop_failed || !sinkset_alive(&e->ss);

@@ -78,37 +78,41 @@ struct engine {
 #define CUR_STREAM(e) (&(e)->seg->stream)
 #define CUR_PRIV(e) (&(e)->seg->priv)
 
-int64_t now_ns(clockid_t clk);
+/* clock_gettime(clk) in nanoseconds. */
+int64_t engine_now_ns(clockid_t clk);
 /* Set by a second SIGINT/SIGTERM/SIGHUP: waits for a buffer give up. */
-extern volatile int stop_requested;
+extern volatile int engine_stop_requested;
 
-/* drain.c */
+/*
+ * drain.c: the drainer.  Rings to pooled buffers to the sinks; it never
+ * starts or ends an output (the session calls segment_cut_pending first).
+ */
 /* Hand one buffer to every sink and drop the engine's reference. */
-int dispatch(struct engine *e, struct psbuf *b);
+int drain_dispatch(struct engine *e, struct psbuf *b);
 /* Records built by the engine, as one buffer. */
-int dispatch_bytes(struct engine *e, const struct bytes *recs);
+int drain_dispatch_bytes(struct engine *e, const struct bytes *recs);
 /* One pass over every ring, ended by FINISHED_ROUND; >0 buffers, 0 none, <0 a sink failed. */
 int drain_pass(struct engine *e);
-/* Passes until the rings are empty (bounded). */
-int drain_all(struct engine *e);
+/* Whether a ring read in passes holds unread data. */
+bool drain_has_data(const struct engine *e);
 /* LOST_SAMPLES from the kernel's per-event counts, as perf 6.1 writes them. */
-int lost_samples_records(struct engine *e);
+int drain_lost_samples(struct engine *e);
 
-/* Read the build-ids of the DSOs seen and point the current output at them. */
-void build_ids_update(struct engine *e);
-
-/* segment.c */
+/*
+ * segment.c: the output.  What every output begins with, and when one
+ * output ends and the next begins; it never reads the rings.
+ */
 /* Kernel MMAP, the target's tasks, FINISHED_INIT; initial: before the workload runs. */
-int synthesize(struct engine *e, bool initial);
+int segment_synthesize(struct engine *e, bool initial);
 /* --overwrite with one task: refresh the snapshot of its maps. */
-void refresh_tail_synth(struct engine *e);
+void segment_refresh_tail(struct engine *e);
 /* Finish the current output and begin the next (no drain). */
-int next_segment(struct engine *e);
-/* SIGUSR2: a full pass, then next_segment. */
-int rotate_segment(struct engine *e);
-/* --overwrite: the rings' newest data with the records to read it. */
-int dump_rings(struct engine *e);
+int segment_next(struct engine *e);
+/* A --switch-output cut that waited for data: made now if the rings hold some. 0 or -EPIPE. */
+int segment_cut_pending(struct engine *e);
 /* --switch-output size or time reached. */
-bool rotation_due(struct engine *e);
+bool segment_rotation_due(struct engine *e);
+/* Read the build-ids of the DSOs seen and point the current output at them. */
+void segment_build_ids_update(struct engine *e);
 
 #endif

@@ -30,7 +30,7 @@ static int synth_target(struct engine *e, struct bytes *b, bool initial)
  * with each dump instead (perf's --tail-synthesize), since the ring has
  * long overwritten the originals.
  */
-int synthesize(struct engine *e, bool initial)
+int segment_synthesize(struct engine *e, bool initial)
 {
 	struct bytes b;
 	bytes_init(&b);
@@ -43,7 +43,7 @@ int synthesize(struct engine *e, bool initial)
 	if (e->o->overwrite && e->tail_synth.len)
 		bytes_add(&b, e->tail_synth.p, e->tail_synth.len);
 	synth_finished_init(&b);
-	r = dispatch_bytes(e, &b);
+	r = drain_dispatch_bytes(e, &b);
 	bytes_free(&b);
 	return r;
 }
@@ -62,7 +62,7 @@ static bool has_mmap2(const struct bytes *b)
 }
 
 /* --overwrite, one task: keep its latest maps, for a dump after it exited. */
-void refresh_tail_synth(struct engine *e)
+void segment_refresh_tail(struct engine *e)
 {
 	if (!e->o->overwrite || e->evl.system_wide || (e->wl.pid && e->child_done))
 		return;
@@ -83,7 +83,7 @@ void refresh_tail_synth(struct engine *e)
  * is in the old one, everything after goes to the new one, so nothing is
  * lost or duplicated across the cut.
  */
-int next_segment(struct engine *e)
+int segment_next(struct engine *e)
 {
 	struct segment *nx = calloc(1, sizeof(*nx));
 	if (!nx) {
@@ -91,12 +91,12 @@ int next_segment(struct engine *e)
 			e->error = -ENOMEM;
 		return -ENOMEM;
 	}
-	build_ids_update(e); /* for the output being finished */
+	segment_build_ids_update(e); /* for the output being finished */
 	nx->priv = *CUR_PRIV(e);
 	nx->priv.samples = nx->priv.first_sample_time = nx->priv.last_sample_time = 0;
 	nx->stream = *CUR_STREAM(e);
 	nx->stream.segment++;
-	nx->stream.start_realtime_ns = now_ns(CLOCK_REALTIME);
+	nx->stream.start_realtime_ns = engine_now_ns(CLOCK_REALTIME);
 	nx->stream.priv = &nx->priv;
 	nx->prev = e->seg;
 	int r = sinkset_rotate(&e->ss, &nx->stream);
@@ -104,41 +104,44 @@ int next_segment(struct engine *e)
 	e->seq = 0; /* buf->seq counts per stream */
 	e->seg_bytes = 0;
 	e->seg_stream = 0;
-	e->seg_start_ns = now_ns(CLOCK_MONOTONIC);
+	e->seg_start_ns = engine_now_ns(CLOCK_MONOTONIC);
 	e->rotations++;
 	if (r < 0) {
 		if (!e->error)
 			e->error = r;
 		return r;
 	}
-	return e->o->overwrite ? 0 : synthesize(e, false);
-}
-
-/* SIGUSR2: cut now, after a full pass. */
-int rotate_segment(struct engine *e)
-{
-	if (!e->o->overwrite && drain_pass(e) < 0)
-		return -EPIPE;
-	return next_segment(e);
-}
-
-/* --overwrite: the newest data of every ring, with the records to read it. */
-int dump_rings(struct engine *e)
-{
-	int r = synthesize(e, false);
-	if (r < 0)
-		return r;
-	return drain_pass(e);
+	return e->o->overwrite ? 0 : segment_synthesize(e, false);
 }
 
 /* Size or time reached (SIGUSR2 is handled at once). */
-bool rotation_due(struct engine *e)
+bool segment_rotation_due(struct engine *e)
 {
 	const struct record_opts *o = e->o;
 	if (o->switch_output == SWITCH_SIZE)
 		return e->seg_bytes >= o->switch_size;
 	if (o->switch_output == SWITCH_TIME)
-		return now_ns(CLOCK_MONOTONIC) - e->seg_start_ns >= (int64_t)o->switch_ms * 1000000;
+		return engine_now_ns(CLOCK_MONOTONIC) - e->seg_start_ns >= (int64_t)o->switch_ms * 1000000;
 	return false;
 }
 
+/* Read the build-ids of the DSOs seen and point the current output at them. */
+void segment_build_ids_update(struct engine *e)
+{
+	if (dso_set_build_ids(&e->dsos, &e->build_ids) == 0) {
+		CUR_PRIV(e)->build_ids = &e->build_ids;
+		e->whole_priv.build_ids = &e->build_ids;
+	}
+}
+
+/*
+ * A size or time cut waits for data, so no output is left empty; it is made
+ * before the rings are read so the new data counts for the new output.
+ */
+int segment_cut_pending(struct engine *e)
+{
+	if (!e->rotation_pending || !drain_has_data(e))
+		return 0;
+	e->rotation_pending = false;
+	return segment_next(e) < 0 ? -EPIPE : 0;
+}
