@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/summary.h"
 #include "config/config_file.h"
 #include "loader/bind.h"
 #include "engine/engine.h"
@@ -233,7 +234,7 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	record_opts_default_ring(&o);
-	code = engine_record(&o, &sinks, argc, argv);
+	code = engine_record(&o, &sinks, argc, argv, log_verbosity() >= 0 ? summary_print : NULL);
 out:
 	free(sets);
 	bind_free(&sinks);

@@ -368,95 +368,33 @@ static void record_loop(struct engine *e)
 	}
 }
 
-/* The failed sink that lost the most samples: its index, or -1 when none lost any. */
-static int worst_sink_loss(struct engine *e, struct sink_loss *worst)
+static uint64_t kernel_lost(const struct engine *e)
 {
-	int which = -1;
-
-	memset(worst, 0, sizeof(*worst));
-	for (unsigned i = 0; i < e->ss.n; i++) {
-		struct sink_loss l;
-		sinkset_loss(&e->ss, i, &l);
-		if (l.records && (which < 0 || l.samples > worst->samples)) {
-			*worst = l;
-			which = (int)i;
-		}
-	}
-	return which;
+	return e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records;
 }
 
-/*
- * The headline counts what reached the outputs: samples read from the
- * rings minus what the worst failed sink did not write, and as lost both
- * the kernel's loss and that sink's.
- */
-static void print_loss(struct engine *e, uint64_t kernel_lost, int sink, const struct sink_loss *sl)
+/* What the run did, for the caller's summary; sinks still open. */
+static void report_give(struct engine *e, record_report_fn *report)
 {
-	uint64_t lost = kernel_lost + sl->samples;
-	double pct = lost ? 100.0 * (double)lost / (double)(kernel_lost + e->samples) : 0;
-	char per_cpu[256] = "", by_sink[256] = "";
-	size_t k = 0;
+	struct record_ring_loss rings[e->nr_rings ? e->nr_rings : 1];
+	struct record_sink_report sinks[e->ss.n ? e->ss.n : 1];
+	struct record_report r = {
+		.secs = (double)(engine_now_ns(CLOCK_MONOTONIC) -
+				 ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9,
+		.wakeups = e->wakeups, .ring_bytes = e->ring_bytes, .samples = e->samples,
+		.buffers = e->buffers, .kernel_lost = kernel_lost(e),
+		.lost_records = e->lost_records, .nr_rings = e->nr_rings, .rings = rings,
+		.unread_bytes = e->unread_bytes, .rotations = e->rotations,
+		.sinks = sinks, .nr_sinks = e->ss.n,
+	};
 
-	if (!lost && sink < 0) {
-		pr_info("[ perfsink record: lost 0 samples ]");
-		return;
+	for (unsigned c = 0; c < e->nr_rings; c++) {
+		rings[c] = (struct record_ring_loss){ e->rings[c].cpu, e->rings[c].lost };
+		r.overruns += e->rings[c].overruns;
+		r.pool_waits += e->pools[c]->waits;
 	}
-	for (unsigned c = 0; c < e->nr_rings && k < sizeof(per_cpu); c++)
-		if (e->rings[c].lost)
-			k += (size_t)snprintf(per_cpu + k, sizeof(per_cpu) - k, "%sCPU %d: %llu",
-					      k ? ", " : "; by ring, ", e->rings[c].cpu,
-					      (unsigned long long)e->rings[c].lost);
-	if (sink >= 0)
-		snprintf(by_sink, sizeof(by_sink), "%s%llu not written by failed sink '%s' (%llu "
-			 "records, %llu bytes)", kernel_lost ? "; " : "", (unsigned long long)sl->samples,
-			 e->ss.v[sink].pub.name, (unsigned long long)sl->records,
-			 (unsigned long long)sl->bytes);
-	if (kernel_lost)
-		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
-			"the rings filled up; try a larger -m, a lower -F, fewer events, or -r%s ]",
-			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
-			(unsigned long long)e->lost_records, per_cpu, by_sink);
-	else
-		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %s ]",
-			(unsigned long long)lost, pct, by_sink);
-}
-
-static void print_summary(struct engine *e)
-{
-	double secs = (double)(engine_now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9;
-	struct sink_loss sl;
-	int sink = worst_sink_loss(e, &sl);
-	uint64_t written = e->samples > sl.samples ? e->samples - sl.samples : 0;
-	char of[64] = "";
-
-	if (sink >= 0)
-		snprintf(of, sizeof(of), " written of %llu read", (unsigned long long)e->samples);
-	pr_info("[ perfsink record: Woken up %llu times to write data ]",
-		(unsigned long long)e->wakeups);
-	pr_info("[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples%s, %llu buffers) ]",
-		(double)e->ring_bytes / (1024.0 * 1024.0), e->nr_rings, secs,
-		(unsigned long long)written, of, (unsigned long long)e->buffers);
-	print_loss(e, e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records,
-		   sink, &sl);
-	uint64_t overruns = 0;
-	for (unsigned c = 0; c < e->nr_rings; c++)
-		overruns += e->rings[c].overruns;
-	if (overruns)
-		pr_warn("[ perfsink record: the kernel overwrote unread ring data %llu times ]",
-			(unsigned long long)overruns);
-	if (e->unread_bytes)
-		pr_warn("[ perfsink record: LOST %llu bytes left in the rings: a sink held every buffer "
-			"when the second interrupt came ]", (unsigned long long)e->unread_bytes);
-	uint64_t waits = 0;
-	for (unsigned c = 0; c < e->nr_rings; c++)
-		waits += e->pools[c]->waits;
-	if (waits)
-		pr_info("[ perfsink record: waited %llu times for a sink to return a buffer ]",
-			(unsigned long long)waits);
-	if (e->rotations)
-		pr_info("[ perfsink record: %llu outputs (rotated %llu times) ]",
-			(unsigned long long)e->rotations + 1, (unsigned long long)e->rotations);
-	sinkset_report(&e->ss);
+	sinkset_reports(&e->ss, sinks);
+	report(&r);
 }
 
 static void engine_free(struct engine *e)
@@ -477,7 +415,8 @@ static void engine_free(struct engine *e)
 	}
 }
 
-int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv)
+int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv,
+		  record_report_fn *report)
 {
 	struct engine eng = { .o = o, .wl = { .go_fd = -1, .err_fd = -1 } };
 	struct engine *e = &eng;
@@ -554,11 +493,11 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	segment_build_ids_update(e);
 	if (e->error && err[0])
 		pr_err("%s", err);
-	if (log_verbosity() >= 0)
-		print_summary(e);
+	if (report)
+		report_give(e, report);
 	struct perfsink_summary sum = {
 		.samples = e->samples,
-		.lost_events = e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records,
+		.lost_events = kernel_lost(e),
 		.ring_bytes = e->ring_bytes,
 		.duration_ns = engine_now_ns(CLOCK_MONOTONIC) - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec),
 		.stop_reason = e->error,

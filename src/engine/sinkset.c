@@ -8,6 +8,7 @@
 #include "format/perf_file.h"
 #include "loader/plugin.h"
 #include "engine/pool.h"
+#include "engine/engine.h"
 #include "engine/sinkset.h"
 
 static void host_log(const struct perfsink_instance *inst, enum perfsink_log_level lvl,
@@ -235,45 +236,29 @@ void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out)
 	out->samples += tail_samples(si, st.dropped_records);
 }
 
-static void human(char *out, size_t n, uint64_t bytes)
+void sinkset_reports(struct sinkset *ss, struct record_sink_report *out)
 {
-	snprintf(out, n, "%.3f MB", (double)bytes / (1024.0 * 1024.0));
-}
+	struct sink_loss loss;
 
-void sinkset_report(struct sinkset *ss)
-{
+	/* First what each failed one lost, then each one's stats (as perf's summary order needs). */
+	for (unsigned i = 0; i < ss->n; i++) {
+		sinkset_loss(ss, i, &loss);
+		out[i] = (struct record_sink_report){
+			.name = ss->v[i].pub.name, .plugin = ss->v[i].ops->name,
+			.failed = ss->v[i].err != 0, .lost_records = loss.records,
+			.lost_samples = loss.samples, .lost_bytes = loss.bytes,
+		};
+	}
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
 		if (!si->opened || !si->ops->stats)
 			continue;
-		struct perfsink_sink_stats st = { 0 };
-		si->ops->stats(si->ctx, &st);
-		char in[32], out[32];
-		human(in, sizeof(in), st.bytes_in);
-		human(out, sizeof(out), st.bytes_out);
-		char extra[256] = "";
-		size_t k = 0;
-		if (st.retries)
-			k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", %llu retries",
-					      (unsigned long long)st.retries);
-		if (st.pending_bytes && k < sizeof(extra))
-			k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", %llu bytes left to send later",
-					      (unsigned long long)st.pending_bytes);
-		struct sink_loss loss;
+		out[i].has_stats = true;
+		si->ops->stats(si->ctx, &out[i].st);
 		sinkset_loss(ss, i, &loss);
-		if ((st.dropped_bytes || st.dropped_records) && k < sizeof(extra))
-			k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", LOST %llu bytes (%llu records)",
-					      (unsigned long long)st.dropped_bytes,
-					      (unsigned long long)st.dropped_records);
-		/* A failed sink also lost what it was no longer given. */
-		if (si->err && k < sizeof(extra))
-			snprintf(extra + k, sizeof(extra) - k, ", FAILED: lost %llu records (%llu "
-				 "samples, %llu bytes) in all",
-				 (unsigned long long)loss.records, (unsigned long long)loss.samples,
-				 (unsigned long long)loss.bytes);
-		log_msg(st.dropped_bytes || si->err ? LOG_WARN : LOG_INFO, NULL,
-			"[ sink %s (%s): %s in, %s written%s ]", si->pub.name, si->ops->name, in,
-			out, extra);
+		out[i].lost_records = loss.records;
+		out[i].lost_samples = loss.samples;
+		out[i].lost_bytes = loss.bytes;
 	}
 }
 

@@ -8,6 +8,7 @@
 #include <perfsink/sink.h>
 
 struct bound_sinks;
+struct record_sink_report;
 
 /* What one instance did not write, for the summary. */
 struct sink_loss {
@@ -80,8 +81,11 @@ void sinkset_settle(struct sinkset *ss);
  * last).  Zero for an instance that has not failed.
  */
 void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out);
-/* Print one summary line per instance (stats; a failed one: what it lost). */
-void sinkset_report(struct sinkset *ss);
+/*
+ * out[i] for every instance: names, whether it failed, what it lost
+ * (sinkset_loss), its stats when it was opened and has a stats call.
+ */
+void sinkset_reports(struct sinkset *ss, struct record_sink_report *out);
 /* Any instance live? */
 bool sinkset_alive(const struct sinkset *ss);
 void sinkset_free(struct sinkset *ss);
