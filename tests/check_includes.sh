@@ -23,12 +23,6 @@ format:  base
 base:
 '
 
-# Includes that break the rules today, each with the step of issue 11 that
-# removes it.  A debt that is paid must leave this list (the check fails if a
-# listed include is gone), so the list only shrinks.
-DEBTS='
-'
-
 allowed_for() { printf '%s\n' "$RULES" | sed -n "s/^$1: *//p"; }
 
 # may_include PART TARGET: 0 when PART may include TARGET (part/header.h).
@@ -40,10 +34,6 @@ may_include() {
 		[ "$_a" = "$_tp" ] || [ "$_a" = "$2" ] && return 0
 	done
 	return 1
-}
-
-is_debt() {
-	printf '%s\n' "$DEBTS" | awk -v f="$1" -v i="$2" '$1 == f && $2 == i { found = 1 } END { exit !found }'
 }
 
 # includes FILE: "LINE NAME" for each #include "NAME" in FILE.
@@ -78,11 +68,7 @@ check_src() {
 			if [ ! -f "$1/src/$_inc" ]; then
 				echo "$_f:$_line: \"$_inc\" is not a header under src/"
 				_bad=1
-			elif may_include "$_part" "$_inc"; then
-				:
-			elif is_debt "$_f" "$_inc"; then
-				:
-			else
+			elif ! may_include "$_part" "$_inc"; then
 				case $_inc in
 				*_priv.h) _why="private to src/${_inc%%/*}/" ;;
 				*) _why="$_part may include: $(allowed_for "$_part" | tr -s ' ') and itself" ;;
@@ -92,14 +78,6 @@ check_src() {
 			fi
 		done < "$_tmp"
 	done
-	# A paid debt leaves the list.
-	printf '%s\n' "$DEBTS" | while read -r _f _inc _why; do
-		[ -n "$_f" ] || continue
-		if [ ! -f "$1/$_f" ] || ! grep -q "#[[:space:]]*include[[:space:]]*\"$_inc\"" "$1/$_f"; then
-			echo "$_f:1: no longer includes \"$_inc\": remove it from DEBTS in tests/check_includes.sh"
-			exit 1
-		fi
-	done || _bad=1
 	return $_bad
 }
 
