@@ -1,7 +1,10 @@
 /*
- * The engine's state, shared by its parts: engine.c (setup, loop, exit),
- * drain.c (rings to buffers to sinks), segment.c (synthesized records,
- * rotation, flight-recorder dumps).  Engine thread only.
+ * The engine's state, shared by its parts: engine.c (the session: setup,
+ * the loop that runs the output step then the drainer, exit), drain.c (the
+ * drainer: rings to buffers to sinks), segment.c (the output: synthesized
+ * records, cuts between outputs).  drain.c never calls segment.c.  Still one
+ * struct: the drainer advances seq/seg_bytes/seg_stream that the output
+ * resets at a cut.  Engine thread only.
  */
 #ifndef PS_ENGINE_PRIV_H
 #define PS_ENGINE_PRIV_H
