@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "config_file.h"
+#include "bind.h"
 #include "opts.h"
 #include "plugin.h"
 #include "sinkset.h"
@@ -23,6 +24,7 @@ struct fixture {
 	char *dir;
 	struct record_opts o;
 	struct config c;
+	struct bound_sinks s;   /* c's sections bound to their plugins */
 	char err[2048];
 };
 
@@ -43,6 +45,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 
+	bind_free(&f->s);
 	config_free(&f->c);
 	record_opts_free(&f->o);
 	test_tmpdir_remove(f->dir);
@@ -61,9 +64,12 @@ static char *load(struct fixture *f, const char *text, int *ret)
 {
 	char *path = test_file_write(f->dir, "test.ini", text);
 
+	bind_free(&f->s);
 	config_free(&f->c);
 	f->err[0] = '\0';
 	*ret = config_load(&f->c, path, &f->o, f->err, sizeof(f->err));
+	if (!*ret)
+		*ret = bind_load(&f->s, &f->c, f->o.plugin_dir, f->err, sizeof(f->err));
 	return path;
 }
 
@@ -139,7 +145,7 @@ static void test_bad_configs(void **state)
 		assert_contains(f->err, bad_configs[i].why);
 		assert_null(strchr(f->err, '\n'));
 		print_message("# %s\n", f->err);
-		assert_int_equal(f->c.nr_sinks, 0);
+		assert_int_equal(f->s.nr_sinks, 0);
 		free(path);
 	}
 }
@@ -214,10 +220,10 @@ static void test_good_fan_out(void **state)
 		"label = %s\n", test_plugin_path("plugin_good"), longv) > 0);
 	path = load(f, text, &ret);
 	assert_int_equal(ret, 0);
-	assert_int_equal(f->c.nr_sinks, 2);
+	assert_int_equal(f->s.nr_sinks, 2);
 	assert_string_equal(f->c.path, path);
-	a = &f->c.sinks[0];
-	b = &f->c.sinks[1];
+	a = &f->s.sinks[0];
+	b = &f->s.sinks[1];
 	assert_string_equal(a->name, "first");
 	assert_string_equal(b->name, "second");
 	assert_int_equal(a->nr_values, 7);
@@ -249,8 +255,8 @@ static void test_good_fan_out(void **state)
 	assert_string_equal(f->o.events[0], "sched:sched_switch");
 	assert_int_equal(f->o.freq, 999);
 	assert_int_equal(f->o.mmap_pages, 256);
-	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
-	assert_int_equal(f->c.nr_sinks, 2);
+	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->s.nr_sinks, 2);
 	free(path);
 	free(text);
 }
@@ -265,9 +271,9 @@ static void test_bom_crlf(void **state)
 	path = load(f, "\xef\xbb\xbf[sink.a]\r\nplugin = plugin_good\r\n"
 		    "label = \"quoted\" \r\n\r\nbuffer-size = 8K\r\n", &ret);
 	assert_int_equal(ret, 0);
-	assert_int_equal(f->c.nr_sinks, 1);
-	assert_string_equal(value_of(&f->c.sinks[0], "label")->str, "\"quoted\"");
-	assert_int_equal(value_of(&f->c.sinks[0], "buffer_size")->num, 8192);
+	assert_int_equal(f->s.nr_sinks, 1);
+	assert_string_equal(value_of(&f->s.sinks[0], "label")->str, "\"quoted\"");
+	assert_int_equal(value_of(&f->s.sinks[0], "buffer_size")->num, 8192);
 	free(path);
 }
 
@@ -333,13 +339,13 @@ static void test_select(void **state)
 	path = load(f, two_writers, &ret);
 	assert_int_equal(ret, 0);
 	sinks_set(&f->o, "two", "plugin_good");
-	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
-	assert_int_equal(f->c.nr_sinks, 2);
-	assert_string_equal(f->c.sinks[0].name, "two");
+	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->s.nr_sinks, 2);
+	assert_string_equal(f->s.sinks[0].name, "two");
 	/* not an instance but a plugin: a default instance of it */
-	assert_string_equal(f->c.sinks[1].name, "good");
-	assert_string_equal(value_of(&f->c.sinks[1], "path")->str, "good.out");
-	assert_string_equal(f->c.sinks[1].where, "--sink");
+	assert_string_equal(f->s.sinks[1].name, "good");
+	assert_string_equal(value_of(&f->s.sinks[1], "path")->str, "good.out");
+	assert_string_equal(f->s.sinks[1].where, "--sink");
 	free(path);
 }
 
@@ -353,8 +359,8 @@ static void test_select_twice(void **state)
 	path = load(f, two_writers, &ret);
 	assert_int_equal(ret, 0);
 	sinks_set(&f->o, "one", "one");
-	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
-	assert_int_equal(f->c.nr_sinks, 1);
+	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->s.nr_sinks, 1);
 	free(path);
 	record_opts_free(&f->o);
 	record_opts_init(&f->o);
@@ -362,7 +368,7 @@ static void test_select_twice(void **state)
 	path = load(f, two_writers, &ret);
 	assert_int_equal(ret, 0);
 	sinks_set(&f->o, "plugin_good", test_plugin_path("plugin_good"));
-	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), -EINVAL);
+	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), -EINVAL);
 	assert_contains(f->err, "a sink instance named 'good' is already selected");
 	free(path);
 }
@@ -389,7 +395,7 @@ static void test_select_errors(void **state)
 			sinks_set(&f->o, bad[i].sink, NULL);
 		if (bad[i].output)
 			f->o.output = strdup(bad[i].output);
-		assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), -EINVAL);
+		assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), -EINVAL);
 		assert_contains(f->err, bad[i].why);
 		free(path);
 		record_opts_free(&f->o);
@@ -409,11 +415,11 @@ static void test_output(void **state)
 	assert_int_equal(ret, 0);
 	sinks_set(&f->o, "net", "one");
 	f->o.output = strdup("/tmp/out.data");
-	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
-	assert_int_equal(f->c.nr_sinks, 2);
-	assert_string_equal(f->c.sinks[0].name, "net");
-	assert_string_equal(value_of(&f->c.sinks[0], "url")->str, "http://127.0.0.1/;x");
-	v = value_of(&f->c.sinks[1], "path");
+	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->s.nr_sinks, 2);
+	assert_string_equal(f->s.sinks[0].name, "net");
+	assert_string_equal(value_of(&f->s.sinks[0], "url")->str, "http://127.0.0.1/;x");
+	v = value_of(&f->s.sinks[1], "path");
 	assert_string_equal(v->str, "/tmp/out.data");
 	assert_int_equal(v->set, 1);
 	free(path);
@@ -431,14 +437,15 @@ static void test_default_config(void **state)
 	f->o.plugin_dir = strdup(f->dir);
 	assert_int_equal(config_load(&f->c, NULL, &f->o, f->err, sizeof(f->err)), 0);
 	assert_null(f->c.path);
-	assert_int_equal(f->c.nr_sinks, 1);
-	assert_string_equal(f->c.sinks[0].name, "default");
-	assert_string_equal(f->c.sinks[0].plugin->name, "aio_file");
-	assert_int_equal(f->c.sinks[0].on_error, ON_ERROR_STOP);
-	assert_int_equal(value_of(&f->c.sinks[0], "count")->set, 0);
+	assert_int_equal(bind_load(&f->s, &f->c, f->o.plugin_dir, f->err, sizeof(f->err)), 0);
+	assert_int_equal(f->s.nr_sinks, 1);
+	assert_string_equal(f->s.sinks[0].name, "default");
+	assert_string_equal(f->s.sinks[0].plugin->name, "aio_file");
+	assert_int_equal(f->s.sinks[0].on_error, ON_ERROR_STOP);
+	assert_int_equal(value_of(&f->s.sinks[0], "count")->set, 0);
 	f->o.output = strdup("run.data");
-	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
-	assert_string_equal(value_of(&f->c.sinks[0], "path")->str, "run.data");
+	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), 0);
+	assert_string_equal(value_of(&f->s.sinks[0], "path")->str, "run.data");
 	free(link);
 }
 
@@ -452,7 +459,7 @@ static void test_value_origin(void **state)
 
 	path = load(f, "# x\n[sink.a]\nplugin = plugin_good\nlabel = l\n", &ret);
 	assert_int_equal(ret, 0);
-	sink_inst_init(&si, &f->c.sinks[0]);
+	sink_inst_init(&si, &f->s.sinks[0]);
 	snprintf(want, sizeof(want), "%s:4", path);
 	assert_string_equal(sinkset_host.value_origin(&si.pub, 1), want); /* label */
 	snprintf(want, sizeof(want), "%s:2", path);
@@ -460,8 +467,8 @@ static void test_value_origin(void **state)
 	assert_string_equal(sinkset_host.value_origin(&si.pub, 999), want); /* out of range */
 	assert_string_equal(perfsink_value_origin(&si.pub, 1), sinkset_host.value_origin(&si.pub, 1));
 	f->o.output = strdup("o.data");
-	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
-	sink_inst_init(&si, &f->c.sinks[0]);
+	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), 0);
+	sink_inst_init(&si, &f->s.sinks[0]);
 	assert_string_equal(sinkset_host.value_origin(&si.pub, 0), "-o");
 	free(path);
 }
@@ -484,7 +491,7 @@ static void test_same_path(void **state)
 	for (size_t i = 0; i < N(same); i++) {
 		path = load(f, same[i].text, &ret);
 		assert_int_equal(ret, 0);
-		assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), -EINVAL);
+		assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), -EINVAL);
 		snprintf(want, sizeof(want), "%s:%d: [sink.b] writes the same file as [sink.a] "
 			 "(%s:%d): /", path, same[i].line, path, same[i].first);
 		assert_contains(f->err, want);
@@ -495,7 +502,7 @@ static void test_same_path(void **state)
 		    "[sink.b]\nplugin = plugin_plain\nurl = u\n", &ret);
 	assert_int_equal(ret, 0);
 	f->o.output = strdup("/tmp/y.data");
-	assert_int_equal(config_select(&f->c, &f->o, f->err, sizeof(f->err)), 0);
+	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), 0);
 	free(path);
 }
 
@@ -513,7 +520,7 @@ static void test_sink_limit(void **state)
 					"path = s%d.out\n", i, i);
 	path = load(f, text, &ret);
 	assert_int_equal(ret, 0);
-	assert_int_equal(f->c.nr_sinks, CONFIG_MAX_SINKS);
+	assert_int_equal(f->s.nr_sinks, CONFIG_MAX_SINKS);
 	free(path);
 	snprintf(text + len, cap - len, "[sink.over]\nplugin = plugin_good\n");
 	path = load(f, text, &ret);

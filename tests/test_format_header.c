@@ -14,18 +14,20 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "config.h"
-#include "evlist.h"
+#include "events.h"
 #include "perf_features.h"
 #include "perf_file.h"
+#include "probe/machine.h"
 #include "record.h"
 #include "stream.h"
 #include "tracing_data.h"
 
 struct fixture {
-	struct ps_event ev[2];
+	struct ps_event_desc ev[2];
 	uint64_t ids0[2], ids1[3];
-	struct ps_evlist evl;
+	struct ps_events evl;
 	struct bytes td;
+	struct ps_machine machine;
 	struct perfsink_stream_priv priv;
 	struct perfsink_stream s;
 };
@@ -51,7 +53,7 @@ static uint16_t u16_at(const uint8_t *p, size_t off)
 	return v;
 }
 
-static void event_set(struct ps_event *ev, const char *name, uint32_t type, uint64_t config,
+static void event_set(struct ps_event_desc *ev, const char *name, uint32_t type, uint64_t config,
 		      uint64_t *ids, unsigned nr_ids)
 {
 	memset(ev, 0, sizeof(*ev));
@@ -83,9 +85,11 @@ static int setup(void **state)
 	f->evl.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU |
 			     PERF_SAMPLE_IDENTIFIER;
 	bytes_init(&f->td);
+	if (machine_read(&f->machine))
+		return -1;
 	static char *argv[] = { "record", "-e", "cpu-clock", NULL };
-	f->priv = (struct perfsink_stream_priv){ .evl = &f->evl, .argc = 3, .argv = argv,
-						 .tracing_data = &f->td,
+	f->priv = (struct perfsink_stream_priv){ .events = &f->evl, .argc = 3, .argv = argv,
+						 .tracing_data = &f->td, .machine = &f->machine,
 						 .first_sample_time = 1000,
 						 .last_sample_time = 5000 };
 	f->s = (struct perfsink_stream){ .nr_events = 2, .host_name = "unit-host",
@@ -98,6 +102,7 @@ static int teardown(void **state)
 {
 	struct fixture *f = *state;
 	bytes_free(&f->td);
+	machine_free(&f->machine);
 	free(f);
 	return 0;
 }
@@ -305,6 +310,54 @@ static void test_features_payloads(void **state)
 		p += 8 * nr_ids[e];
 	}
 	assert_ptr_equal(p, v.p[i] + v.size[i]);
+	perf_bytes_free(&hdr);
+	perf_bytes_free(&feat);
+}
+
+/* Format writes the machine it is given: made-up facts, no /proc or sysfs read. */
+static void test_features_from_given_machine(void **state)
+{
+	struct fixture *f = *state;
+	static char *pkg[] = { "0-3" }, *thr[] = { "0-1", "2-3" };
+	static int32_t core[] = { 0, 0, 1, 1 }, sock[] = { 0, 0, 0, 0 };
+	struct ps_machine m = {
+		.hostname = "given", .osrelease = "9.9.9-test", .arch = "testarch",
+		.cpudesc = "Test CPU", .cpuid = "", .exe = "/opt/perfsink",
+		.nr_cpus_avail = 4, .nr_cpus_online = 3, .total_mem_kb = 123456,
+		.packages = { pkg, 1 }, .cores = { thr, 2 }, .core_id = core, .socket_id = sock,
+	};
+	struct perfsink_bytes hdr = { 0 }, feat = { 0 };
+	struct perfsink_file_end end = { .data_offset = PERFSINK_BUF_ALIGN, .data_size = 8 };
+	struct feat_view v;
+	size_t adv;
+
+	f->priv.machine = &m;
+	f->s.host_name = NULL;
+	features_view(f, &end, &hdr, &feat, &v);
+	assert_true(view_find(&v, FEAT_CPUID) < 0); /* empty cpuid: no CPUID feature */
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_HOSTNAME)], &adv), "given");
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_OSRELEASE)], &adv), "9.9.9-test");
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_ARCH)], &adv), "testarch");
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_CPUDESC)], &adv), "Test CPU");
+	assert_int_equal(u32_at(v.p[view_find(&v, FEAT_NRCPUS)], 0), 4);
+	assert_int_equal(u32_at(v.p[view_find(&v, FEAT_NRCPUS)], 4), 3);
+	assert_int_equal(u64_at(v.p[view_find(&v, FEAT_TOTAL_MEM)], 0), 123456);
+	assert_string_equal(perf_string(v.p[view_find(&v, FEAT_CMDLINE)] + 4, &adv), "/opt/perfsink");
+	int i = view_find(&v, FEAT_CPU_TOPOLOGY);
+	const uint8_t *p = v.p[i];
+	assert_int_equal(u32_at(p, 0), 1);
+	assert_string_equal(perf_string(p + 4, &adv), "0-3");
+	p += 4 + adv;
+	assert_int_equal(u32_at(p, 0), 2);
+	assert_string_equal(perf_string(p + 4, &adv), "0-1");
+	p += 4 + adv;
+	assert_string_equal(perf_string(p, &adv), "2-3");
+	p += adv;
+	for (uint32_t cpu = 0; cpu < 4; cpu++) {
+		assert_int_equal(u32_at(p, 8 * cpu), (uint32_t)core[cpu]);
+		assert_int_equal(u32_at(p, 8 * cpu + 4), (uint32_t)sock[cpu]);
+	}
+	assert_ptr_equal(p + 32, v.p[i] + v.size[i]); /* no die lists without die ids */
 	perf_bytes_free(&hdr);
 	perf_bytes_free(&feat);
 }
@@ -555,6 +608,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_header_final_same_length, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_header_rejects_wrong_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_payloads, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_features_from_given_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_attr_too_big, setup, teardown),

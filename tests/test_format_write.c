@@ -33,7 +33,8 @@
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
-#include "evlist.h"
+#include "events.h"
+#include "probe/machine.h"
 #include "perf_file.h"
 #include "record.h"
 #include "stream.h"
@@ -79,11 +80,12 @@ static const struct event_spec getppid_tp = { "syscalls:sys_enter_getppid",
 					      PERF_TYPE_TRACEPOINT, 0, "syscalls",
 					      "sys_enter_getppid" };
 
-static struct ps_event events[2];
+static struct ps_event_desc events[2];
 static uint64_t ids[2][NR_IDS_MANY];
 static unsigned nr_ids = NR_IDS;
-static struct ps_evlist evl;
+static struct ps_events evl;
 static struct bytes tracing;
+static struct ps_machine machine;
 static struct perfsink_stream_priv priv;
 static struct perfsink_stream stream;
 static const char *names[2];
@@ -94,7 +96,7 @@ static int die(const char *what, int err)
 	return 1;
 }
 
-static int event_init(struct ps_event *ev, const struct event_spec *spec, unsigned idx)
+static int event_init(struct ps_event_desc *ev, const struct event_spec *spec, unsigned idx)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->name = (char *)spec->name;
@@ -279,7 +281,7 @@ static void raw_getppid(uint8_t *raw, uint16_t type, uint32_t pid)
 }
 
 /* RAW field: u32 size, payload, zero padding so that u32 + payload end 8-aligned. */
-static void add_raw(struct bytes *b, const struct ps_event *ev, uint32_t pid)
+static void add_raw(struct bytes *b, const struct ps_event_desc *ev, uint32_t pid)
 {
 	uint8_t raw[64] = { 0 };
 	size_t len = 12;
@@ -297,7 +299,7 @@ static void add_raw(struct bytes *b, const struct ps_event *ev, uint32_t pid)
 
 static void add_sample(struct bytes *b, unsigned e, uint64_t ip, uint64_t time, uint32_t cpu)
 {
-	const struct ps_event *ev = &events[e];
+	const struct ps_event_desc *ev = &events[e];
 	uint64_t st = ev->attr.sample_type;
 	uint32_t pid = (uint32_t)getpid();
 	size_t at = record_begin(b, PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER);
@@ -461,8 +463,10 @@ int main(int argc, char **argv)
 		return die("evlist", err);
 	for (unsigned i = 0; i < evl.nr; i++)
 		names[i] = events[i].name;
-	priv = (struct perfsink_stream_priv){ .evl = &evl, .argc = argc - 1, .argv = argv + 1,
-					      .tracing_data = &tracing };
+	if ((err = machine_read(&machine)) < 0)
+		return die("machine", err);
+	priv = (struct perfsink_stream_priv){ .events = &evl, .argc = argc - 1, .argv = argv + 1,
+					      .tracing_data = &tracing, .machine = &machine };
 	stream = (struct perfsink_stream){ .nr_events = evl.nr, .event_names = names,
 					   .nr_rings = 2, .session = "test", .priv = &priv };
 
@@ -489,5 +493,6 @@ int main(int argc, char **argv)
 		err = -errno;
 	bytes_free(&recs);
 	bytes_free(&tracing);
+	machine_free(&machine);
 	return err ? die(argv[2], err) : 0;
 }

@@ -23,14 +23,14 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include "bytes.h"
-#include "evlist.h"
+#include "events.h"
 #include "record.h"
 #include "synth.h"
 
 /* sample_id trailer for TID|TIME|CPU: {pid,tid}, time, {cpu,res}. */
 #define TRAILER 24
 
-static struct ps_evlist evl = {
+static struct ps_events evl = {
 	.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU,
 	.sample_id_all = true,
 };

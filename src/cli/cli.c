@@ -1,0 +1,394 @@
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "cli/summary.h"
+#include "config/config_file.h"
+#include "loader/bind.h"
+#include "engine/engine.h"
+#include "base/log.h"
+#include "config/opts.h"
+#include "loader/plugin.h"
+#include "engine/sinkset.h"
+#include "config/value_parse.h"
+
+static const char record_usage[] =
+	"usage: perfsink record [options] [-- command [args]]\n"
+	"\n"
+	"Record perf events into the configured sinks (default: ./perf.data).\n"
+	"\n"
+	"  -e, --event EVENT        event to record (repeatable, or comma-separated):\n"
+	"                           cpu-clock, task-clock, page-faults, minor-faults,\n"
+	"                           major-faults, context-switches, cpu-migrations,\n"
+	"                           hardware events where a PMU exists, or a tracepoint\n"
+	"                           subsystem:name (default: cpu-clock)\n"
+	"  -F, --freq HZ            sampling frequency (default 4000)\n"
+	"  -c, --count N            sample every N events instead of -F\n"
+	"  -g                       record call chains (frame pointers)\n"
+	"      --call-graph MODE    fp | dwarf[,SIZE] | no (default no; SIZE: user stack\n"
+	"                           bytes, default 8192)\n"
+	"  -a, --all-cpus           system-wide, every online CPU\n"
+	"  -C, --cpu LIST           system-wide on these CPUs only (0-3,6)\n"
+	"  -p, --pid PID            an existing process and its threads\n"
+	"  -t, --tid TID            one existing thread\n"
+	"  -m, --mmap-pages N       ring size per CPU: pages (power of two) or size (512K);\n"
+	"                           default 512K, 2M for root with up to 32 CPUs\n"
+	"  -o, --output PATH        path of the one file-writing sink (default ./perf.data)\n"
+	"      --aio[=N]            pooled buffers (AIO control blocks) per ring, 1..32 (default 4)\n"
+	"      --duration SECONDS   stop after this long (also 500ms, 2m)\n"
+	"      --config FILE        INI config: [record] options and [sink.NAME] sections\n"
+	"      --sink NAME          use only this configured sink (repeatable)\n"
+	"      --plugin-dir DIR     look for sink plugins here first\n"
+	"      --switch-output[=signal|SIZE|TIME]\n"
+	"                           rotate: finish each output and start the next on\n"
+	"                           SIGUSR2 (default), every SIZE of data (100M) or\n"
+	"                           every TIME (30s, 10m, 1h, 1d)\n"
+	"      --switch-max-files N keep only the newest N outputs\n"
+	"      --overwrite          flight recorder: the kernel overwrites the oldest\n"
+	"                           data; the rings are dumped to a new output on\n"
+	"                           SIGUSR2 and at the end\n"
+	"  -r, --realtime PRIO      run perfsink's threads with SCHED_FIFO priority\n"
+	"                           PRIO (1..99), as perf record -r: the rings are\n"
+	"                           drained at once even when every CPU is busy\n"
+	"      --exclude-self[=BOOL] with -a/-C, drop perfsink's own samples and\n"
+	"                           tracepoint hits in the kernel (default yes; no to\n"
+	"                           see perfsink itself)\n"
+	"  -q, --quiet              print errors only\n"
+	"  -v, --verbose            more messages (repeatable)\n"
+	"  -h, --help               this text\n"
+	"\n"
+	"With a command, recording starts when it execs and ends when it exits; perfsink\n"
+	"then exits with its status.  With -a, -C or -p and no command: until SIGINT,\n"
+	"SIGTERM, SIGHUP or --duration.  See perfsink(1) and perfsink.ini(5).\n";
+
+enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF };
+
+static const struct option record_long[] = {
+	{ "event", required_argument, NULL, 'e' },
+	{ "freq", required_argument, NULL, 'F' },
+	{ "count", required_argument, NULL, 'c' },
+	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "cpu", required_argument, NULL, 'C' },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "tid", required_argument, NULL, 't' },
+	{ "mmap-pages", required_argument, NULL, 'm' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "aio", optional_argument, NULL, OPT_AIO },
+	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "config", required_argument, NULL, OPT_CONFIG },
+	{ "sink", required_argument, NULL, OPT_SINK },
+	{ "plugin-dir", required_argument, NULL, OPT_PLUGIN_DIR },
+	{ "switch-output", optional_argument, NULL, OPT_SWITCH_OUTPUT },
+	{ "exclude-self", optional_argument, NULL, OPT_EXCLUDE_SELF },
+	{ "realtime", required_argument, NULL, 'r' },
+	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Options are applied after the config, so the CLI wins: keep them in order. */
+struct cli_set {
+	const char *name;
+	const char *value;
+};
+
+static const char *long_name(int c)
+{
+	for (const struct option *o = record_long; o->name; o++)
+		if (o->val == c)
+			return o->name;
+	return "?";
+}
+
+static int push(struct cli_set **v, unsigned *n, const char *name, const char *value)
+{
+	struct cli_set *nv = realloc(*v, (*n + 1) * sizeof(**v));
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	nv[(*n)++] = (struct cli_set){ name, value };
+	return 0;
+}
+
+static int add_sink(struct record_opts *o, const char *name)
+{
+	char **nv = realloc(o->sinks, (o->nr_sinks + 1) * sizeof(*nv));
+	if (!nv)
+		return -ENOMEM;
+	o->sinks = nv;
+	nv[o->nr_sinks] = strdup(name);
+	return nv[o->nr_sinks++] ? 0 : -ENOMEM;
+}
+
+/* Parse argv into sets; fills config path, sinks, verbosity and argv. */
+static int parse_record_args(int argc, char **argv, struct record_opts *o, struct cli_set **sets,
+			     unsigned *nsets)
+{
+	int c, verbose = 0;
+	bool quiet = false;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:r:qvh", record_long, NULL)) != -1) {
+		int r = 0;
+		switch (c) {
+		case 'g': r = push(sets, nsets, "call-graph", "fp"); break;
+		case 'a': r = push(sets, nsets, "all-cpus", "true"); break;
+		case OPT_AIO: r = push(sets, nsets, "aio", optarg ? optarg : "4"); break;
+		case OPT_SWITCH_OUTPUT:
+			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");
+			break;
+		case OPT_OVERWRITE: r = push(sets, nsets, "overwrite", "true"); break;
+		case OPT_EXCLUDE_SELF:
+			r = push(sets, nsets, "exclude-self", optarg ? optarg : "true");
+			break;
+		case OPT_CONFIG:
+			free(o->config_path);
+			o->config_path = strdup(optarg);
+			break;
+		case OPT_SINK: r = add_sink(o, optarg); break;
+		case 'q': quiet = true; break;
+		case 'v': verbose++; break;
+		case 'h': fputs(record_usage, stdout); return 1;
+		case ':':
+			pr_err("record: option '%s' needs a value (see perfsink record --help)", argv[optind - 1]);
+			return -EINVAL;
+		case '?':
+			pr_err("record: unknown option '%s' (see perfsink record --help)", argv[optind - 1]);
+			return -EINVAL;
+		default: r = push(sets, nsets, long_name(c), optarg); break;
+		}
+		if (r < 0)
+			return r;
+	}
+	o->verbose = quiet ? -1 : 1 + verbose;
+	log_set_verbosity(quiet ? -1 : 1 + verbose);
+	if (optind < argc) {
+		o->argv = &argv[optind];
+	}
+	return 0;
+}
+
+static int apply_sets(struct record_opts *o, const struct cli_set *sets, unsigned n)
+{
+	char err[256];
+	for (unsigned i = 0; i < n; i++) {
+		int r = record_opt_set(o, sets[i].name, sets[i].value, err, sizeof(err));
+		if (r < 0) {
+			pr_err("record: --%s %s: %s", sets[i].name, sets[i].value, err);
+			return r;
+		}
+	}
+	return 0;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o;
+	struct config cfg = { 0 };
+	struct bound_sinks sinks = { 0 };
+	struct cli_set *sets = NULL;
+	unsigned nsets = 0;
+	char err[512] = "";
+	int code = EXIT_BAD_INPUT;
+
+	record_opts_init(&o);
+	int r = parse_record_args(argc, argv, &o, &sets, &nsets);
+	if (r > 0) {
+		code = 0; /* --help */
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	/* The config's plugins must be looked up in --plugin-dir too. */
+	for (unsigned i = 0; i < nsets; i++) {
+		if (!strcmp(sets[i].name, "plugin-dir")) {
+			free(o.plugin_dir);
+			o.plugin_dir = strdup(sets[i].value);
+		}
+	}
+	int cli_verbose = o.verbose;
+	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0 ||
+	    bind_load(&sinks, &cfg, o.plugin_dir, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	if (apply_sets(&o, sets, nsets) < 0)
+		goto out;
+	/* -q / -v on the command line win over [record] verbose. */
+	if (cli_verbose != 1)
+		o.verbose = cli_verbose;
+	log_set_verbosity(o.verbose);
+	if (record_opts_check(&o, err, sizeof(err)) < 0 ||
+	    bind_select(&sinks, &o, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	if (!o.argv && !o.all_cpus && !o.cpu_list && !o.pid && !o.tid) {
+		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
+		goto out;
+	}
+	record_opts_default_ring(&o);
+	code = engine_record(&o, &sinks, argc, argv, log_verbosity() >= 0 ? summary_print : NULL);
+out:
+	free(sets);
+	bind_free(&sinks);
+	config_free(&cfg);
+	o.argv = NULL; /* points into argv */
+	record_opts_free(&o);
+	return code;
+}
+
+static void print_key(const struct perfsink_key *k)
+{
+	static const char *const types[] = { "", "string", "int", "size", "bool", "enum", "duration", "path" };
+	const char *type = k->type < sizeof(types) / sizeof(types[0]) ? types[k->type] : "?";
+	printf("    %-18s %-8s %-14s %s", k->name, type, k->def ? k->def : "(required)",
+	       k->description ? k->description : "");
+	if (k->type == PERFSINK_KEY_ENUM && k->choices)
+		printf(" [%s]", k->choices);
+	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && k->max)
+		printf(" [%lld..%lld]", (long long)k->min, (long long)k->max);
+	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && k->min)
+		printf(" [%lld..]", (long long)k->min);
+	putchar('\n');
+}
+
+int cmd_sinks(int argc, char **argv)
+{
+	const char *dir = NULL;
+	if (argc > 2 && !strcmp(argv[1], "--plugin-dir"))
+		dir = argv[2];
+	else if (argc > 1) {
+		fputs("usage: perfsink sinks [--plugin-dir DIR]\n", argc > 1 && !strcmp(argv[1], "--help") ? stdout : stderr);
+		return argc > 1 && !strcmp(argv[1], "--help") ? 0 : EXIT_BAD_INPUT;
+	}
+	char **names = NULL;
+	unsigned n = 0;
+	int r = plugin_list(dir, &names, &n);
+	if (r < 0) {
+		pr_err("sinks: cannot list plugins: %s", strerror(-r));
+		return 1;
+	}
+	printf("Sinks (each [sink.NAME] section sets plugin = one of these, and may set\n"
+	       "on_error = stop|detach and rotate = true|false):\n");
+	int code = 0;
+	for (unsigned i = 0; i < n; i++) {
+		struct plugin *p;
+		char err[512];
+		if (plugin_load(names[i], dir, &p, err, sizeof(err)) < 0) {
+			printf("\n  %s: cannot load: %s\n", names[i], err);
+			code = 1;
+		} else {
+			printf("\n  %s - %s\n    %s\n", p->ops->name, p->ops->description, p->path);
+			for (const struct perfsink_key *k = p->ops->keys; k && k->name; k++)
+				print_key(k);
+			plugin_unload(p);
+		}
+		free(names[i]);
+	}
+	free(names);
+	return code;
+}
+
+int cmd_upload(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "sink", required_argument, NULL, 's' },
+		{ "deadline", required_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct record_opts o;
+	struct config cfg = { 0 };
+	struct bound_sinks sinks = { 0 };
+	uint64_t deadline_ms = 60000;
+	char err[512] = "";
+	int c, code = EXIT_BAD_INPUT, verbose = 0;
+	record_opts_init(&o);
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":hv", lo, NULL)) != -1) {
+		if (c == 'v') {
+			verbose++;
+		} else if (c == 'c') {
+			free(o.config_path);
+			o.config_path = strdup(optarg);
+		} else if (c == 's') {
+			add_sink(&o, optarg);
+		} else if (c == 'd') {
+			if (parse_duration_ms(optarg, &deadline_ms) < 0) {
+				pr_err("upload: --deadline '%s': not a duration (e.g. 30s, 5m)", optarg);
+				goto out;
+			}
+		} else if (c == 'h') {
+			puts("usage: perfsink upload --config FILE [--sink NAME]... [--deadline 60s] [-v]\n\n"
+			     "Send what earlier recordings left in the spool of each sink that has one.\n"
+			     "Exit 1 when something could not be sent or a bad part was quarantined.");
+			code = 0;
+			goto out;
+		} else {
+			pr_err("upload: bad option '%s' (see perfsink upload --help)", argv[optind - 1]);
+			goto out;
+		}
+	}
+	if (!o.config_path) {
+		pr_err("upload: --config FILE is required (the spool is configured there)");
+		goto out;
+	}
+	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0 ||
+	    bind_load(&sinks, &cfg, o.plugin_dir, err, sizeof(err)) < 0 ||
+	    bind_select(&sinks, &o, err, sizeof(err)) < 0) {
+		pr_err("%s", err);
+		goto out;
+	}
+	/* -v on the command line wins over [record] verbose, as for record. */
+	log_set_verbosity(verbose ? 1 + verbose : o.verbose);
+	code = 0;
+	unsigned done = 0;
+	for (unsigned i = 0; i < sinks.nr_sinks; i++) {
+		const struct perfsink_sink_ops *ops = sinks.sinks[i].plugin->ops;
+		if (!ops->upload)
+			continue;
+		struct sink_inst si;
+		void *ctx;
+		sink_inst_init(&si, &sinks.sinks[i]);
+		done++; /* it has a spool, even if it cannot open it */
+		if (ops->open(&si.pub, &ctx) < 0) {
+			code = 1;
+			continue;
+		}
+		if (ops->upload(ctx, (int64_t)deadline_ms) < 0)
+			code = 1;
+		ops->close(ctx, NULL);
+	}
+	if (!done) {
+		pr_err("upload: no selected sink has anything to upload (only sinks with a spool do)");
+		code = EXIT_BAD_INPUT;
+	}
+out:
+	bind_free(&sinks);
+	config_free(&cfg);
+	record_opts_free(&o);
+	return code;
+}
+
+void usage_main(void)
+{
+	fputs("usage: perfsink <command> [options]\n"
+	      "\n"
+	      "  record    record perf events into sinks (perfsink record --help)\n"
+	      "  sinks     list the sink plugins and their config keys\n"
+	      "  upload    send what earlier runs left in a sink's spool\n"
+	      "  recover   repair perf.data files a killed recorder left behind\n"
+	      "\n"
+	      "  perfsink --version | --help\n", stdout);
+}

@@ -1,0 +1,126 @@
+/*
+ * The summary perfsink record prints at the end, in perf record's words
+ * where perf has them ("Woken up", "Captured", "LOST").
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/log.h"
+#include "cli/summary.h"
+
+/* The failed sink that lost the most samples: its index, or -1 when none lost any. */
+static int worst_sink(const struct record_report *r)
+{
+	int which = -1;
+
+	for (unsigned i = 0; i < r->nr_sinks; i++)
+		if (r->sinks[i].lost_records &&
+		    (which < 0 || r->sinks[i].lost_samples > r->sinks[which].lost_samples))
+			which = (int)i;
+	return which;
+}
+
+/*
+ * The headline counts what reached the outputs: samples read from the
+ * rings minus what the worst failed sink did not write, and as lost both
+ * the kernel's loss and that sink's.
+ */
+static void print_loss(const struct record_report *r, int sink)
+{
+	const struct record_sink_report *sl = sink >= 0 ? &r->sinks[sink] : NULL;
+	uint64_t kernel_lost = r->kernel_lost, lost = kernel_lost + (sl ? sl->lost_samples : 0);
+	double pct = lost ? 100.0 * (double)lost / (double)(kernel_lost + r->samples) : 0;
+	char per_cpu[256] = "", by_sink[256] = "";
+	size_t k = 0;
+
+	if (!lost && !sl) {
+		pr_info("[ perfsink record: lost 0 samples ]");
+		return;
+	}
+	for (unsigned c = 0; c < r->nr_rings && k < sizeof(per_cpu); c++)
+		if (r->rings[c].lost)
+			k += (size_t)snprintf(per_cpu + k, sizeof(per_cpu) - k, "%sCPU %d: %llu",
+					      k ? ", " : "; by ring, ", r->rings[c].cpu,
+					      (unsigned long long)r->rings[c].lost);
+	if (sl)
+		snprintf(by_sink, sizeof(by_sink), "%s%llu not written by failed sink '%s' (%llu "
+			 "records, %llu bytes)", kernel_lost ? "; " : "",
+			 (unsigned long long)sl->lost_samples, sl->name,
+			 (unsigned long long)sl->lost_records, (unsigned long long)sl->lost_bytes);
+	if (kernel_lost)
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
+			"the rings filled up; try a larger -m, a lower -F, fewer events, or -r%s ]",
+			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
+			(unsigned long long)r->lost_records, per_cpu, by_sink);
+	else
+		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %s ]",
+			(unsigned long long)lost, pct, by_sink);
+}
+
+static void human(char *out, size_t n, uint64_t bytes)
+{
+	snprintf(out, n, "%.3f MB", (double)bytes / (1024.0 * 1024.0));
+}
+
+/* One line per sink with stats; a failed one also says what it lost. */
+static void print_sink(const struct record_sink_report *s)
+{
+	const struct perfsink_sink_stats *st = &s->st;
+	char in[32], out[32], extra[256] = "";
+	size_t k = 0;
+
+	human(in, sizeof(in), st->bytes_in);
+	human(out, sizeof(out), st->bytes_out);
+	if (st->retries)
+		k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", %llu retries",
+				      (unsigned long long)st->retries);
+	if (st->pending_bytes && k < sizeof(extra))
+		k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", %llu bytes left to send later",
+				      (unsigned long long)st->pending_bytes);
+	if ((st->dropped_bytes || st->dropped_records) && k < sizeof(extra))
+		k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", LOST %llu bytes (%llu records)",
+				      (unsigned long long)st->dropped_bytes,
+				      (unsigned long long)st->dropped_records);
+	/* A failed sink also lost what it was no longer given. */
+	if (s->failed && k < sizeof(extra))
+		snprintf(extra + k, sizeof(extra) - k, ", FAILED: lost %llu records (%llu "
+			 "samples, %llu bytes) in all",
+			 (unsigned long long)s->lost_records, (unsigned long long)s->lost_samples,
+			 (unsigned long long)s->lost_bytes);
+	log_msg(st->dropped_bytes || s->failed ? LOG_WARN : LOG_INFO, NULL,
+		"[ sink %s (%s): %s in, %s written%s ]", s->name, s->plugin, in, out, extra);
+}
+
+void summary_print(const struct record_report *r)
+{
+	int sink = worst_sink(r);
+	uint64_t not_written = sink >= 0 ? r->sinks[sink].lost_samples : 0;
+	uint64_t written = r->samples > not_written ? r->samples - not_written : 0;
+	char of[64] = "";
+
+	if (sink >= 0)
+		snprintf(of, sizeof(of), " written of %llu read", (unsigned long long)r->samples);
+	pr_info("[ perfsink record: Woken up %llu times to write data ]",
+		(unsigned long long)r->wakeups);
+	pr_info("[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples%s, %llu buffers) ]",
+		(double)r->ring_bytes / (1024.0 * 1024.0), r->nr_rings, r->secs,
+		(unsigned long long)written, of, (unsigned long long)r->buffers);
+	print_loss(r, sink);
+	if (r->overruns)
+		pr_warn("[ perfsink record: the kernel overwrote unread ring data %llu times ]",
+			(unsigned long long)r->overruns);
+	if (r->unread_bytes)
+		pr_warn("[ perfsink record: LOST %llu bytes left in the rings: a sink held every buffer "
+			"when the second interrupt came ]", (unsigned long long)r->unread_bytes);
+	if (r->pool_waits)
+		pr_info("[ perfsink record: waited %llu times for a sink to return a buffer ]",
+			(unsigned long long)r->pool_waits);
+	if (r->rotations)
+		pr_info("[ perfsink record: %llu outputs (rotated %llu times) ]",
+			(unsigned long long)r->rotations + 1, (unsigned long long)r->rotations);
+	for (unsigned i = 0; i < r->nr_sinks; i++)
+		if (r->sinks[i].has_stats)
+			print_sink(&r->sinks[i]);
+}

@@ -1,0 +1,287 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "loader/bind.h"
+#include "base/log.h"
+#include "format/perf_file.h"
+#include "loader/plugin.h"
+#include "engine/pool.h"
+#include "engine/engine.h"
+#include "engine/sinkset.h"
+
+static void host_log(const struct perfsink_instance *inst, enum perfsink_log_level lvl,
+		     const char *fmt, ...)
+{
+	va_list ap;
+	if ((unsigned)lvl > PERFSINK_LOG_DEBUG)
+		lvl = PERFSINK_LOG_DEBUG; /* a sink's bad level must not index past the tags */
+	va_start(ap, fmt);
+	if (inst && inst->host_priv && lvl == PERFSINK_LOG_ERROR)
+		((struct sink_inst *)inst->host_priv)->logged_error = true;
+	log_vmsg((enum log_level)lvl, inst ? inst->name : NULL, fmt, ap);
+	va_end(ap);
+}
+
+static const char *host_value_origin(const struct perfsink_instance *inst, unsigned key)
+{
+	const struct sink_inst *si = inst ? inst->host_priv : NULL;
+	const struct sink_conf *c = si ? si->conf : NULL;
+
+	if (!c)
+		return "(config)"; /* not an instance of ours; still never NULL */
+	if (key < c->nr_values && c->origins && c->origins[key])
+		return c->origins[key];
+	return c->where;
+}
+
+const struct perfsink_host sinkset_host = {
+	.struct_size = sizeof(struct perfsink_host),
+	.abi_minor = PERFSINK_ABI_MINOR,
+	.log = host_log,
+	.buf_get = psbuf_get,
+	.buf_put = psbuf_put,
+	.file_header = perf_file_header,
+	.file_features = perf_file_features,
+	.data_size_offset = PERF_FILE_DATA_SIZE_OFFSET,
+	.pipe_header = perf_pipe_header,
+	.bytes_free = perf_bytes_free,
+	.value_origin = host_value_origin,
+};
+
+void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
+{
+	memset(si, 0, sizeof(*si));
+	si->conf = c;
+	si->ops = c->plugin->ops;
+	si->pub.name = c->name;
+	si->pub.host = &sinkset_host;
+	si->pub.values = c->values;
+	si->pub.host_priv = si;
+}
+
+int sinkset_open(struct sinkset *ss, const struct bound_sinks *c)
+{
+	memset(ss, 0, sizeof(*ss));
+	ss->v = calloc(c->nr_sinks, sizeof(*ss->v));
+	if (!ss->v)
+		return -ENOMEM;
+	ss->n = c->nr_sinks;
+	for (unsigned i = 0; i < c->nr_sinks; i++) {
+		struct sink_inst *si = &ss->v[i];
+		sink_inst_init(si, &c->sinks[i]);
+		si->hist = calloc(SINK_HIST, sizeof(*si->hist));
+		if (!si->hist) {
+			sinkset_close(ss, NULL);
+			return -ENOMEM;
+		}
+		int r = si->ops->open(&si->pub, &si->ctx);
+		if (r < 0) {
+			/* One line: the sink's own, or this one if it said nothing. */
+			if (!si->logged_error)
+				pr_err("sink '%s' (%s) could not be opened: %s", si->pub.name,
+				       si->ops->name, strerror(-r));
+			sinkset_close(ss, NULL);
+			return r;
+		}
+		si->opened = true;
+	}
+	return 0;
+}
+
+static void fail(struct sinkset *ss, struct sink_inst *si, int err)
+{
+	if (si->err)
+		return;
+	si->err = err;
+	if (si->conf->on_error == ON_ERROR_STOP) {
+		ss->nr_stop_failed++;
+	} else {
+		pr_warn("sink '%s' failed (%s); recording goes on without it (on_error = detach)",
+			si->pub.name, strerror(-err));
+	}
+}
+
+int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s,
+		  const struct perfsink_stream *whole)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		int r = si->ops->start(si->ctx, si->conf->no_rotate ? whole : s);
+		if (r < 0)
+			fail(ss, si, r);
+	}
+	return ss->nr_stop_failed ? -EPIPE : (sinkset_alive(ss) ? 0 : -EPIPE);
+}
+
+static void not_written(struct sink_inst *si, const struct perfsink_buf *buf, uint32_t samples)
+{
+	si->undelivered.records += buf->records;
+	si->undelivered.samples += samples;
+	si->undelivered.bytes += buf->len;
+}
+
+static void accepted(struct sink_inst *si, const struct perfsink_buf *buf, uint32_t samples)
+{
+	si->hist[si->hist_next] = (struct sink_hist){ buf->records, samples };
+	si->hist_next = (si->hist_next + 1) % SINK_HIST;
+	if (si->hist_n < SINK_HIST)
+		si->hist_n++;
+}
+
+int sinkset_write(struct sinkset *ss, struct perfsink_buf *buf, uint32_t samples)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (si->err) {
+			not_written(si, buf, samples);
+			continue;
+		}
+		int r = si->ops->write(si->ctx, buf);
+		if (r < 0) {
+			fail(ss, si, r);
+			not_written(si, buf, samples);
+		} else {
+			accepted(si, buf, samples);
+		}
+	}
+	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
+}
+
+int sinkset_barrier(struct sinkset *ss)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (si->err)
+			continue;
+		int r = si->ops->barrier(si->ctx);
+		if (r < 0)
+			fail(ss, si, r);
+	}
+	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
+}
+
+bool sinkset_can_rotate(const struct sinkset *ss, const char **which)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		if (!ss->v[i].conf->no_rotate && !ss->v[i].ops->rotate) {
+			*which = ss->v[i].pub.name;
+			return false;
+		}
+	}
+	return true;
+}
+
+int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next)
+{
+	int r = sinkset_barrier(ss);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (si->err || !si->ops->rotate || si->conf->no_rotate)
+			continue;
+		int e = si->ops->rotate(si->ctx, next);
+		if (e < 0)
+			fail(ss, si, e);
+	}
+	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
+}
+
+bool sinkset_alive(const struct sinkset *ss)
+{
+	for (unsigned i = 0; i < ss->n; i++)
+		if (!ss->v[i].err)
+			return true;
+	return false;
+}
+
+void sinkset_settle(struct sinkset *ss)
+{
+	for (unsigned i = 0; i < ss->n; i++)
+		if (ss->v[i].opened && ss->v[i].err)
+			ss->v[i].ops->barrier(ss->v[i].ctx);
+}
+
+/* Samples in the last `records` records si accepted (a partial buffer: pro rata). */
+static uint64_t tail_samples(const struct sink_inst *si, uint64_t records)
+{
+	uint64_t samples = 0;
+
+	for (unsigned k = 0; k < si->hist_n && records; k++) {
+		const struct sink_hist *h = &si->hist[(si->hist_next + SINK_HIST - 1 - k) % SINK_HIST];
+		uint64_t take = h->records < records ? h->records : records;
+
+		samples += h->records ? h->samples * take / h->records : 0;
+		records -= take;
+	}
+	return samples;
+}
+
+void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out)
+{
+	struct sink_inst *si = &ss->v[i];
+	struct perfsink_sink_stats st = { 0 };
+
+	memset(out, 0, sizeof(*out));
+	if (!si->err)
+		return;
+	*out = si->undelivered;
+	if (!si->opened || !si->ops->stats)
+		return;
+	si->ops->stats(si->ctx, &st);
+	out->records += st.dropped_records;
+	out->bytes += st.dropped_bytes;
+	out->samples += tail_samples(si, st.dropped_records);
+}
+
+void sinkset_reports(struct sinkset *ss, struct record_sink_report *out)
+{
+	struct sink_loss loss;
+
+	/* First what each failed one lost, then each one's stats (as perf's summary order needs). */
+	for (unsigned i = 0; i < ss->n; i++) {
+		sinkset_loss(ss, i, &loss);
+		out[i] = (struct record_sink_report){
+			.name = ss->v[i].pub.name, .plugin = ss->v[i].ops->name,
+			.failed = ss->v[i].err != 0, .lost_records = loss.records,
+			.lost_samples = loss.samples, .lost_bytes = loss.bytes,
+		};
+	}
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (!si->opened || !si->ops->stats)
+			continue;
+		out[i].has_stats = true;
+		si->ops->stats(si->ctx, &out[i].st);
+		sinkset_loss(ss, i, &loss);
+		out[i].lost_records = loss.records;
+		out[i].lost_samples = loss.samples;
+		out[i].lost_bytes = loss.bytes;
+	}
+}
+
+int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum)
+{
+	int first = 0;
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (!si->opened)
+			continue;
+		int r = si->ops->close(si->ctx, sum);
+		si->opened = false;
+		si->ctx = NULL;
+		if (r < 0 && !first)
+			first = r;
+	}
+	return first;
+}
+
+void sinkset_free(struct sinkset *ss)
+{
+	for (unsigned i = 0; ss->v && i < ss->n; i++)
+		free(ss->v[i].hist);
+	free(ss->v);
+	memset(ss, 0, sizeof(*ss));
+}

@@ -1,0 +1,93 @@
+/*
+ * The configured sink instances as one fan-out target.  Engine thread only
+ * (the host table it hands to sinks is callable from any thread).
+ */
+#ifndef PS_SINKSET_H
+#define PS_SINKSET_H
+#include <stdbool.h>
+#include <perfsink/sink.h>
+
+struct bound_sinks;
+struct record_sink_report;
+
+/* What one instance did not write, for the summary. */
+struct sink_loss {
+	uint64_t records, samples, bytes;
+};
+
+/* Records and samples of one buffer an instance accepted. */
+struct sink_hist {
+	uint32_t records, samples;
+};
+
+/*
+ * The last buffers an instance accepted, newest last: what a failed sink
+ * drops (stats.dropped_records) is the tail of what it accepted, and this
+ * says how many samples that tail held.
+ */
+#define SINK_HIST 1024
+
+struct sink_inst {
+	struct perfsink_instance pub;
+	const struct sink_conf *conf;
+	const struct perfsink_sink_ops *ops;
+	void *ctx;
+	int err;       /* first error; the instance gets no more writes */
+	bool logged_error; /* the sink logged an error itself */
+	bool opened;
+	struct sink_loss undelivered; /* buffers it did not take: failed before, or write() refused */
+	struct sink_hist *hist;       /* SINK_HIST entries, a ring; NULL outside a recording */
+	unsigned hist_next, hist_n;
+};
+
+struct sinkset {
+	struct sink_inst *v;
+	unsigned n;
+	unsigned nr_stop_failed; /* failed instances with on_error = stop */
+};
+
+extern const struct perfsink_host sinkset_host;
+
+/* si as the instance of c that open() gets (c must outlive it). */
+void sink_inst_init(struct sink_inst *si, const struct sink_conf *c);
+
+/* open() every instance; on failure closes those opened and returns the error. */
+int sinkset_open(struct sinkset *ss, const struct bound_sinks *c);
+/*
+ * start() every instance: with s, or with whole for instances that do not
+ * rotate (rotate = false), whose one output spans the whole run.
+ */
+int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s,
+		  const struct perfsink_stream *whole);
+/*
+ * Hand buf (holding samples SAMPLE records) to every live instance; a failed
+ * one counts it as not written.  Returns -EPIPE once a stop-instance failed.
+ */
+int sinkset_write(struct sinkset *ss, struct perfsink_buf *buf, uint32_t samples);
+int sinkset_barrier(struct sinkset *ss);
+int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next);
+/* Whether every instance that rotates can; names the first that cannot. */
+bool sinkset_can_rotate(const struct sinkset *ss, const char **which);
+/* close() every opened instance; returns the first error. */
+int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum);
+/*
+ * End of the run: barrier() on failed instances too, so their stats (what
+ * they dropped) are final before the summary.
+ */
+void sinkset_settle(struct sinkset *ss);
+/*
+ * What instance i did not write: buffers not handed to it, plus its own
+ * stats.dropped_records (samples among them from the buffers it accepted
+ * last).  Zero for an instance that has not failed.
+ */
+void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out);
+/*
+ * out[i] for every instance: names, whether it failed, what it lost
+ * (sinkset_loss), its stats when it was opened and has a stats call.
+ */
+void sinkset_reports(struct sinkset *ss, struct record_sink_report *out);
+/* Any instance live? */
+bool sinkset_alive(const struct sinkset *ss);
+void sinkset_free(struct sinkset *ss);
+
+#endif

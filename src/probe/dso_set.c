@@ -1,0 +1,170 @@
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#include "probe/buildid.h"
+#include "probe/dso_set.h"
+
+/* perf's NAME_ALIGN for file names in build-id records. */
+#define NAME_ALIGN 64
+#define KERNEL_NAME "[kernel.kallsyms]"
+/* perf (tools/perf/util/event.h): the record carries the id's size. */
+#define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
+
+struct dso_entry {
+	struct dso_entry *next;
+	bool kernel;
+	int state;         /* 0: not read yet, 1: id valid, <0: no id (errno) */
+	uint8_t id[BUILDID_MAX];
+	size_t len;
+	char name[];
+};
+
+void dso_set_init(struct dso_set *s)
+{
+	memset(s, 0, sizeof(*s));
+}
+
+void dso_set_free(struct dso_set *s)
+{
+	for (unsigned b = 0; b < s->nr_buckets; b++) {
+		struct dso_entry *d = s->buckets[b], *nx;
+		for (; d; d = nx) {
+			nx = d->next;
+			free(d);
+		}
+	}
+	free(s->buckets);
+	dso_set_init(s);
+}
+
+static unsigned hash_name(const char *s)
+{
+	unsigned h = 2166136261u; /* FNV-1a */
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
+static int grow(struct dso_set *s)
+{
+	unsigned nb = s->nr_buckets ? s->nr_buckets * 2 : 256;
+	struct dso_entry **b = calloc(nb, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	for (unsigned i = 0; i < s->nr_buckets; i++) {
+		struct dso_entry *d = s->buckets[i], *nx;
+		for (; d; d = nx) {
+			nx = d->next;
+			unsigned h = hash_name(d->name) & (nb - 1);
+			d->next = b[h];
+			b[h] = d;
+		}
+	}
+	free(s->buckets);
+	s->buckets = b;
+	s->nr_buckets = nb;
+	return 0;
+}
+
+/* Files perf can match by build-id; not anonymous or special maps. */
+static bool worth_an_id(const char *name)
+{
+	if (name[0] == '[')
+		return !strncmp(name, KERNEL_NAME, strlen(KERNEL_NAME));
+	return name[0] == '/' && strncmp(name, "//anon", 6) && strncmp(name, "/memfd:", 7) &&
+	       !strstr(name, " (deleted)");
+}
+
+static void add(struct dso_set *s, const char *name, bool kernel)
+{
+	if (!strncmp(name, KERNEL_NAME, strlen(KERNEL_NAME)))
+		name = KERNEL_NAME; /* "[kernel.kallsyms]_text" */
+	if ((s->n + 1) * 2 > s->nr_buckets && grow(s) < 0)
+		return;
+	unsigned h = hash_name(name) & (s->nr_buckets - 1);
+	for (struct dso_entry *d = s->buckets[h]; d; d = d->next)
+		if (!strcmp(d->name, name))
+			return;
+	size_t n = strlen(name) + 1;
+	struct dso_entry *d = calloc(1, sizeof(*d) + n);
+	if (!d)
+		return;
+	memcpy(d->name, name, n);
+	d->kernel = kernel;
+	d->next = s->buckets[h];
+	s->buckets[h] = d;
+	s->n++;
+}
+
+size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
+{
+	/* Offsets of the file name: MMAP after pid,tid,start,len,pgoff; MMAP2
+	 * after those plus maj,min,ino,ino_generation,prot,flags. */
+	size_t n = 0;
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len; n++) {
+		const struct perf_event_header *h = (const void *)(p + off);
+		if (h->size < sizeof(*h) || off + h->size > len)
+			break;
+		size_t at = h->type == PERF_RECORD_MMAP ? 40 : h->type == PERF_RECORD_MMAP2 ? 72 : 0;
+		if (at && at < h->size) {
+			const char *name = (const char *)p + off + at;
+			size_t max = h->size - at;
+			if (memchr(name, '\0', max) && worth_an_id(name)) {
+				unsigned cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+				add(s, name, cpumode == PERF_RECORD_MISC_KERNEL);
+			}
+		}
+		off += h->size;
+	}
+	return n;
+}
+
+unsigned dso_set_count(const struct dso_set *s)
+{
+	return s->n;
+}
+
+static void read_id(struct dso_entry *d)
+{
+	int r = !strcmp(d->name, KERNEL_NAME) ? buildid_read_kernel(d->id, &d->len)
+					       : buildid_read_file(d->name, d->id, &d->len);
+	d->state = r == 0 ? 1 : (r < 0 ? r : -EIO);
+}
+
+/* struct perf_record_header_build_id (perf 6.1), then the padded name. */
+static void put_record(struct bytes *b, const struct dso_entry *d)
+{
+	size_t nlen = strlen(d->name) + 1;
+	size_t padded = (nlen + NAME_ALIGN - 1) & ~(size_t)(NAME_ALIGN - 1);
+	struct perf_event_header h = {
+		.type = 0,
+		.misc = (d->kernel ? PERF_RECORD_MISC_KERNEL : PERF_RECORD_MISC_USER) |
+			PERF_RECORD_MISC_BUILD_ID_SIZE,
+		.size = (uint16_t)(sizeof(h) + 4 + 24 + padded),
+	};
+	bytes_add(b, &h, sizeof(h));
+	int32_t pid = -1; /* the host, as perf writes it */
+	bytes_add(b, &pid, sizeof(pid));
+	uint8_t id[24] = { 0 };
+	memcpy(id, d->id, d->len);
+	id[20] = (uint8_t)d->len;
+	bytes_add(b, id, sizeof(id));
+	bytes_add(b, d->name, nlen);
+	bytes_zero(b, padded - nlen);
+}
+
+int dso_set_build_ids(struct dso_set *s, struct bytes *out)
+{
+	bytes_free(out);
+	for (unsigned i = 0; i < s->nr_buckets; i++) {
+		for (struct dso_entry *d = s->buckets[i]; d; d = d->next) {
+			if (d->state == 0)
+				read_id(d);
+			if (d->state == 1 && strlen(d->name) < 4096)
+				put_record(out, d);
+		}
+	}
+	return out->err;
+}

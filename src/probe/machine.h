@@ -1,0 +1,13 @@
+/* Reading the machine facts of format/machine.h from uname, /proc and sysfs. */
+#ifndef PS_PROBE_MACHINE_H
+#define PS_PROBE_MACHINE_H
+#include "format/machine.h"
+
+/*
+ * Fill m; what the system does not report gets the neutral value.  0 or
+ * -ENOMEM (m is then empty; machine_free is still allowed).  Any thread.
+ */
+int machine_read(struct ps_machine *m);
+void machine_free(struct ps_machine *m);
+
+#endif

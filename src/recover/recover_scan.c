@@ -1,0 +1,229 @@
+/* rscan: see recover_scan.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/perf_event.h>
+#ifdef HAVE_ZSTD
+#include <zstd.h>
+#endif
+#include "base/bytes.h"
+#include "probe/dso_set.h"
+#include "format/record.h"
+#include "recover/recover_scan.h"
+
+#define PAGE 4096u
+
+struct walk {
+	const struct rscan_opts *o;
+	struct dso_set *dsos;     /* second pass only */
+	struct rscan_result *r;
+	struct bytes inner;       /* decompressed bytes not yet whole records */
+#ifdef HAVE_ZSTD
+	ZSTD_DCtx *dctx;
+#endif
+};
+
+/* Types perf puts in a file-mode data section whose size is header.size
+ * (not AUXTRACE, whose payload follows the record, nor the pipe-only ones). */
+static bool type_known(uint32_t t)
+{
+	return (t >= PERF_RECORD_MMAP && t <= 21) || (t >= PS_RECORD_FINISHED_ROUND && t <= 79 && t != 71) ||
+	       t == PS_RECORD_COMPRESSED || t == PS_RECORD_FINISHED_INIT;
+}
+
+static void visit(struct walk *w, const uint8_t *rec, uint16_t size)
+{
+	struct perf_event_header h;
+	memcpy(&h, rec, sizeof(h));
+	unsigned toff = w->o->time_off;
+	if (h.type == PERF_RECORD_SAMPLE && toff && size >= toff + 8) {
+		uint64_t t;
+		memcpy(&t, rec + toff, sizeof(t));
+		if (!w->r->samples || t < w->r->first_time)
+			w->r->first_time = t;
+		if (t > w->r->last_time)
+			w->r->last_time = t;
+		w->r->samples++;
+	} else if (h.type == PERF_RECORD_SAMPLE) {
+		w->r->samples++;
+	} else if ((h.type == PERF_RECORD_MMAP || h.type == PERF_RECORD_MMAP2) && w->dsos) {
+		dso_set_scan(w->dsos, rec, size);
+	}
+}
+
+/* Visit the whole records at the front of w->inner; keep the partial one. */
+static void visit_inner(struct walk *w)
+{
+	size_t off = 0, len = w->inner.len;
+	const uint8_t *p = w->inner.p;
+	while (off + sizeof(struct perf_event_header) <= len) {
+		struct perf_event_header h;
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || off + h.size > len)
+			break;
+		visit(w, p + off, h.size);
+		off += h.size;
+	}
+	memmove(w->inner.p, p + off, len - off);
+	w->inner.len = len - off;
+}
+
+#ifdef HAVE_ZSTD
+/* Decompress one payload onto w->inner; its size, 0 when it is not zstd. */
+static int64_t decompress(struct walk *w, const uint8_t *src, size_t n)
+{
+	ZSTD_inBuffer in = { src, n, 0 };
+	size_t before = w->inner.len;
+	for (;;) {
+		enum { STEP = 64 * 1024 };
+		uint8_t *dst = bytes_reserve(&w->inner, STEP);
+		if (!dst)
+			return -ENOMEM;
+		ZSTD_outBuffer out = { dst, STEP, 0 };
+		size_t z = ZSTD_decompressStream(w->dctx, &out, &in);
+		if (ZSTD_isError(z))
+			return 0;
+		w->inner.len += out.pos;
+		if (w->inner.len - before > RSCAN_DECOMP_MAX)
+			return 0;
+		if (in.pos == in.size && out.pos < out.size)
+			return (int64_t)(w->inner.len - before);
+	}
+}
+#endif
+
+/* A COMPRESSED record: 1 kept, 0 not (why in r->stop), or -errno. */
+static int take_compressed(struct walk *w, const uint8_t *rec, uint16_t size)
+{
+	if (!w->o->check_compressed)
+		return 1;
+#ifdef HAVE_ZSTD
+	int64_t n = decompress(w, rec + 8, size - 8u);
+	if (n <= 0) {
+		w->r->stop = "a COMPRESSED record that does not decompress";
+		return n < 0 ? (int)n : 0;
+	}
+	w->r->compressed++;
+	w->r->comp_bytes += size;
+	w->r->decomp_bytes += (uint64_t)n;
+	if ((uint64_t)n > w->r->max_decomp)
+		w->r->max_decomp = (uint64_t)n;
+	visit_inner(w);
+	return 1;
+#else
+	return -ENOTSUP;
+#endif
+}
+
+/* Whether the record [at, end) was cut by a killed write: zero from a page boundary on. */
+static bool torn(const uint8_t *file, uint64_t at, uint64_t end)
+{
+	uint64_t p = end & ~(uint64_t)(PAGE - 1);
+	if (p <= at || p == end)
+		return false;
+	for (uint64_t i = p; i < end; i++)
+		if (file[i])
+			return false;
+	return true;
+}
+
+/* One walk of [start, limit); *last: start of the last record kept. */
+static int walk_to(struct walk *w, uint64_t limit, uint64_t *last)
+{
+	const uint8_t *f = w->o->file;
+	uint64_t off = w->o->start;
+	w->r->stop = "the end of the file";
+	*last = off;
+	while (off < limit) {
+		struct perf_event_header h;
+		if (off + sizeof(h) > limit) {
+			w->r->stop = "a record header cut short";
+			break;
+		}
+		memcpy(&h, f + off, sizeof(h));
+		if (h.size < sizeof(h)) {
+			w->r->stop = h.size || h.type ? "a record smaller than its header" : "zeros";
+			break;
+		}
+		if (off + h.size > limit) {
+			w->r->stop = "a record cut short";
+			break;
+		}
+		if (!type_known(h.type) || (h.type != PS_RECORD_COMPRESSED && h.size % 8)) {
+			w->r->stop = "bytes that are not a record";
+			break;
+		}
+		if (h.type == PS_RECORD_COMPRESSED) {
+			int k = take_compressed(w, f + off, h.size);
+			if (k < 0)
+				return k;
+			if (!k)
+				break;
+		} else {
+			visit(w, f + off, h.size);
+		}
+		*last = off;
+		off += h.size;
+		w->r->records++;
+	}
+	w->r->end = off;
+	return 0;
+}
+
+static int walk_init(struct walk *w, const struct rscan_opts *o, struct rscan_result *r,
+		     struct dso_set *dsos)
+{
+	memset(w, 0, sizeof(*w));
+	memset(r, 0, sizeof(*r));
+	w->o = o;
+	w->r = r;
+	w->dsos = dsos;
+	bytes_init(&w->inner);
+#ifdef HAVE_ZSTD
+	w->dctx = ZSTD_createDCtx();
+	if (!w->dctx)
+		return -ENOMEM;
+#endif
+	return 0;
+}
+
+static void walk_fini(struct walk *w)
+{
+	bytes_free(&w->inner);
+#ifdef HAVE_ZSTD
+	ZSTD_freeDCtx(w->dctx);
+#endif
+}
+
+static int walk_pass(const struct rscan_opts *o, struct rscan_result *r, uint64_t limit,
+		     struct dso_set *dsos, uint64_t *last)
+{
+	struct walk w;
+	int err = walk_init(&w, o, r, dsos);
+	if (!err)
+		err = walk_to(&w, limit, last);
+	walk_fini(&w);
+	return err;
+}
+
+/*
+ * Two passes: the first finds the end (and drops a torn last record),
+ * the second walks exactly what is kept, so the counts, the sample times
+ * and the DSOs describe the records that stay.
+ */
+int rscan_walk(const struct rscan_opts *o, struct rscan_result *r)
+{
+	uint64_t last;
+	int err = walk_pass(o, r, o->limit, NULL, &last);
+	if (err)
+		return err;
+	const char *stop = r->stop;
+	uint64_t end = r->end;
+	if (!strcmp(stop, "zeros") && r->records && torn(o->file, last, end)) {
+		end = last;
+		stop = "a record torn by the kill, then zeros";
+	}
+	err = walk_pass(o, r, end, o->dsos, &last);
+	r->stop = stop;
+	return err;
+}

@@ -1,0 +1,137 @@
+/* recover_write: see recover_write.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include <linux/fs.h>
+#include "recover/recover_write.h"
+
+static int pwrite_full(int fd, const void *p, size_t len, uint64_t off)
+{
+	const uint8_t *b = p;
+	while (len) {
+		ssize_t w = pwrite(fd, b, len, (off_t)off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		if (w == 0)
+			return -EIO; /* no progress: never loop on it */
+		b += w;
+		len -= (size_t)w;
+		off += (uint64_t)w;
+	}
+	return 0;
+}
+
+/* Through user space, for file systems without copy_file_range. */
+static int copy_plain(int in, int out, uint64_t len)
+{
+	uint8_t buf[1 << 16];
+	for (uint64_t off = 0; off < len;) {
+		size_t want = len - off < sizeof(buf) ? (size_t)(len - off) : sizeof(buf);
+		ssize_t r = pread(in, buf, want, (off_t)off);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? -errno : -EIO; /* shrank under us */
+		int err = pwrite_full(out, buf, (size_t)r, off);
+		if (err)
+			return err;
+		off += (uint64_t)r;
+	}
+	return 0;
+}
+
+/* The first len bytes of in into out: a reflink, an in-kernel copy, or read/write. */
+static int copy_prefix(int in, int out, uint64_t len)
+{
+	if (ioctl(out, FICLONE, in) == 0)
+		return ftruncate(out, (off_t)len) < 0 ? -errno : 0;
+	loff_t ioff = 0, ooff = 0;
+	while ((uint64_t)ioff < len) {
+		ssize_t n = copy_file_range(in, &ioff, out, &ooff, (size_t)(len - (uint64_t)ioff), 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && ioff == 0 && (errno == EXDEV || errno == EINVAL || errno == ENOSYS ||
+					   errno == EOPNOTSUPP))
+			return copy_plain(in, out, len);
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+	}
+	return 0;
+}
+
+static int fill(int in, const struct stat *st, int out, uint64_t copy_len,
+		const struct rw_patch *patches, unsigned n, const void *tail, size_t tail_len,
+		const char **step)
+{
+	int err;
+	*step = "copy the data";
+	if ((err = copy_prefix(in, out, copy_len)))
+		return err;
+	*step = "write the header and features";
+	for (unsigned i = 0; i < n; i++)
+		if ((err = pwrite_full(out, patches[i].p, patches[i].len, patches[i].off)))
+			return err;
+	if ((err = pwrite_full(out, tail, tail_len, copy_len)))
+		return err;
+	*step = "set mode and owner";
+	if (fchmod(out, st->st_mode & 07777) < 0)
+		return -errno;
+	if (fchown(out, st->st_uid, st->st_gid) < 0 && errno != EPERM)
+		return -errno;
+	*step = "sync";
+	return fsync(out) < 0 ? -errno : 0;
+}
+
+static void sync_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+}
+
+int recover_write(int in_fd, const struct stat *in_st, uint64_t copy_len,
+		  const struct rw_patch *patches, unsigned nr_patches, const void *tail,
+		  size_t tail_len, const char *target, char *err, size_t errlen)
+{
+	char dcopy[PATH_MAX], bcopy[PATH_MAX], tmp[PATH_MAX + 32];
+	snprintf(dcopy, sizeof(dcopy), "%s", target);
+	snprintf(bcopy, sizeof(bcopy), "%s", target);
+	const char *dir = dirname(dcopy), *base = basename(bcopy);
+	if (snprintf(tmp, sizeof(tmp), "%s/.%s.recover.XXXXXX", dir, base) >= (int)sizeof(tmp)) {
+		snprintf(err, errlen, "path too long");
+		return -ENAMETOOLONG;
+	}
+	int out = mkostemp(tmp, O_CLOEXEC);
+	if (out < 0) {
+		int e = errno;
+		snprintf(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(e));
+		return -e;
+	}
+	const char *step;
+	int r = fill(in_fd, in_st, out, copy_len, patches, nr_patches, tail, tail_len, &step);
+	if (close(out) < 0 && !r) {
+		r = -errno;
+		step = "close";
+	}
+	if (!r && rename(tmp, target) < 0) {
+		r = -errno;
+		step = "rename it into place";
+	}
+	if (r) {
+		unlink(tmp);
+		snprintf(err, errlen, "cannot %s (%s): %s", step, tmp, strerror(-r));
+		return r;
+	}
+	sync_dir(dir);
+	return 0;
+}

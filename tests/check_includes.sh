@@ -1,0 +1,172 @@
+#!/bin/sh
+# The include rules: which part of src/ may include which, and that sinks
+# include only the public headers.  The folders are the architecture; this
+# check keeps them so.
+#   check_includes.sh TOPDIR   check the tree at TOPDIR: each bad include is
+#                              printed as FILE:LINE: reason; exit 1 if any.
+#   check_includes.sh          (make check) TAP: the real tree passes, and a
+#                              tree with a bad include fails, naming FILE:LINE.
+set -u
+
+# The one table.  A part may include itself and what its line names: a whole
+# part, or one header of a part (part/header.h).  Headers named *_priv.h are for
+# their own folder only.  Arrows point down: cli -> recover -> engine ->
+# loader/probe -> config/format -> base.
+RULES='
+cli:     config loader engine format probe recover base
+recover: engine format probe base
+engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h base
+loader:  config/config_file.h config/opts.h config/value_parse.h base
+probe:   format base
+config:  base
+format:  base
+base:
+'
+
+allowed_for() { printf '%s\n' "$RULES" | sed -n "s/^$1: *//p"; }
+
+# may_include PART TARGET: 0 when PART may include TARGET (part/header.h).
+may_include() {
+	_tp=${2%%/*}
+	[ "$_tp" = "$1" ] && return 0
+	case ${2##*/} in *_priv.h) return 1 ;; esac
+	for _a in $(allowed_for "$1"); do
+		[ "$_a" = "$_tp" ] || [ "$_a" = "$2" ] && return 0
+	done
+	return 1
+}
+
+# includes FILE: "LINE NAME" for each #include "NAME" in FILE.
+includes() {
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$1" |
+		sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1 \2/'
+}
+
+# check_src TOP: every quoted include under TOP/src.
+check_src() {
+	_bad=0
+	for _f in $(cd "$1" && find src -name '*.[ch]' | sort); do
+		_rel=${_f#src/}
+		case $_rel in
+		*/*) _part=${_rel%%/*} ;;
+		*) echo "$_f:1: not in a part folder (src/PART/)"; _bad=1; continue ;;
+		esac
+		if [ -z "$(printf '%s\n' "$RULES" | sed -n "/^$_part:/p")" ]; then
+			echo "$_f:1: '$_part' is not a part in the table of tests/check_includes.sh"
+			_bad=1
+			continue
+		fi
+		includes "$1/$_f" > "$_tmp"
+		while read -r _line _inc; do
+			# The generated autoconf header.
+			[ "$_inc" = config.h ] && continue
+			case $_inc in
+			*/*) ;;
+			*) echo "$_f:$_line: \"$_inc\" does not name its part (write \"PART/$_inc\")"
+			   _bad=1; continue ;;
+			esac
+			if [ ! -f "$1/src/$_inc" ]; then
+				echo "$_f:$_line: \"$_inc\" is not a header under src/"
+				_bad=1
+			elif ! may_include "$_part" "$_inc"; then
+				case $_inc in
+				*_priv.h) _why="private to src/${_inc%%/*}/" ;;
+				*) _why="$_part may include: $(allowed_for "$_part" | tr -s ' ') and itself" ;;
+				esac
+				echo "$_f:$_line: $_part may not include \"$_inc\" ($_why)"
+				_bad=1
+			fi
+		done < "$_tmp"
+	done
+	return $_bad
+}
+
+# check_plugins TOP: a sink includes the public headers (include/), its own
+# folder and the shared sink code under plugins/, never src/.
+check_plugins() {
+	_bad=0
+	[ -d "$1/plugins" ] || return 0
+	for _f in $(cd "$1" && find plugins -name '*.[ch]' | sort); do
+		_dir=$(dirname "$_f")
+		includes "$1/$_f" > "$_tmp"
+		while read -r _line _inc; do
+			[ "$_inc" = config.h ] && continue
+			_found=
+			for _d in "$_dir" plugins plugins/common plugins/kit include; do
+				[ -f "$1/$_d/$_inc" ] && { _found=$_d; break; }
+			done
+			if [ -z "$_found" ]; then
+				if [ -f "$1/src/$_inc" ] || [ -n "$(cd "$1" && find src -name "${_inc##*/}" 2>/dev/null)" ]; then
+					echo "$_f:$_line: a sink may not include \"$_inc\" from src/ (only include/perfsink and plugins/)"
+				else
+					echo "$_f:$_line: \"$_inc\" is not a header of include/ or plugins/"
+				fi
+				_bad=1
+			fi
+		done < "$_tmp"
+	done
+	return $_bad
+}
+
+check_tree() {
+	_tmp=$(mktemp)
+	_rc=0
+	check_src "$1" || _rc=1
+	check_plugins "$1" || _rc=1
+	rm -f "$_tmp"
+	return $_rc
+}
+
+if [ $# -gt 0 ]; then
+	check_tree "$1"
+	exit
+fi
+
+# make check: TAP.
+: "${TOP_SRCDIR:?run through make check, or give the top source directory}"
+self=$TOP_SRCDIR/tests/check_includes.sh
+T=$(mktemp -d /tmp/perfsink-inc.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+n=0 failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+diag() { sed 's/^/# /' "$1"; }
+echo "1..5"
+
+if sh "$self" "$TOP_SRCDIR" > "$T/real.out" 2>&1; then
+	ok "src/ and plugins/ keep the include rules"
+else
+	not_ok "src/ and plugins/ keep the include rules"
+	diag "$T/real.out"
+fi
+
+# A copy of the tree, then one bad include at a known line.
+mkdir "$T/tree"
+(cd "$TOP_SRCDIR" && tar cf - src plugins include) | (cd "$T/tree" && tar xf -)
+chmod -R u+w "$T/tree"   # distcheck's source tree is read-only
+sh "$self" "$T/tree" > "$T/copy.out" 2>&1 && ok "the copy passes" ||
+	{ not_ok "the copy passes"; diag "$T/copy.out"; }
+
+bad=src/format/record.c
+line=$(($(wc -l < "$T/tree/$bad") + 1))
+echo '#include "engine/sinkset.h"' >> "$T/tree/$bad"
+if sh "$self" "$T/tree" > "$T/bad.out" 2>&1; then
+	not_ok "format including engine/sinkset.h fails"
+else
+	ok "format including engine/sinkset.h fails"
+fi
+grep -q "^$bad:$line: format may not include \"engine/sinkset.h\"" "$T/bad.out" &&
+	ok "... naming $bad:$line" || { not_ok "... naming $bad:$line"; diag "$T/bad.out"; }
+
+# A sink reaching into src/.
+cp "$TOP_SRCDIR/$bad" "$T/tree/$bad"
+sink=$(cd "$T/tree" && find plugins -name '*.c' | sort | head -n 1)
+echo '#include "engine/engine_priv.h"' >> "$T/tree/$sink"
+if sh "$self" "$T/tree" > "$T/sink.out" 2>&1; then
+	not_ok "a sink including src/engine/engine_priv.h fails"
+else
+	grep -q "^$sink:[0-9]*: a sink may not include" "$T/sink.out" &&
+		ok "a sink including src/engine/engine_priv.h fails, naming $sink" ||
+		{ not_ok "a sink including src/engine/engine_priv.h fails, naming $sink"; diag "$T/sink.out"; }
+fi
+exit $((failed > 0))
