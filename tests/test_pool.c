@@ -77,6 +77,29 @@ static void *put_later(void *arg)
 	return NULL;
 }
 
+/* The pool's waits counter under its lock. */
+static uint64_t pool_waits(struct pool *p)
+{
+	pthread_mutex_lock(&p->lock);
+	uint64_t w = p->waits;
+	pthread_mutex_unlock(&p->lock);
+	return w;
+}
+
+/*
+ * A sink's completion thread: returns b once the engine is waiting for a
+ * buffer (a condition, not a delay: on a loaded machine the engine may
+ * reach pool_get late).
+ */
+static void *put_when_waited_for(void *arg)
+{
+	struct later *l = arg;
+	while (pool_waits(l->b->pool) == 0)
+		usleep(1000);
+	psbuf_put(&l->b->pub);
+	return NULL;
+}
+
 /* All buffers held by a sink: pool_get waits until one comes back. */
 static void exhausted_pool_waits_for_return(void **state)
 {
@@ -84,9 +107,9 @@ static void exhausted_pool_waits_for_return(void **state)
 	assert_int_equal(pool_create(2, 64, &p), 0);
 	struct psbuf *a = pool_get(p, NULL), *b = pool_get(p, NULL);
 	assert_null(pool_try_get(p));
-	struct later l = { b, 20000 };
+	struct later l = { b, 0 };
 	pthread_t t;
-	pthread_create(&t, NULL, put_later, &l);
+	pthread_create(&t, NULL, put_when_waited_for, &l);
 	struct psbuf *c = pool_get(p, NULL); /* blocks until the thread puts b */
 	pthread_join(t, NULL);
 	assert_ptr_equal(c, b);
