@@ -51,6 +51,9 @@ static void scan_keeps_real_files_once(void **state)
 	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "[vdso]");
 	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "/tmp/gone (deleted)");
 	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "/etc/passwd");
+	/* Data maps (attr mmap_data): never opened, never counted. */
+	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA,
+		"/etc/group");
 	dso_set_scan(&s, recs.p, recs.len);
 	/* kernel, /bin/ls, /etc/passwd (no build-id: left out of the payload) */
 	assert_int_equal(dso_set_count(&s), 3);

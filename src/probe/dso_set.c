@@ -108,6 +108,12 @@ size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
 		if (h->size < sizeof(*h) || off + h->size > len)
 			break;
 		size_t at = h->type == PERF_RECORD_MMAP ? 40 : h->type == PERF_RECORD_MMAP2 ? 72 : 0;
+		/* Data maps (mmap_data): an ELF's read-only head carries the same
+		 * name as its text, anything else is no DSO and opening it (a
+		 * device, a big file) is a cost or a hazard; perf gives build-ids
+		 * only to DSOs that samples hit, which are text. */
+		if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+			at = 0;
 		if (at && at < h->size) {
 			const char *name = (const char *)p + off + at;
 			size_t max = h->size - at;
