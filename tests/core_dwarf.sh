@@ -7,7 +7,7 @@
 # ones for a process that already runs: -p).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 5
+plan 6
 cd "$T"
 
 # Share (percent) of samples in $1 whose callchain names main; total in $2.
@@ -27,6 +27,10 @@ check "perfsink's dwarf samples unwind to main (>= 95 %)" [ "$s" -ge 95 ] ||
 check "as many as perf record's (within 5 points)" [ "$s" -ge $((p - 5)) ]
 check "the attr has mmap_data, as perf's does" \
 	sh -c "'$PERF' evlist -v -i sink.data 2>/dev/null | grep -q 'mmap_data: 1'"
+"$PERF" buildid-list -i perf.data 2>/dev/null | grep ' \[vdso\]$' >vdso.perf
+"$PERF" buildid-list -i sink.data 2>/dev/null | grep ' \[vdso\]$' >vdso.sink
+check "BUILD_ID has [vdso] with perf record's id" \
+	sh -c '[ -s vdso.perf ] && cmp -s vdso.perf vdso.sink' || show vdso.perf vdso.sink
 
 # -p: the maps of a running process come from /proc, data maps included.
 # Runs until the test ends (cleanup_hook kills it); -p once it has exec'd.

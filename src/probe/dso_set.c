@@ -9,6 +9,7 @@
 /* perf's NAME_ALIGN for file names in build-id records. */
 #define NAME_ALIGN 64
 #define KERNEL_NAME "[kernel.kallsyms]"
+#define VDSO_NAME "[vdso]"
 /* perf (tools/perf/util/event.h): the record carries the id's size. */
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
 
@@ -72,7 +73,7 @@ static int grow(struct dso_set *s)
 static bool worth_an_id(const char *name)
 {
 	if (name[0] == '[')
-		return !strncmp(name, KERNEL_NAME, strlen(KERNEL_NAME));
+		return !strncmp(name, KERNEL_NAME, strlen(KERNEL_NAME)) || !strcmp(name, VDSO_NAME);
 	return name[0] == '/' && strncmp(name, "//anon", 6) && strncmp(name, "/memfd:", 7) &&
 	       !strstr(name, " (deleted)");
 }
@@ -135,7 +136,8 @@ unsigned dso_set_count(const struct dso_set *s)
 static void read_id(struct dso_entry *d)
 {
 	int r = !strcmp(d->name, KERNEL_NAME) ? buildid_read_kernel(d->id, &d->len)
-					       : buildid_read_file(d->name, d->id, &d->len);
+		: !strcmp(d->name, VDSO_NAME) ? buildid_read_vdso(d->id, &d->len)
+					      : buildid_read_file(d->name, d->id, &d->len);
 	d->state = r == 0 ? 1 : (r < 0 ? r : -EIO);
 }
 
