@@ -7,7 +7,7 @@
 # ones for a process that already runs: -p).
 . "$TESTS_SRCDIR/lib.sh"
 need_root
-plan 6
+plan 8
 cd "$T"
 
 # Share (percent) of samples in $1 whose callchain names main; total in $2.
@@ -18,7 +18,7 @@ main_share() {
 }
 
 "$PERF" record -q -F 999 --call-graph dwarf -o perf.data -- "$WORKLOAD" cpu 1000 >/dev/null 2>perf.err
-"$PERFSINK" record -q -F 999 --call-graph dwarf -o sink.data -- "$WORKLOAD" cpu 1000 >/dev/null 2>sink.err
+"$PERFSINK" record -F 999 --call-graph dwarf -o sink.data -- "$WORKLOAD" cpu 1000 >/dev/null 2>sink.err
 p=$(main_share perf.data perf.n)
 s=$(main_share sink.data sink.n)
 diag "samples reaching main: perf record $p % of $(cat perf.n), perfsink $s % of $(cat sink.n)"
@@ -31,6 +31,12 @@ check "the attr has mmap_data, as perf's does" \
 "$PERF" buildid-list -i sink.data 2>/dev/null | grep ' \[vdso\]$' >vdso.sink
 check "BUILD_ID has [vdso] with perf record's id" \
 	sh -c '[ -s vdso.perf ] && cmp -s vdso.perf vdso.sink' || show vdso.perf vdso.sink
+
+# A copy too small for the stack: the summary counts the samples it cut.
+"$PERFSINK" record -F 999 --call-graph dwarf,64 -o small.data -- "$WORKLOAD" cpu 300 >/dev/null 2>small.err
+check "the summary counts DWARF stacks cut at the size limit" \
+	grep -q "samples ([0-9.]*%) filled the 64-byte DWARF stack copy.*dwarf,256" small.err || show small.err
+check "and says nothing when the stacks fit" fails grep -q 'DWARF stack copy' sink.err
 
 # -p: the maps of a running process come from /proc, data maps included.
 # Runs until the test ends (cleanup_hook kills it); -p once it has exec'd.
