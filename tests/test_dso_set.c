@@ -51,12 +51,15 @@ static void scan_keeps_real_files_once(void **state)
 	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "[vdso]");
 	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "/tmp/gone (deleted)");
 	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "/etc/passwd");
+	/* Data maps (attr mmap_data): never opened, never counted. */
+	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA,
+		"/etc/group");
 	dso_set_scan(&s, recs.p, recs.len);
-	/* kernel, /bin/ls, /etc/passwd (no build-id: left out of the payload) */
-	assert_int_equal(dso_set_count(&s), 3);
+	/* kernel, /bin/ls, [vdso], /etc/passwd (no build-id: left out of the payload) */
+	assert_int_equal(dso_set_count(&s), 4);
 	assert_int_equal(dso_set_build_ids(&s, &ids), 0);
 	int misc = 0;
-	assert_int_equal(count_records(&ids, "/bin/ls", &misc), 2);
+	assert_int_equal(count_records(&ids, "/bin/ls", &misc), 3);
 	assert_int_equal(misc & 7, PERF_RECORD_MISC_USER);
 	assert_true(misc & (1 << 15));
 	count_records(&ids, "[kernel.kallsyms]", &misc);
@@ -76,6 +79,12 @@ static void scan_keeps_real_files_once(void **state)
 		off += h->size;
 	}
 	assert_true(seen);
+	/* [vdso], a user DSO with the id of the image the kernel maps (ours). */
+	misc = 0;
+	count_records(&ids, "[vdso]", &misc);
+	assert_int_equal(misc & 7, PERF_RECORD_MISC_USER);
+	assert_int_equal(buildid_read_vdso(id, &len), 0);
+	assert_int_equal(len, 20);
 	bytes_free(&recs);
 	bytes_free(&ids);
 	dso_set_free(&s);

@@ -93,6 +93,22 @@ static void print_sink(const struct record_sink_report *s)
 		"[ sink %s (%s): %s in, %s written%s ]", s->name, s->plugin, in, out, extra);
 }
 
+/* Users lose DWARF stacks to a too-small copy without knowing it: say so. */
+static void print_stack_cut(const struct record_report *r)
+{
+	uint32_t more = r->stack_user >= 65528 / 4 ? 65528 : r->stack_user * 4;
+	char hint[64] = "";
+
+	if (!r->stack_cut || !r->samples)
+		return;
+	if (more > r->stack_user)
+		snprintf(hint, sizeof(hint), "; try --call-graph dwarf,%u", (unsigned)more);
+	pr_warn("[ perfsink record: %llu of %llu samples (%.1f%%) filled the %u-byte DWARF stack "
+		"copy: their call chains may stop short%s ]",
+		(unsigned long long)r->stack_cut, (unsigned long long)r->samples,
+		100.0 * (double)r->stack_cut / (double)r->samples, (unsigned)r->stack_user, hint);
+}
+
 void summary_print(const struct record_report *r)
 {
 	int sink = worst_sink(r);
@@ -108,6 +124,7 @@ void summary_print(const struct record_report *r)
 		(double)r->ring_bytes / (1024.0 * 1024.0), r->nr_rings, r->secs,
 		(unsigned long long)written, of, (unsigned long long)r->buffers);
 	print_loss(r, sink);
+	print_stack_cut(r);
 	if (r->overruns)
 		pr_warn("[ perfsink record: the kernel overwrote unread ring data %llu times ]",
 			(unsigned long long)r->overruns);

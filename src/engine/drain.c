@@ -49,6 +49,21 @@ static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t
 }
 
 /*
+ * Whether a DWARF sample's stack copy reached the size asked: STACK_USER is
+ * the last field of our samples ({size, data[size], dyn_size}), so dyn_size
+ * is the last u64.  A copy that filled it most likely cut the stack short.
+ * (Where the kernel shrank size to fit 64 KiB, such a sample is not counted.)
+ */
+static unsigned stack_filled(uint32_t asked, const uint8_t *rec, uint16_t size)
+{
+	uint64_t dyn;
+	if (!asked || size < 16)
+		return 0;
+	memcpy(&dyn, rec + size - 8, sizeof(dyn));
+	return dyn >= asked;
+}
+
+/*
  * Count the records (into rec), samples and kernel-reported loss and track
  * the sample time range, for the whole records in p[off, len); returns
  * where it stopped (the start of a record not wholly in yet).
@@ -57,7 +72,7 @@ static size_t scan_records(struct engine *e, struct ring *r, struct psbuf *rec,
 			   const uint8_t *p, size_t off, size_t len)
 {
 	/* Counted in locals: stores through the engine's structs would alias p. */
-	uint64_t n = 0, tmin = UINT64_MAX, tmax = 0;
+	uint64_t n = 0, tmin = UINT64_MAX, tmax = 0, cut = 0;
 	uint32_t records = 0;
 	const size_t time_end = e->time_off + 8;
 	while (off + sizeof(struct perf_event_header) <= len) {
@@ -71,6 +86,7 @@ static size_t scan_records(struct engine *e, struct ring *r, struct psbuf *rec,
 			tmin = t < tmin ? t : tmin;
 			tmax = t > tmax ? t : tmax;
 			n++;
+			cut += stack_filled(e->stack_user, p + off, h->size);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&e->dsos, p + off, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
@@ -82,6 +98,7 @@ static size_t scan_records(struct engine *e, struct ring *r, struct psbuf *rec,
 		}
 		off += h->size;
 	}
+	e->stack_cut += cut;
 	rec->pub.records += records;
 	rec->samples += (uint32_t)n;
 	if (n) {

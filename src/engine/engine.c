@@ -245,6 +245,7 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	e->whole.max_files = 0;
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	e->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
+	e->stack_user = e->o->callgraph == CG_DWARF ? e->o->dwarf_stack : 0;
 	return 0;
 }
 
@@ -383,6 +384,7 @@ static void report_give(struct engine *e, record_report_fn *report)
 				 ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9,
 		.wakeups = e->wakeups, .ring_bytes = e->ring_bytes, .samples = e->samples,
 		.buffers = e->buffers, .kernel_lost = kernel_lost(e),
+		.stack_user = e->stack_user, .stack_cut = e->stack_cut,
 		.lost_records = e->lost_records, .nr_rings = e->nr_rings, .rings = rings,
 		.unread_bytes = e->unread_bytes, .rotations = e->rotations,
 		.sinks = sinks, .nr_sinks = e->ss.n,

@@ -42,6 +42,8 @@ struct record_report {
 	uint64_t wakeups, ring_bytes, samples, buffers;
 	uint64_t kernel_lost;        /* samples the kernel dropped */
 	uint64_t lost_records;       /* LOST records they came in */
+	uint32_t stack_user;         /* --call-graph dwarf,SIZE: SIZE, else 0 */
+	uint64_t stack_cut;          /* of the samples, those whose stack copy filled SIZE */
 	unsigned nr_rings;
 	const struct record_ring_loss *rings; /* nr_rings */
 	uint64_t overruns, unread_bytes, pool_waits, rotations;

@@ -68,12 +68,14 @@ struct engine {
 	int child_status;
 	uint64_t seq;
 	unsigned time_off;          /* offset of TIME in a SAMPLE record */
+	uint32_t stack_user;        /* DWARF: bytes of user stack asked per sample, else 0 */
 	struct timespec t0;
 	char session[40];
 	char hostname[65];
 	/* counters for the summary */
 	uint64_t wakeups, samples, lost_records, lost_in_records, lost_samples;
 	uint64_t ring_bytes, buffers, rotations;
+	uint64_t stack_cut;         /* DWARF samples whose stack copy filled stack_user */
 	int error;                  /* first runtime error (negative errno) */
 	uint64_t unread_bytes;      /* left in the rings: every buffer held at the stop */
 };

@@ -152,6 +152,10 @@ static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struc
 		a->sample_regs_user = X86_64_USER_REGS;
 		a->sample_stack_user = o->dwarf_stack;
 		a->exclude_callchain_user = 1;
+		/* As perf record: DWARF turns on data addresses, and with them
+		 * MMAP2 for non-exec maps, where a separate-code binary keeps
+		 * .eh_frame_hdr; without those the unwinder finds no map. */
+		a->sample_type |= PERF_SAMPLE_ADDR;
 	}
 	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	a->disabled = 1;
@@ -165,6 +169,7 @@ static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struc
 	if (first) {
 		/* Side-band records once per ring, from the first event only. */
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+		a->mmap_data = o->callgraph == CG_DWARF;
 	}
 }
 

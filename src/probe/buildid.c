@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "probe/buildid.h"
@@ -19,6 +20,7 @@
 
 struct elf_file {
 	int fd;
+	uint64_t base; /* where offset 0 is in fd: 0, or the vDSO's address in /proc/self/mem */
 	bool is64, swap;
 	bool cut; /* some header or note lay past the end of the file */
 };
@@ -38,7 +40,7 @@ static int read_at(struct elf_file *f, void *buf, size_t n, uint64_t off)
 	size_t got = 0;
 
 	while (got < n) {
-		ssize_t r = pread(f->fd, (char *)buf + got, n - got, (off_t)(off + got));
+		ssize_t r = pread(f->fd, (char *)buf + got, n - got, (off_t)(f->base + off + got));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -221,6 +223,25 @@ int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len)
 	close(f.fd);
 	if (err && f.cut)
 		return -ENOEXEC;
+	return err;
+}
+
+int buildid_read_vdso(uint8_t id[BUILDID_MAX], size_t *len)
+{
+	/* The image's file offsets are offsets from its load address. */
+	struct elf_file f = { .base = getauxval(AT_SYSINFO_EHDR) };
+	struct elf_hdrs h = { 0 };
+	int err;
+
+	if (!f.base)
+		return -ENOENT;
+	f.fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+	if (f.fd < 0)
+		return -errno;
+	err = ehdr_read(&f, &h);
+	if (!err)
+		err = table_find_buildid(&f, h.phoff, h.phentsize, h.phnum, true, id, len);
+	close(f.fd);
 	return err;
 }
 

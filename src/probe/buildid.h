@@ -23,6 +23,14 @@ int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len);
 /* Build-id of the running kernel from /sys/kernel/notes.  Same returns. */
 int buildid_read_kernel(uint8_t id[BUILDID_MAX], size_t *len);
 
+/*
+ * Build-id of the vDSO mapped into this process (getauxval(AT_SYSINFO_EHDR),
+ * read through /proc/self/mem).  The kernel maps one image into every
+ * process of an ABI, so it stands for "[vdso]" of the 64-bit processes
+ * recorded, as perf's own vDSO does for perf.  -ENOENT without a vDSO.
+ */
+int buildid_read_vdso(uint8_t id[BUILDID_MAX], size_t *len);
+
 /* Same from a raw note file (/sys/kernel/notes, /sys/module/M/notes/...). */
 int buildid_read_notes_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len);
 

@@ -9,6 +9,7 @@
 /* perf's NAME_ALIGN for file names in build-id records. */
 #define NAME_ALIGN 64
 #define KERNEL_NAME "[kernel.kallsyms]"
+#define VDSO_NAME "[vdso]"
 /* perf (tools/perf/util/event.h): the record carries the id's size. */
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
 
@@ -72,7 +73,7 @@ static int grow(struct dso_set *s)
 static bool worth_an_id(const char *name)
 {
 	if (name[0] == '[')
-		return !strncmp(name, KERNEL_NAME, strlen(KERNEL_NAME));
+		return !strncmp(name, KERNEL_NAME, strlen(KERNEL_NAME)) || !strcmp(name, VDSO_NAME);
 	return name[0] == '/' && strncmp(name, "//anon", 6) && strncmp(name, "/memfd:", 7) &&
 	       !strstr(name, " (deleted)");
 }
@@ -108,6 +109,12 @@ size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
 		if (h->size < sizeof(*h) || off + h->size > len)
 			break;
 		size_t at = h->type == PERF_RECORD_MMAP ? 40 : h->type == PERF_RECORD_MMAP2 ? 72 : 0;
+		/* Data maps (mmap_data): an ELF's read-only head carries the same
+		 * name as its text, anything else is no DSO and opening it (a
+		 * device, a big file) is a cost or a hazard; perf gives build-ids
+		 * only to DSOs that samples hit, which are text. */
+		if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
+			at = 0;
 		if (at && at < h->size) {
 			const char *name = (const char *)p + off + at;
 			size_t max = h->size - at;
@@ -129,7 +136,8 @@ unsigned dso_set_count(const struct dso_set *s)
 static void read_id(struct dso_entry *d)
 {
 	int r = !strcmp(d->name, KERNEL_NAME) ? buildid_read_kernel(d->id, &d->len)
-					       : buildid_read_file(d->name, d->id, &d->len);
+		: !strcmp(d->name, VDSO_NAME) ? buildid_read_vdso(d->id, &d->len)
+					      : buildid_read_file(d->name, d->id, &d->len);
 	d->state = r == 0 ? 1 : (r < 0 ? r : -EIO);
 }
 

@@ -25,6 +25,7 @@
 /* State shared by every process of one walk. */
 struct synth_walk {
 	uint64_t deadline_ns; /* UINT64_MAX: none */
+	bool mmap_data;       /* readable data maps too, as the attrs ask */
 	char hugetlbfs[256];  /* first hugetlbfs mount point, or "" */
 	struct synth_stats st;
 };
@@ -50,10 +51,21 @@ static void hugetlbfs_find(char *out, size_t len)
 	fclose(f);
 }
 
-static void synth_walk_init(struct synth_walk *w, uint64_t deadline_ns)
+/* perf synthesizes data maps when it records them (opts->sample_address). */
+static bool wants_mmap_data(const struct ps_events *evs)
+{
+	for (unsigned i = 0; evs && i < evs->nr; i++)
+		if (evs->ev[i].attr.mmap_data)
+			return true;
+	return false;
+}
+
+static void synth_walk_init(struct synth_walk *w, const struct ps_events *evs,
+			    uint64_t deadline_ns)
 {
 	memset(w, 0, sizeof(*w));
 	w->deadline_ns = deadline_ns;
+	w->mmap_data = wants_mmap_data(evs);
 	hugetlbfs_find(w->hugetlbfs, sizeof(w->hugetlbfs));
 }
 
@@ -133,7 +145,8 @@ static void emit_mmap2(struct bytes *b, const struct ps_events *evs, pid_t pid,
 }
 
 /*
- * MMAP2 per executable map of pid.  Past the deadline perf emits the line it
+ * MMAP2 per executable map of pid, and per readable one flagged MMAP_DATA
+ * when the attrs have mmap_data (synthetic-events.c).  Past the deadline perf emits the line it
  * is on, flagged, and stops; we do the same so perf report can count it.
  */
 static void synth_maps(struct bytes *b, const struct ps_events *evs, pid_t pid,
@@ -163,6 +176,9 @@ static void synth_maps(struct bytes *b, const struct ps_events *evs, pid_t pid,
 		}
 		if (e.prot & PROT_EXEC)
 			emit_mmap2(b, evs, pid, &e, misc, w->hugetlbfs);
+		else if (w->mmap_data && (e.prot & PROT_READ))
+			emit_mmap2(b, evs, pid, &e, misc | PERF_RECORD_MISC_MMAP_DATA,
+				   w->hugetlbfs);
 	}
 	free(line);
 	fclose(f);
@@ -230,7 +246,7 @@ int synth_process(struct bytes *b, const struct ps_events *evs, pid_t pid)
 {
 	struct synth_walk w;
 
-	synth_walk_init(&w, UINT64_MAX);
+	synth_walk_init(&w, evs, UINT64_MAX);
 	return synth_process_walk(b, evs, pid, false, &w);
 }
 
@@ -241,7 +257,7 @@ int synth_all_processes_budget(struct bytes *b, const struct ps_events *evs,
 	struct dirent *d;
 	DIR *dir;
 
-	synth_walk_init(&w, now_ns() + (uint64_t)budget_ms * 1000000u);
+	synth_walk_init(&w, evs, now_ns() + (uint64_t)budget_ms * 1000000u);
 	dir = opendir("/proc");
 	if (!dir)
 		return -errno;

@@ -34,7 +34,8 @@ int synth_kernel_mmap(struct bytes *b, const struct ps_events *evs);
  * For each thread of pid (/proc/PID/task): FORK (non-main threads only),
  * COMM, and after the main thread's COMM one MMAP2 per executable line of
  * its maps (misc USER; "//anon" for anonymous and hugetlbfs maps, as perf
- * does).  Threads that vanish mid-scan are skipped.  pid may also name a
+ * does).  When an attr of evs has mmap_data, also one per readable
+ * non-executable line, misc USER | MMAP_DATA, as perf does then.  Threads that vanish mid-scan are skipped.  pid may also name a
  * non-main thread: the whole thread group is synthesized.
  * Returns 0, -ESRCH if pid does not exist, -ENOMEM.
  */
