@@ -9,12 +9,17 @@ int log_verbosity(void) { return verbosity; }
 
 static const char *const level_tag[] = { "error: ", "warning: ", "", "debug: " };
 
+/* Errors always show; -q silences warnings and info. */
+static int shown(enum log_level lvl)
+{
+	if (lvl != LOG_ERR && (int)lvl > verbosity + 1)
+		return 0;
+	return !(lvl == LOG_WARN && verbosity < 0);
+}
+
 void log_vmsg(enum log_level lvl, const char *prefix, const char *fmt, va_list ap)
 {
-	/* Errors always show; -q silences warnings and info. */
-	if (lvl != LOG_ERR && (int)lvl > verbosity + 1)
-		return;
-	if (lvl == LOG_WARN && verbosity < 0)
+	if (!shown(lvl))
 		return;
 	char line[2048];
 	int n = vsnprintf(line, sizeof(line), fmt, ap);
@@ -31,4 +36,17 @@ void log_msg(enum log_level lvl, const char *prefix, const char *fmt, ...)
 	va_start(ap, fmt);
 	log_vmsg(lvl, prefix, fmt, ap);
 	va_end(ap);
+}
+
+void log_summary(enum log_level lvl, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!shown(lvl))
+		return;
+	char line[2048];
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s\n", line);
 }

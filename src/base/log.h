@@ -11,6 +11,14 @@ int log_verbosity(void);
 void log_msg(enum log_level lvl, const char *prefix, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void log_vmsg(enum log_level lvl, const char *prefix, const char *fmt, va_list ap);
+/*
+ * A line of perfsink record's closing summary, shown at the same
+ * verbosity as log_msg but printed as it is: the line carries its own
+ * "[ perfsink record: ... ]" (as perf's "[ perf record: ... ]"), so a
+ * second "perfsink: " prefix would be noise.
+ */
+void log_summary(enum log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #define pr_err(...)   log_msg(LOG_ERR, NULL, __VA_ARGS__)
 #define pr_warn(...)  log_msg(LOG_WARN, NULL, __VA_ARGS__)

@@ -1,6 +1,9 @@
 /*
  * The summary perfsink record prints at the end, in perf record's words
- * where perf has them ("Woken up", "Captured", "LOST").
+ * where perf has them ("Captured", "LOST"), with one prefix each
+ * ("[ perfsink record: ...", "[ sink NAME (plugin): ...").  No "Woken up"
+ * line: the engine reads the rings on its poll timer as well as when a ring
+ * wakes it, so poll wake-ups (often 0 with data read) say nothing useful.
  */
 #include <config.h>
 
@@ -36,7 +39,7 @@ static void print_loss(const struct record_report *r, int sink)
 	size_t k = 0;
 
 	if (!lost && !sl) {
-		pr_info("[ perfsink record: lost 0 samples ]");
+		log_summary(LOG_INFO, "[ perfsink record: lost 0 samples ]");
 		return;
 	}
 	for (unsigned c = 0; c < r->nr_rings && k < sizeof(per_cpu); c++)
@@ -50,12 +53,12 @@ static void print_loss(const struct record_report *r, int sink)
 			 (unsigned long long)sl->lost_samples, sl->name,
 			 (unsigned long long)sl->lost_records, (unsigned long long)sl->lost_bytes);
 	if (kernel_lost)
-		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
+		log_summary(LOG_WARN, "[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
 			"the rings filled up; try a larger -m, a lower -F, fewer events, or -r%s ]",
 			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
 			(unsigned long long)r->lost_records, per_cpu, by_sink);
 	else
-		pr_warn("[ perfsink record: LOST %llu samples (%.1f%%): %s ]",
+		log_summary(LOG_WARN, "[ perfsink record: LOST %llu samples (%.1f%%): %s ]",
 			(unsigned long long)lost, pct, by_sink);
 }
 
@@ -89,7 +92,7 @@ static void print_sink(const struct record_sink_report *s)
 			 "samples, %llu bytes) in all",
 			 (unsigned long long)s->lost_records, (unsigned long long)s->lost_samples,
 			 (unsigned long long)s->lost_bytes);
-	log_msg(st->dropped_bytes || s->failed ? LOG_WARN : LOG_INFO, NULL,
+	log_summary(st->dropped_bytes || s->failed ? LOG_WARN : LOG_INFO,
 		"[ sink %s (%s): %s in, %s written%s ]", s->name, s->plugin, in, out, extra);
 }
 
@@ -118,24 +121,22 @@ void summary_print(const struct record_report *r)
 
 	if (sink >= 0)
 		snprintf(of, sizeof(of), " written of %llu read", (unsigned long long)r->samples);
-	pr_info("[ perfsink record: Woken up %llu times to write data ]",
-		(unsigned long long)r->wakeups);
-	pr_info("[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples%s, %llu buffers) ]",
+	log_summary(LOG_INFO, "[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples%s, %llu buffers) ]",
 		(double)r->ring_bytes / (1024.0 * 1024.0), r->nr_rings, r->secs,
 		(unsigned long long)written, of, (unsigned long long)r->buffers);
 	print_loss(r, sink);
 	print_stack_cut(r);
 	if (r->overruns)
-		pr_warn("[ perfsink record: the kernel overwrote unread ring data %llu times ]",
+		log_summary(LOG_WARN, "[ perfsink record: the kernel overwrote unread ring data %llu times ]",
 			(unsigned long long)r->overruns);
 	if (r->unread_bytes)
-		pr_warn("[ perfsink record: LOST %llu bytes left in the rings: a sink held every buffer "
+		log_summary(LOG_WARN, "[ perfsink record: LOST %llu bytes left in the rings: a sink held every buffer "
 			"when the second interrupt came ]", (unsigned long long)r->unread_bytes);
 	if (r->pool_waits)
-		pr_info("[ perfsink record: waited %llu times for a sink to return a buffer ]",
+		log_summary(LOG_INFO, "[ perfsink record: waited %llu times for a sink to return a buffer ]",
 			(unsigned long long)r->pool_waits);
 	if (r->rotations)
-		pr_info("[ perfsink record: %llu outputs (rotated %llu times) ]",
+		log_summary(LOG_INFO, "[ perfsink record: %llu outputs (rotated %llu times) ]",
 			(unsigned long long)r->rotations + 1, (unsigned long long)r->rotations);
 	for (unsigned i = 0; i < r->nr_sinks; i++)
 		if (r->sinks[i].has_stats)
