@@ -96,7 +96,13 @@ static void print_sink(const struct record_sink_report *s)
 		"[ sink %s (%s): %s in, %s written%s ]", s->name, s->plugin, in, out, extra);
 }
 
-/* Users lose DWARF stacks to a too-small copy without knowing it: say so. */
+/*
+ * A full copy means the stack above the sample was larger than SIZE; the
+ * frames the unwinder needs may still all be inside it (the top holds the
+ * environment, auxv and a random ASLR gap of up to 8 KiB, so a whole run
+ * can fill every copy and still unwind).  Said with -v, as a hint when
+ * perf report's chains stop short, never as a warning.
+ */
 static void print_stack_cut(const struct record_report *r)
 {
 	uint32_t more = r->stack_user >= 65528 / 4 ? 65528 : r->stack_user * 4;
@@ -106,8 +112,8 @@ static void print_stack_cut(const struct record_report *r)
 		return;
 	if (more > r->stack_user)
 		snprintf(hint, sizeof(hint), "; try --call-graph dwarf,%u", (unsigned)more);
-	pr_warn("[ perfsink record: %llu of %llu samples (%.1f%%) filled the %u-byte DWARF stack "
-		"copy: their call chains may stop short%s ]",
+	log_summary(LOG_DEBUG, "[ perfsink record: %llu of %llu samples (%.1f%%) filled the %u-byte DWARF stack "
+		"copy: if their call chains stop short%s ]",
 		(unsigned long long)r->stack_cut, (unsigned long long)r->samples,
 		100.0 * (double)r->stack_cut / (double)r->samples, (unsigned)r->stack_user, hint);
 }
