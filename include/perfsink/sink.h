@@ -51,7 +51,10 @@
  * write(), barrier() or rotate() marks the instance failed: the sink logs
  * its own precise message once, the engine stops writing to it and, with
  * on_error = stop (the default), ends the recording cleanly; with
- * on_error = detach it logs one warning and records on without it.  close()
+ * on_error = detach it logs one warning and records on without it.  -EPIPE
+ * means the reader of the sink's output went away (a closed pipe): with
+ * on_error = stop, perfsink then exits with status 141, as a process that
+ * SIGPIPE killed would (perfsink ignores SIGPIPE while recording).  close()
  * is called exactly once for every instance that open() returned 0 for,
  * failed or not, and must leave whatever was written in a state perf can
  * read.

@@ -531,6 +531,12 @@ int record_opts_check(const struct record_opts *o, char *err, size_t errlen)
 			 "--switch-output by size or time does not go with it");
 		return -EINVAL;
 	}
+	if (o->output && !strcmp(o->output, "-") && (o->switch_output != SWITCH_NONE || o->overwrite)) {
+		snprintf(err, errlen, "%s makes a new output at each cut, and -o - is one pipe-mode "
+			 "stream on standard output; write to a file (-o PATH) to rotate",
+			 o->overwrite ? "--overwrite" : "--switch-output");
+		return -EINVAL;
+	}
 	if (o->switch_max_files && o->switch_output == SWITCH_NONE && !o->overwrite) {
 		snprintf(err, errlen, "--switch-max-files needs --switch-output (or --overwrite)");
 		return -EINVAL;

@@ -505,6 +505,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 		.stop_reason = e->error,
 	};
 	bool sink_failed = e->ss.nr_stop_failed || !sinkset_alive(&e->ss);
+	bool reader_gone = sinkset_reader_gone(&e->ss);
 	int cr = sinkset_close(&e->ss, &sum);
 	if (e->wl.pid && !e->child_done) {
 		int st;
@@ -518,6 +519,8 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	engine_free(e);
 	if (exec_failed)
 		return 127; /* as a shell says "command not found" */
+	if (reader_gone)
+		return EXIT_READER_GONE;
 	if (e->error || cr < 0 || sink_failed)
 		return EXIT_RECORD_FAILED;
 	return e->wl.pid ? workload_exit_code(e->child_status) : 0;

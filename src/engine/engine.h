@@ -18,6 +18,11 @@ enum {
 	EXIT_RECORD_FAILED = 1, /* a runtime failure: sink error, event error */
 	EXIT_BAD_INPUT = 2,     /* bad CLI, config, plugin, event, or any failure
 				   before recording began: nothing recorded */
+	/*
+	 * A sink's reader went away (-EPIPE: `perfsink record -o - | head`):
+	 * the status a shell shows for perf record, which SIGPIPE kills there.
+	 */
+	EXIT_READER_GONE = 128 + 13,
 };
 
 /* One ring's kernel loss. */

@@ -189,6 +189,14 @@ int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next)
 	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
 }
 
+bool sinkset_reader_gone(const struct sinkset *ss)
+{
+	for (unsigned i = 0; i < ss->n; i++)
+		if (ss->v[i].err == -EPIPE && ss->v[i].conf->on_error == ON_ERROR_STOP)
+			return true;
+	return false;
+}
+
 bool sinkset_alive(const struct sinkset *ss)
 {
 	for (unsigned i = 0; i < ss->n; i++)

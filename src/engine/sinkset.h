@@ -86,6 +86,8 @@ void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out);
  * (sinkset_loss), its stats when it was opened and has a stats call.
  */
 void sinkset_reports(struct sinkset *ss, struct record_sink_report *out);
+/* A failed on_error = stop instance said -EPIPE: its reader went away. */
+bool sinkset_reader_gone(const struct sinkset *ss);
 /* Any instance live? */
 bool sinkset_alive(const struct sinkset *ss);
 void sinkset_free(struct sinkset *ss);

@@ -98,7 +98,36 @@ static int sinks_select(struct bound_sinks *b, const struct record_opts *o, char
 	return ret;
 }
 
-static int output_apply(struct bound_sinks *b, const char *output, char *err, size_t errlen)
+/*
+ * -o -: the file sink -o would set becomes an instance of the pipe sink
+ * (perf's pipe format on standard output), with the same name and
+ * on_error, as perf record -o - writes its pipe format to stdout.
+ */
+static int output_to_pipe(struct sink_conf *target, const char *plugin_dir, char *err,
+			  size_t errlen)
+{
+	char why[ERR_MAX / 2];
+	struct sink_conf s;
+	struct plugin *p;
+
+	if (plugin_load("pipe", plugin_dir, &p, why, sizeof(why))) {
+		snprintf(err, errlen, "-o -: the pipe sink writes to standard output: %s", why);
+		return -EINVAL;
+	}
+	if (sink_conf_init(&s, target->name, p, "-o -", why, sizeof(why))) {
+		snprintf(err, errlen, "-o -: %s", why);
+		sink_conf_clear(&s); /* unloads p */
+		return -EINVAL;
+	}
+	s.on_error = target->on_error;
+	s.no_rotate = target->no_rotate;
+	sink_conf_clear(target);
+	*target = s;
+	return 0;
+}
+
+static int output_apply(struct bound_sinks *b, const char *output, const char *plugin_dir,
+			char *err, size_t errlen)
 {
 	struct sink_conf *target = NULL;
 	char names[ERR_MAX / 2] = "", why[ERR_MAX / 2];
@@ -120,6 +149,8 @@ static int output_apply(struct bound_sinks *b, const char *output, char *err, si
 			snprintf(err, errlen, "-o '%s': no selected sink writes files", output);
 		return -EINVAL;
 	}
+	if (!strcmp(output, "-"))
+		return output_to_pipe(target, plugin_dir, err, errlen);
 	k = key_index(target->plugin->ops->keys, "path");
 	if (sink_value_set(target, (unsigned)k, output, "-o", 1, why, sizeof(why))) {
 		snprintf(err, errlen, "-o '%s': %s", output, why);
@@ -196,7 +227,7 @@ int bind_select(struct bound_sinks *b, const struct record_opts *o, char *err, s
 		ret = -EINVAL;
 	}
 	if (!ret && o->output)
-		ret = output_apply(b, o->output, err, errlen);
+		ret = output_apply(b, o->output, o->plugin_dir, err, errlen);
 	if (!ret)
 		ret = paths_distinct(b, err, errlen);
 	if (ret == -ENOMEM)

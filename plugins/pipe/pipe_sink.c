@@ -1,0 +1,325 @@
+/*
+ * pipe sink: the recording in perf's pipe format on a file descriptor,
+ * standard output by default (`perfsink record -o - ... | perf script -i -`).
+ *
+ * The bytes are the stream the http sink sends: host->pipe_header(), then
+ * every buffer as it is.  A thread of the sink does the blocking writes, so
+ * a slow reader holds buffers (the engine's backpressure), never the
+ * engine thread.
+ *
+ * The sink takes the descriptor over at open(): it keeps a private
+ * close-on-exec duplicate, so the workload does not inherit the stream
+ * (the reader sees its end when perfsink is done), and with fd = 1 it
+ * points standard output at standard error, so that neither the workload
+ * (as perf record does for it in pipe mode) nor anything perfsink prints
+ * can mix text into the stream.  A terminal is refused: the stream is
+ * binary.
+ *
+ * When the reader goes away (`| head -1`), the write fails with EPIPE
+ * (perfsink ignores SIGPIPE while recording); the sink says so once and
+ * fails with -EPIPE, which ends the recording (sink.h: exit status 141).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <perfsink/sink.h>
+
+enum { KEY_FD };
+
+static const struct perfsink_key pipe_keys[] = {
+	[KEY_FD] = { "fd", PERFSINK_KEY_INT, "1",
+		     "file descriptor to write the pipe-mode stream to (1: standard output; -o - selects it)",
+		     0, 65535, NULL },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+/* A queued write: the stream header (owned bytes) or a buffer (a reference). */
+struct pipe_item {
+	struct pipe_item *next;
+	struct perfsink_buf *buf;   /* NULL: hdr */
+	struct perfsink_bytes hdr;
+};
+
+struct pipe_sink {
+	const struct perfsink_instance *inst;
+	const struct perfsink_host *host;
+	int fd;                     /* private duplicate, close-on-exec */
+	pthread_t writer;
+	int writer_started;
+	pthread_mutex_t mu;
+	pthread_cond_t work_cv;     /* an item was queued, or stop */
+	pthread_cond_t idle_cv;     /* the queue ran empty */
+	struct pipe_item *head, *tail;
+	int busy;                   /* the writer holds an item */
+	int stop;
+	int err;                    /* first error, sticky */
+	struct perfsink_sink_stats st;
+};
+
+#define PLOG(p, lvl, ...) (p)->host->log((p)->inst, (lvl), __VA_ARGS__)
+
+/* Every byte of p[0..len) to fd.  0 or a negative errno. */
+static int write_all(int fd, const uint8_t *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void item_free(struct pipe_sink *p, struct pipe_item *it)
+{
+	if (it->buf)
+		p->host->buf_put(it->buf);
+	else
+		p->host->bytes_free(&it->hdr);
+	free(it);
+}
+
+/* Writer thread, without the lock: write one item and account for it. */
+static void write_item(struct pipe_sink *p, struct pipe_item *it, int failed)
+{
+	const uint8_t *data = it->buf ? it->buf->data : it->hdr.data;
+	size_t len = it->buf ? it->buf->len : it->hdr.len;
+	int r = failed ? failed : write_all(p->fd, data, len);
+
+	pthread_mutex_lock(&p->mu);
+	if (r == 0) {
+		p->st.bytes_out += len;
+		if (it->buf)
+			p->st.files = 1;
+	} else {
+		p->st.dropped_bytes += len;
+		p->st.dropped_records += it->buf ? it->buf->records : 0;
+		if (!p->err) {
+			p->err = r;
+			if (r == -EPIPE)
+				PLOG(p, PERFSINK_LOG_ERROR, "the reader of the stream closed the pipe "
+				     "(EPIPE); the recording ends here");
+			else
+				PLOG(p, PERFSINK_LOG_ERROR, "writing the stream to fd %d failed: %s",
+				     p->fd, strerror(-r));
+		}
+	}
+	pthread_mutex_unlock(&p->mu);
+	item_free(p, it);
+}
+
+static void *writer_main(void *arg)
+{
+	struct pipe_sink *p = arg;
+
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		struct pipe_item *it;
+		int failed;
+
+		while (!p->head && !p->stop)
+			pthread_cond_wait(&p->work_cv, &p->mu);
+		if (!p->head)
+			break;
+		it = p->head;
+		p->head = it->next;
+		if (!p->head)
+			p->tail = NULL;
+		p->busy = 1;
+		failed = p->err; /* after a failure, drop the rest without writing */
+		pthread_mutex_unlock(&p->mu);
+		write_item(p, it, failed);
+		pthread_mutex_lock(&p->mu);
+		p->busy = 0;
+		if (!p->head)
+			pthread_cond_broadcast(&p->idle_cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static int enqueue(struct pipe_sink *p, struct pipe_item *it)
+{
+	int err;
+
+	pthread_mutex_lock(&p->mu);
+	err = p->err;
+	if (!err) {
+		if (p->tail)
+			p->tail->next = it;
+		else
+			p->head = it;
+		p->tail = it;
+		pthread_cond_signal(&p->work_cv);
+	}
+	pthread_mutex_unlock(&p->mu);
+	if (err)
+		item_free(p, it);
+	return err;
+}
+
+/* Take fd over: a private close-on-exec copy; fd 1 then points at stderr. */
+static int take_fd(const struct perfsink_instance *inst, int fd, int *out)
+{
+	const char *at = perfsink_value_origin(inst, KEY_FD);
+	int own;
+
+	if (fcntl(fd, F_GETFD) < 0) {
+		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s%sfd %d is not open: %s", at ? at : "",
+				at ? ": " : "", fd, strerror(errno));
+		return -EBADF;
+	}
+	if (isatty(fd)) {
+		inst->host->log(inst, PERFSINK_LOG_ERROR,
+				"%s%sfd %d is a terminal; perf's pipe format is binary: redirect it "
+				"to a file or a pipe (perfsink record -o - ... | perf script -i -)",
+				at ? at : "", at ? ": " : "", fd);
+		return -ENOTTY;
+	}
+	own = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (own < 0)
+		return -errno;
+	if (fd == STDOUT_FILENO) {
+		fflush(stdout);
+		if (dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+			int e = errno;
+
+			close(own);
+			return -e;
+		}
+	}
+	*out = own;
+	return 0;
+}
+
+static int pipe_open(const struct perfsink_instance *inst, void **ctx)
+{
+	struct pipe_sink *p = calloc(1, sizeof(*p));
+	int r;
+
+	if (!p)
+		return -ENOMEM;
+	p->inst = inst;
+	p->host = inst->host;
+	r = take_fd(inst, (int)inst->values[KEY_FD].num, &p->fd);
+	if (r < 0) {
+		free(p);
+		return r;
+	}
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_cond_init(&p->work_cv, NULL);
+	pthread_cond_init(&p->idle_cv, NULL);
+	r = -pthread_create(&p->writer, NULL, writer_main, p);
+	if (r < 0) {
+		PLOG(p, PERFSINK_LOG_ERROR, "cannot start the writer thread: %s", strerror(-r));
+		close(p->fd);
+		free(p);
+		return r;
+	}
+	p->writer_started = 1;
+	*ctx = p;
+	return 0;
+}
+
+static int pipe_start(void *ctx, const struct perfsink_stream *stream)
+{
+	struct pipe_sink *p = ctx;
+	struct pipe_item *it = calloc(1, sizeof(*it));
+	int r;
+
+	if (!it)
+		return -ENOMEM;
+	r = p->host->pipe_header(stream, NULL, &it->hdr);
+	if (r < 0) {
+		PLOG(p, PERFSINK_LOG_ERROR, "cannot build the stream header: %s", strerror(-r));
+		free(it);
+		return r;
+	}
+	return enqueue(p, it);
+}
+
+static int pipe_write(void *ctx, struct perfsink_buf *buf)
+{
+	struct pipe_sink *p = ctx;
+	struct pipe_item *it = calloc(1, sizeof(*it));
+
+	if (!it)
+		return -ENOMEM;
+	p->host->buf_get(buf);
+	it->buf = buf;
+	pthread_mutex_lock(&p->mu);
+	p->st.bytes_in += buf->len;
+	p->st.buffers++;
+	pthread_mutex_unlock(&p->mu);
+	return enqueue(p, it);
+}
+
+static int pipe_barrier(void *ctx)
+{
+	struct pipe_sink *p = ctx;
+	int err;
+
+	pthread_mutex_lock(&p->mu);
+	while (p->head || p->busy)
+		pthread_cond_wait(&p->idle_cv, &p->mu);
+	err = p->err;
+	pthread_mutex_unlock(&p->mu);
+	return err;
+}
+
+static int pipe_close(void *ctx, const struct perfsink_summary *sum)
+{
+	struct pipe_sink *p = ctx;
+	int err;
+
+	(void)sum;
+	pthread_mutex_lock(&p->mu);
+	p->stop = 1;
+	pthread_cond_broadcast(&p->work_cv);
+	pthread_mutex_unlock(&p->mu);
+	if (p->writer_started)
+		pthread_join(p->writer, NULL);
+	err = p->err;
+	if (close(p->fd) < 0 && !err && errno != EINTR)
+		err = -errno;
+	pthread_cond_destroy(&p->work_cv);
+	pthread_cond_destroy(&p->idle_cv);
+	pthread_mutex_destroy(&p->mu);
+	free(p);
+	return err;
+}
+
+static void pipe_stats(void *ctx, struct perfsink_sink_stats *out)
+{
+	struct pipe_sink *p = ctx;
+
+	pthread_mutex_lock(&p->mu);
+	*out = p->st;
+	pthread_mutex_unlock(&p->mu);
+}
+
+static const struct perfsink_sink_ops pipe_ops = {
+	.abi_major = PERFSINK_ABI_MAJOR,
+	.abi_minor = PERFSINK_ABI_MINOR,
+	.struct_size = sizeof(struct perfsink_sink_ops),
+	.flags = 0,
+	.name = "pipe",
+	.description = "perf pipe-mode stream to a file descriptor (stdout: -o -), for perf script/report/inject -i -",
+	.keys = pipe_keys,
+	.open = pipe_open,
+	.start = pipe_start,
+	.write = pipe_write,
+	.barrier = pipe_barrier,
+	.close = pipe_close,
+	.stats = pipe_stats,
+};
+
+PERFSINK_DEFINE_SINK(pipe_ops)
