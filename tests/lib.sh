@@ -5,6 +5,11 @@ WORKLOAD="$TESTS_BUILDDIR/workload"
 T=$(mktemp -d /tmp/perfsink-test.XXXXXX)
 trap 'cleanup_hook 2>/dev/null; rm -rf "$T"' EXIT
 cleanup_hook() { :; }
+# perf record and perfsink record add the binaries they record to the
+# build-id cache in $HOME/.debug: a test's recordings fill its own.
+HOME=$T/home
+export HOME
+mkdir -p "$HOME"
 _n=0
 _failed=0
 

@@ -56,6 +56,9 @@ static const char record_usage[] =
 	"      --exclude-self[=BOOL] with -a/-C, drop perfsink's own samples and\n"
 	"                           tracepoint hits in the kernel (default yes; no to\n"
 	"                           see perfsink itself)\n"
+	"  -N, --no-buildid-cache   do not add the recorded binaries to perf's build-id\n"
+	"                           cache ($HOME/.debug), which perf record fills by default\n"
+	"  -B, --no-buildid         no build-id list in the header (and no cache), as perf -B\n"
 	"  -q, --quiet              print errors only\n"
 	"  -v, --verbose            more messages (repeatable)\n"
 	"  -h, --help               this text\n"
@@ -88,6 +91,8 @@ static const struct option record_long[] = {
 	{ "realtime", required_argument, NULL, 'r' },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "no-buildid-cache", no_argument, NULL, 'N' },
+	{ "no-buildid", no_argument, NULL, 'B' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -136,11 +141,13 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 	bool quiet = false;
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:r:qvh", record_long, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:r:NBqvh", record_long, NULL)) != -1) {
 		int r = 0;
 		switch (c) {
 		case 'g': r = push(sets, nsets, "call-graph", "fp"); break;
 		case 'a': r = push(sets, nsets, "all-cpus", "true"); break;
+		case 'N': r = push(sets, nsets, "no-buildid-cache", "true"); break;
+		case 'B': r = push(sets, nsets, "no-buildid", "true"); break;
 		case OPT_AIO: r = push(sets, nsets, "aio", optarg ? optarg : "4"); break;
 		case OPT_SWITCH_OUTPUT:
 			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");

@@ -388,18 +388,38 @@ static int set_realtime(struct record_opts *o, const char *v, char *err, size_t 
 	return 0;
 }
 
+static int set_no_buildid_cache(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	if (parse_bool(v, &o->no_buildid_cache)) {
+		snprintf(err, errlen, "'%s' is not a boolean; accepted: true, false, yes, no, "
+			 "on, off, 1, 0", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_no_buildid(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	if (parse_bool(v, &o->no_buildid)) {
+		snprintf(err, errlen, "'%s' is not a boolean; accepted: true, false, yes, no, "
+			 "on, off, 1, 0", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const opt_setter setters[] = {
 	set_event, set_freq, set_count, set_call_graph, set_mmap_pages, set_aio,
 	set_all_cpus, set_cpu, set_pid, set_tid, set_output, set_duration,
 	set_plugin_dir, set_verbose, set_switch_output, set_switch_max_files,
-	set_overwrite, set_exclude_self, set_realtime,
+	set_overwrite, set_exclude_self, set_realtime, set_no_buildid_cache, set_no_buildid,
 };
 
 const char *const record_opt_names[] = {
 	"event", "freq", "count", "call-graph", "mmap-pages", "aio",
 	"all-cpus", "cpu", "pid", "tid", "output", "duration",
 	"plugin-dir", "verbose", "switch-output", "switch-max-files",
-	"overwrite", "exclude-self", "realtime", NULL,
+	"overwrite", "exclude-self", "realtime", "no-buildid-cache", "no-buildid", NULL,
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))

@@ -36,6 +36,8 @@ struct record_opts {
 	bool overwrite;            /* flight recorder: dump the rings on SIGUSR2 and exit */
 	bool exclude_self;         /* -a/-C: drop perfsink's own records in the kernel (default) */
 	uint32_t realtime;         /* -r: SCHED_FIFO priority of perfsink's threads; 0: normal */
+	bool no_buildid_cache;     /* -N: do not add the DSOs to perf's build-id cache (~/.debug) */
+	bool no_buildid;           /* -B: no BUILD_ID feature (and no cache), as perf record -B */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */

@@ -464,6 +464,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 		snprintf(err, sizeof(err), "cannot describe the recording: %s", strerror(-r));
 		goto fail;
 	}
+	cache_step_begin(e);
 	if (sinkset_start(&e->ss, CUR_STREAM(e), &e->whole) < 0 || (!o->overwrite && segment_synthesize(e, true) < 0)) {
 		err[0] = '\0'; /* the sink said why */
 		r = -EPIPE;
@@ -479,6 +480,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	}
 	if (!e->error)
 		record_loop(e);
+	int64_t stopped_ns = engine_now_ns(CLOCK_MONOTONIC);
 
 	evlist_disable(&e->evl);
 	if (e->wl.pid && !e->child_done)
@@ -514,6 +516,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 			e->child_status = st;
 		}
 	}
+	cache_step_end(e, stopped_ns + CACHE_WAIT_MS * 1000000LL);
 	signals_restore();
 	sinkset_free(&e->ss);
 	engine_free(e);
@@ -532,6 +535,7 @@ fail:
 	/* Not NULL: that means "after upload()" to a sink. */
 	struct perfsink_summary aborted = { .stop_reason = r < 0 ? r : -EINVAL };
 	sinkset_close(&e->ss, &aborted);
+	cache_step_end(e, 0);
 	signals_restore();
 	sinkset_free(&e->ss);
 	engine_free(e);

@@ -25,6 +25,7 @@ struct record_opts;
 struct ring;
 struct pool;
 struct psbuf;
+struct bid_worker;
 
 struct segment {
 	struct perfsink_stream stream;
@@ -59,6 +60,7 @@ struct engine {
 	bool rotation_pending;      /* size or time reached: cut before the next data */
 	struct bytes tail_synth;    /* --overwrite: latest records of the target */
 	struct dso_set dsos;        /* every file mapped, for BUILD_ID */
+	struct bid_worker *bidc;    /* fills perf's build-id cache; NULL with -N, -B */
 	struct bytes build_ids;     /* BUILD_ID payload of the output being finished */
 	const char **names;
 	struct bytes tracing;
@@ -119,5 +121,15 @@ int segment_cut_pending(struct engine *e);
 bool segment_rotation_due(struct engine *e);
 /* Read the build-ids of the DSOs seen and point the current output at them. */
 void segment_build_ids_update(struct engine *e);
+
+/*
+ * cache_step.c: perf's build-id cache, filled while recording by a worker
+ * fed with each DSO as the drainer first sees it.  At the end the engine
+ * waits for it at most CACHE_WAIT_MS after the recording stopped.
+ */
+#define CACHE_WAIT_MS 100
+void cache_step_begin(struct engine *e);
+/* Wait until the cache is done or deadline_ns (CLOCK_MONOTONIC); say what was left. */
+void cache_step_end(struct engine *e, int64_t deadline_ns);
 
 #endif

@@ -128,6 +128,8 @@ bool segment_rotation_due(struct engine *e)
 /* Read the build-ids of the DSOs seen and point the current output at them. */
 void segment_build_ids_update(struct engine *e)
 {
+	if (e->o->no_buildid)
+		return; /* -B: no BUILD_ID feature, as perf record -B */
 	if (dso_set_build_ids(&e->dsos, &e->build_ids) == 0) {
 		CUR_PRIV(e)->build_ids = &e->build_ids;
 		e->whole_priv.build_ids = &e->build_ids;

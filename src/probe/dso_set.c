@@ -97,6 +97,8 @@ static void add(struct dso_set *s, const char *name, bool kernel)
 	d->next = s->buckets[h];
 	s->buckets[h] = d;
 	s->n++;
+	if (s->on_new)
+		s->on_new(s->on_new_arg, d->name);
 }
 
 size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)

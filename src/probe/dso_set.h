@@ -16,6 +16,9 @@ struct dso_set {
 	struct dso_entry **buckets;
 	unsigned nr_buckets;
 	unsigned n;
+	/* Optional: called with each DSO's name as it is first seen (the build-id cache). */
+	void (*on_new)(void *arg, const char *name);
+	void *on_new_arg;
 };
 
 void dso_set_init(struct dso_set *s);

@@ -1,0 +1,40 @@
+/*
+ * The build-id cache filled while recording: the engine hands every DSO
+ * its records map, as it first sees it, to a worker thread that adds it to
+ * perf's cache (probe/buildid_cache.h), so the drain loop never waits for
+ * a file copy and the end of the run does no pass of its own.
+ *
+ * THREADS.  bid_worker_start, _push and _finish are called from the engine
+ * thread; the worker runs buildid_cache_add on its own thread.
+ * OWNERSHIP.  The worker copies every name it is given.  After
+ * bid_worker_finish the caller must forget w: a worker still busy at the
+ * deadline is left to end on its own (it frees itself), and a copy it has
+ * not finished leaves nothing behind when the process exits.
+ */
+#ifndef PS_BID_WORKER_H
+#define PS_BID_WORKER_H
+#include <stdint.h>
+
+struct bid_worker;
+
+/* What the cache got from this run. */
+struct bid_worker_report {
+	unsigned seen;      /* DSOs handed over */
+	unsigned added;     /* new in the cache */
+	unsigned present;   /* cached already */
+	unsigned no_id;     /* no build-id to file them under (as perf: skipped) */
+	unsigned failed;    /* could not be linked or copied */
+	unsigned not_done;  /* still queued or in progress at the deadline */
+};
+
+/* Start the thread that fills the cache at dir (copied).  0 or a negative errno. */
+int bid_worker_start(struct bid_worker **out, const char *dir);
+/* Queue a DSO ("/path", "[kernel.kallsyms]", "[vdso]").  Never waits on I/O. */
+void bid_worker_push(struct bid_worker *w, const char *name);
+/*
+ * No more DSOs: wait until the queue is done or CLOCK_MONOTONIC reaches
+ * deadline_ns, whichever is first; fill r; the worker then ends.
+ */
+void bid_worker_finish(struct bid_worker *w, int64_t deadline_ns, struct bid_worker_report *r);
+
+#endif

@@ -1,0 +1,253 @@
+/* perf's build-id cache: see buildid_cache.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "probe/buildid.h"
+#include "probe/buildid_cache.h"
+
+#define KALLSYMS "[kernel.kallsyms]"
+#define VDSO "[vdso]"
+#define DEBUG_DIR "/usr/lib/debug/.build-id"
+
+enum kind { K_FILE, K_KALLSYMS, K_VDSO };
+
+int buildid_cache_dir(char *out, size_t len)
+{
+	const char *home = getenv("HOME");
+	int n = home && home[0] ? snprintf(out, len, "%s/.debug", home) : snprintf(out, len, ".debug");
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+/* mkdir -p path (mode 0755, as perf's mkdir_p). */
+static int mkdir_p(const char *path)
+{
+	char p[PATH_MAX];
+
+	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
+		return -ENAMETOOLONG;
+	for (char *s = p + 1;; s++) {
+		if (*s != '/' && *s)
+			continue;
+		char c = *s;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		if (!c)
+			return 0;
+		*s = c;
+	}
+}
+
+/* Every byte of p[0..n) to fd. */
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+
+	while (n) {
+		ssize_t w = write(fd, c, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -errno;
+		c += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The rest of in to out. */
+static int copy_fd(int in, int out)
+{
+	char buf[65536];
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return 0;
+		int r = write_all(out, buf, (size_t)n);
+		if (r < 0)
+			return r;
+	}
+}
+
+/* The vDSO image of this process: the kernel maps the same one into every process of an ABI. */
+static int vdso_image(const void **p, size_t *len)
+{
+	unsigned long base = getauxval(AT_SYSINFO_EHDR);
+	FILE *f;
+	char line[512];
+	int r = -ENOENT;
+
+	if (!base)
+		return -ENOENT;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2 && lo == base) {
+			*p = (const void *)lo;
+			*len = hi - lo;
+			r = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/* Fill fd with the content the cache keeps for name. */
+static int fill(int fd, enum kind k, const char *src)
+{
+	if (k == K_VDSO) {
+		const void *p = NULL;
+		size_t len = 0;
+		int r = vdso_image(&p, &len);
+		return r < 0 ? r : write_all(fd, p, len);
+	}
+	int in = open(k == K_KALLSYMS ? "/proc/kallsyms" : src, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return -errno;
+	int r = copy_fd(in, fd);
+	close(in);
+	return r;
+}
+
+/*
+ * dst made complete or not at all: written into an unnamed file in its
+ * directory, linked in once done (a temporary name where O_TMPFILE is not
+ * supported, renamed).
+ */
+static int create_copy(const char *dir, const char *dst, enum kind k, const char *src, mode_t mode)
+{
+	char proc[64], tmp[PATH_MAX];
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	bool named = false;
+	int r;
+
+	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+		if (snprintf(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", dir) >= (int)sizeof(tmp))
+			return -ENAMETOOLONG;
+		fd = mkostemp(tmp, O_CLOEXEC);
+		named = true;
+	}
+	if (fd < 0)
+		return -errno;
+	r = fill(fd, k, src);
+	if (r == 0 && fchmod(fd, mode) < 0)
+		r = -errno;
+	if (r == 0 && named && rename(tmp, dst) < 0)
+		r = -errno;
+	if (r == 0 && !named) {
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) < 0 && errno != EEXIST)
+			r = -errno;
+	}
+	if (r < 0 && named)
+		unlink(tmp);
+	close(fd);
+	return r;
+}
+
+/* dst as a hard link to src (same file system), else a copy with src's mode. */
+static int link_or_copy(const char *dir, const char *src, const char *dst)
+{
+	struct stat st;
+
+	if (link(src, dst) == 0 || errno == EEXIST)
+		return 0;
+	if (stat(src, &st) < 0)
+		return -errno;
+	return create_copy(dir, dst, K_FILE, src, st.st_mode & 07777);
+}
+
+static int read_id(enum kind k, const char *name, char hex[2 * BUILDID_MAX + 1])
+{
+	uint8_t id[BUILDID_MAX];
+	size_t len = 0;
+	int r = k == K_KALLSYMS ? buildid_read_kernel(id, &len)
+		: k == K_VDSO   ? buildid_read_vdso(id, &len)
+				: buildid_read_file(name, id, &len);
+
+	if (r == 0)
+		buildid_hex(id, len, hex);
+	return r;
+}
+
+/* A stripped binary's separate debug file, as perf caches it beside elf. */
+static void add_debug_file(const char *entry, const char *hex)
+{
+	char dbg[PATH_MAX], dst[PATH_MAX];
+
+	snprintf(dbg, sizeof(dbg), DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
+	if (access(dbg, R_OK) < 0 || snprintf(dst, sizeof(dst), "%s/debug", entry) >= (int)sizeof(dst))
+		return;
+	if (access(dst, F_OK) < 0)
+		link_or_copy(entry, dbg, dst);
+}
+
+/* DIR/.build-id/xx/yyyy -> ../../<entry below DIR>, as perf links it. */
+static int add_link(const char *dir, const char *entry, const char *hex)
+{
+	char link_dir[PATH_MAX], link_path[PATH_MAX], target[PATH_MAX];
+	int r;
+
+	if (snprintf(link_dir, sizeof(link_dir), "%s/.build-id/%.2s", dir, hex) >= (int)sizeof(link_dir) ||
+	    snprintf(link_path, sizeof(link_path), "%s/%s", link_dir, hex + 2) >= (int)sizeof(link_path) ||
+	    snprintf(target, sizeof(target), "../..%s", entry + strlen(dir)) >= (int)sizeof(target))
+		return -ENAMETOOLONG;
+	if ((r = mkdir_p(link_dir)) < 0)
+		return r;
+	if (symlink(target, link_path) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int buildid_cache_add(const char *dir, const char *name)
+{
+	enum kind k = !strcmp(name, KALLSYMS) ? K_KALLSYMS : !strcmp(name, VDSO) ? K_VDSO : K_FILE;
+	char hex[2 * BUILDID_MAX + 1], real[PATH_MAX], entry[PATH_MAX], file[PATH_MAX];
+	struct stat st;
+	int r, n, added = 0;
+
+	if ((r = read_id(k, name, hex)) < 0)
+		return r;
+	if (k == K_FILE && !realpath(name, real))
+		return -errno;
+	n = k == K_FILE ? snprintf(entry, sizeof(entry), "%s%s/%s", dir, real, hex)
+			: snprintf(entry, sizeof(entry), "%s/%s/%s", dir, name, hex);
+	if (n < 0 || (size_t)n >= sizeof(entry))
+		return -ENAMETOOLONG;
+	/* perf's old layout kept the file itself at <name>/<build-id>. */
+	if (stat(entry, &st) == 0 && S_ISREG(st.st_mode) && unlink(entry) < 0)
+		return -errno;
+	if ((r = mkdir_p(entry)) < 0)
+		return r;
+	n = snprintf(file, sizeof(file), "%s/%s", entry,
+		     k == K_KALLSYMS ? "kallsyms" : k == K_VDSO ? "vdso" : "elf");
+	if (n < 0 || (size_t)n >= sizeof(file))
+		return -ENAMETOOLONG;
+	if (access(file, F_OK) < 0) {
+		r = k == K_FILE ? link_or_copy(entry, real, file)
+				: create_copy(entry, file, k, NULL, k == K_KALLSYMS ? 0755 : 0600); /* perf's modes */
+		if (r < 0)
+			return r;
+		added = 1;
+	}
+	if (k == K_FILE && strcmp(name + strlen(name) - (strlen(name) >= 3 ? 3 : 0), ".ko"))
+		add_debug_file(entry, hex);
+	r = add_link(dir, entry, hex);
+	return r < 0 ? r : added;
+}
