@@ -45,9 +45,11 @@ void cache_step_end(struct engine *e, int64_t deadline_ns)
 	e->dsos.on_new = NULL;
 	bid_worker_finish(e->bidc, deadline_ns, &r);
 	e->bidc = NULL;
+	if (!deadline_ns)
+		return; /* a run that failed says why elsewhere */
 	buildid_cache_dir(dir, sizeof(dir));
 	if (r.not_done)
-		pr_warn("build-id cache: %u of %u binaries not added to %s in time (perfsink "
+		pr_info("build-id cache: %u of %u binaries not added to %s in time (perfsink "
 			"waits at most %d ms at the end; -N turns the cache off)",
 			r.not_done, r.seen, dir, CACHE_WAIT_MS);
 	if (r.failed)

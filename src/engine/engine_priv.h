@@ -129,7 +129,10 @@ void segment_build_ids_update(struct engine *e);
  */
 #define CACHE_WAIT_MS 100
 void cache_step_begin(struct engine *e);
-/* Wait until the cache is done or deadline_ns (CLOCK_MONOTONIC); say what was left. */
+/*
+ * Wait until the cache is done or deadline_ns (CLOCK_MONOTONIC); say what
+ * was left.  deadline_ns 0: a failed run, no waiting and nothing said.
+ */
 void cache_step_end(struct engine *e, int64_t deadline_ns);
 
 #endif
