@@ -23,9 +23,10 @@
 #include <stddef.h>
 
 /*
- * The cache directory perf uses without a buildid.dir setting: $HOME/.debug,
- * or ".debug" when HOME is unset (as perf's set_buildid_dir).  0, or
- * -ENAMETOOLONG.
+ * The cache directory perf uses: buildid.dir from perf's config files
+ * ($PERF_CONFIG alone, else /etc/perfconfig then ~/.perfconfig, the last
+ * one wins), else $HOME/.debug, or ".debug" when HOME is unset (as perf's
+ * set_buildid_dir).  0, or -ENAMETOOLONG.
  */
 int buildid_cache_dir(char *out, size_t len);
 
