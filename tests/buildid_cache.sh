@@ -5,7 +5,7 @@
 . "$TESTS_SRCDIR/lib.sh"
 need_root
 command -v cc >/dev/null || skip_all "no C compiler to build the test program"
-plan 19
+plan 20
 cd "$T"
 
 # prog VARIANT: a program whose hot functions are named after VARIANT.
@@ -74,4 +74,11 @@ check "no-buildid-cache = true in [record] too" [ ! -e "$HOME/.debug$T/bin/prog/
 check "-B: nothing in the cache" [ ! -e "$HOME/.debug$T/bin/prog/$id" ] || show b.err
 "$PERF" buildid-list -i b.data >b.ids 2>&1
 check "and no BUILD_ID feature" fails grep -q "$id" b.ids || show b.ids
+
+# perf's own setting of the cache's place, buildid.dir in ~/.perfconfig.
+printf '[buildid]\n\tdir = %s\n' "$T/elsewhere" >"$HOME/.perfconfig"
+"$PERFSINK" record -q -o pc.data -- "$T/bin/prog" 50 2>pc.err
+check "buildid.dir in ~/.perfconfig is used as by perf" [ -f "$T/elsewhere$T/bin/prog/$id/elf" ] ||
+	show pc.err
+rm "$HOME/.perfconfig"
 done_testing
