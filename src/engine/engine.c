@@ -536,6 +536,8 @@ fail:
 	struct perfsink_summary aborted = { .stop_reason = r < 0 ? r : -EINVAL };
 	sinkset_close(&e->ss, &aborted);
 	cache_step_end(e, 0);
+	if (sinkset_reader_gone(&e->ss))
+		code = EXIT_READER_GONE; /* the reader left before the first records */
 	signals_restore();
 	sinkset_free(&e->ss);
 	engine_free(e);
