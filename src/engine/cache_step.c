@@ -1,50 +1,48 @@
-/*
- * The build-id cache step of a recording: perf record adds the binaries
- * it recorded to perf's build-id cache by default (-N and -B do not); here
- * the drainer hands each DSO to the cache worker as its MMAP first goes by.
- */
+/* The build-id cache step: see cache_step.h. */
 #include <limits.h>
 #include <string.h>
 #include "base/log.h"
 #include "config/opts.h"
 #include "engine/bid_worker.h"
-#include "engine/engine_priv.h"
+#include "engine/cache_step.h"
 #include "probe/buildid_cache.h"
+#include "probe/dso_set.h"
 
 static void on_new_dso(void *arg, const char *name)
 {
 	bid_worker_push(arg, name);
 }
 
-void cache_step_begin(struct engine *e)
+struct bid_worker *cache_step_begin(const struct record_opts *o, struct dso_set *dsos)
 {
+	struct bid_worker *w = NULL;
 	char dir[PATH_MAX];
 	int r;
 
-	if (e->o->no_buildid_cache || e->o->no_buildid)
-		return;
+	if (o->no_buildid_cache || o->no_buildid)
+		return NULL;
 	r = buildid_cache_dir(dir, sizeof(dir));
 	if (r == 0)
-		r = bid_worker_start(&e->bidc, dir);
+		r = bid_worker_start(&w, dir);
 	if (r < 0) {
 		pr_warn("build-id cache: cannot start filling it (%s); perf report needs the "
 			"recorded binaries unchanged", strerror(-r));
-		return;
+		return NULL;
 	}
-	e->dsos.on_new = on_new_dso;
-	e->dsos.on_new_arg = e->bidc;
+	dsos->on_new = on_new_dso;
+	dsos->on_new_arg = w;
+	return w;
 }
 
-void cache_step_end(struct engine *e, int64_t deadline_ns)
+void cache_step_end(struct bid_worker *w, struct dso_set *dsos, int64_t deadline_ns)
 {
 	struct bid_worker_report r;
 	char dir[PATH_MAX] = "";
 
-	if (!e->bidc)
+	if (!w)
 		return;
-	e->dsos.on_new = NULL;
-	bid_worker_finish(e->bidc, deadline_ns, &r);
-	e->bidc = NULL;
+	dsos->on_new = NULL;
+	bid_worker_finish(w, deadline_ns, &r);
 	if (!deadline_ns)
 		return; /* a run that failed says why elsewhere */
 	buildid_cache_dir(dir, sizeof(dir));
