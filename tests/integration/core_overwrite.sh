@@ -11,14 +11,11 @@ cd "$T"
 pid=$!
 # Signal once the workload has used 1.5 s of CPU (1500 samples at 999 Hz),
 # far more than a 16 KiB ring holds, however loaded the machine is.
-i=0
-while [ $i -lt 600 ]; do
+ran_1500ms() {
 	w=$(pgrep -P $pid | head -n 1)
-	ticks=$([ -n "$w" ] && awk '{print $14 + $15}' /proc/$w/stat 2>/dev/null || echo 0)
-	[ "${ticks:-0}" -ge 150 ] && break
-	sleep 0.1
-	i=$((i + 1))
-done
+	[ -n "$w" ] && [ "$(cpu_ticks "$w")" -ge 150 ]
+}
+wait_for 60 ran_1500ms
 kill -USR2 $pid
 wait $pid
 check "exits 0" [ $? -eq 0 ] || show err

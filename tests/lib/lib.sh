@@ -73,7 +73,15 @@ outputs_with_data() {
 }
 # cpu_ticks PID: user+system clock ticks PID has run for.
 cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat" 2>/dev/null || echo 0; }
-# wait_recording PATTERN: until perfsink has written its first records to
-# the first file matching PATTERN (data.size in its header is no longer 0),
-# at most 20 s.  Then the rings are being read.
-wait_recording() { wait_for 20 outputs_with_data "$1" 1 && sleep 0.5; }
+# data_grew FILE SIZE: data.size in FILE's header is past SIZE.
+data_grew() { [ "$(data_size "$1")" -gt "$2" ]; }
+# wait_recording PATTERN: until perfsink has written records to the first
+# file matching PATTERN (data.size in its header is no longer 0), and then
+# more (it grew again: the record loop is past its first pass), at most
+# 20 s each.  Then the rings are being read.
+wait_recording() {
+	wait_for 20 outputs_with_data "$1" 1 || return 1
+	# shellcheck disable=SC2086
+	set -- $1
+	wait_for 20 data_grew "$1" "$(data_size "$1")"
+}
