@@ -14,24 +14,26 @@
 #              format is the one it claims.
 #   disks      tmpfs sizes for sink_small_disk.sh: from too small to
 #              begin to just large enough for this sink
+#   fills      a tmpfs size that sink_full_disk.sh's run fills: it holds
+#              the header and some batches, not the whole recording
 #   keys       "key = value" pairs (separated by ";", "-" for none) that
 #              sink_rotate.sh gives the sink next to its aio_file twin
 #              (zstd: two compression threads, so a cut finds both busy)
 sink_table() {
 	grep -v '^#' <<'EOF'
-# name     | built                               | header                  | disks                            | keys
-aio_file   | plugins/aio_file/.libs/aio_file.so  | -                       | 4k 8k 16k 32k 64k 128k 256k 1m   | -
-zstd       | plugins/zstd/.libs/zstd.so          | ^# compressed : Zstd,   | 16k 64k 72k 80k 96k 128k 256k 1m | threads = 2
+# name     | built                               | header                  | disks                            | fills | keys
+aio_file   | plugins/aio_file/.libs/aio_file.so  | -                       | 4k 8k 16k 32k 64k 128k 256k 1m   | 1m    | -
+zstd       | plugins/zstd/.libs/zstd.so          | ^# compressed : Zstd,   | 16k 64k 72k 80k 96k 128k 256k 1m | 256k  | threads = 2
 EOF
 }
 
 # sinks: the names in the table, one a line.
 sinks() { sink_table | awk -F' *[|] *' '{ print $1 }'; }
 # sink_field NAME COLUMN: one field of NAME's line (COLUMN: built, header,
-# disks, keys).
+# disks, fills, keys).
 sink_field() {
 	sink_table | awk -F' *[|] *' -v n="$1" -v c="$2" '
-		$1 == n { i = c == "built" ? 2 : c == "header" ? 3 : c == "disks" ? 4 : c == "keys" ? 5 : 0
+		$1 == n { i = c == "built" ? 2 : c == "header" ? 3 : c == "disks" ? 4 : c == "fills" ? 5 : c == "keys" ? 6 : 0
 		          if (i) { sub(/ +$/, "", $i); print $i } }'
 }
 # sink_keys NAME: its keys, one a line, for a [sink.x] section.
