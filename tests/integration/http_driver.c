@@ -7,6 +7,8 @@
  *       after it are written in buffers of whole records.
  *       -b BYTES  buffer size (default 65536)    -r N   replay records N times
  *       -p MS     sleep between buffers          -s ID  session (default "s1")
+ *       -w FILE   after the N replays, go on replaying while FILE exists
+ *                 (a test removes it once it has seen what it waits for)
  *       -e FILE   write the expected stream (prologue + records as written)
  *   http_driver upload PLUGIN [-t MS] [key=value ...]
  *       open, upload(MS), close(NULL): sends a spool left by earlier runs.
@@ -273,8 +275,14 @@ static struct dbuf *dbuf_new(const uint8_t *d, size_t len, uint64_t seq)
 struct opts {
 	size_t buf_size;
 	long pace_ms, repeat, timeout_ms;
-	const char *session, *expect;
+	const char *session, *expect, *hold;
 };
+
+/* -w: the test still holds the replay (its file exists). */
+static int held(const char *hold)
+{
+	return hold && access(hold, F_OK) == 0;
+}
 
 static int replay(const struct perfsink_sink_ops *ops, void *ctx, const uint8_t *rec, size_t len,
 		  const struct opts *o, FILE *expect)
@@ -283,7 +291,7 @@ static int replay(const struct perfsink_sink_ops *ops, void *ctx, const uint8_t 
 	long r;
 	int rc = 0;
 
-	for (r = 0; r < o->repeat && rc == 0; r++) {
+	for (r = 0; (r < o->repeat || held(o->hold)) && rc == 0; r++) {
 		size_t off = 0;
 
 		while (off < len && rc == 0) {
@@ -361,7 +369,7 @@ static int run_record(const struct perfsink_sink_ops *ops, void *ctx, const char
 
 int main(int argc, char **argv)
 {
-	struct opts o = { 65536, 0, 1, 10000, "s1", NULL };
+	struct opts o = { 65536, 0, 1, 10000, "s1", NULL, NULL };
 	const struct perfsink_sink_ops *ops;
 	struct perfsink_instance inst = { "http0", &host, NULL, NULL };
 	const char *mode, *input = NULL;
@@ -380,7 +388,7 @@ int main(int argc, char **argv)
 	optind = 3;
 	if (!strcmp(mode, "record"))
 		input = argv[optind++];
-	while ((c = getopt(argc, argv, "b:p:r:s:e:t:n:")) != -1) {
+	while ((c = getopt(argc, argv, "b:p:r:s:e:t:n:w:")) != -1) {
 		switch (c) {
 		case 'b': o.buf_size = strtoul(optarg, NULL, 0); break;
 		case 'p': o.pace_ms = atol(optarg); break;
@@ -389,6 +397,7 @@ int main(int argc, char **argv)
 		case 'e': o.expect = optarg; break;
 		case 't': o.timeout_ms = atol(optarg); break;
 		case 'n': inst.name = optarg; break;
+		case 'w': o.hold = optarg; break;
 		default: return 2;
 		}
 	}

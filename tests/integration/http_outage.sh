@@ -19,18 +19,21 @@ URL=http://127.0.0.1:$P/perf
 COMMON="part_size=16K backoff_base=200ms backoff_cap=2s"
 
 # replay_with_outage SESSION SPOOL GONE [key=value...]: 4 KiB every 100 ms,
-# the stream 15 times (about 20 s).  nginx goes down once the collector
-# holds a part, and comes back once GONE (a command) says the outage has
-# had its effect; the replay outlasts both on any machine.
+# the stream twice (about 3 s), and on for as long as $T/hold exists.
+# nginx goes down once the collector holds a part, and comes back once
+# GONE (a command) says the outage has had its effect; then the hold goes,
+# so the replay outlasts both on any machine.
 replay_with_outage() {
 	local s=$1 spool=$2 gone=$3; shift 3
-	"$HTTP_DRIVER" record "$HTTP_PLUGIN" "$T/s.pipe" -s "$s" -b 4096 -r 15 -p 100 \
+	touch "$T/hold"
+	"$HTTP_DRIVER" record "$HTTP_PLUGIN" "$T/s.pipe" -s "$s" -b 4096 -r 2 -p 100 -w "$T/hold" \
 		-e "$T/$s.exp" url=$URL spool_dir="$spool" $COMMON "$@" >"$T/$s.out" 2>"$T/$s.err" &
 	local drv=$!
 	wait_for 60 has_files "$T/ng/root/perf/testhost/$s" 1 || echo "# no part reached the collector"
 	nginx_stop
 	wait_for 60 $gone || echo "# the outage did not show: $gone"
 	nginx_start "$T/ng"
+	rm -f "$T/hold"
 	wait $drv
 }
 # The sink noticed the outage and holds several parts in its spool.
