@@ -66,13 +66,12 @@ static void last_put_returns_buffer(void **state)
 
 struct later {
 	struct psbuf *b;
-	useconds_t delay;
 };
 
-static void *put_later(void *arg)
+/* A sink's completion thread returning b whenever it runs. */
+static void *put_from_thread(void *arg)
 {
 	struct later *l = arg;
-	usleep(l->delay);
 	psbuf_put(&l->b->pub);
 	return NULL;
 }
@@ -107,7 +106,7 @@ static void exhausted_pool_waits_for_return(void **state)
 	assert_int_equal(pool_create(2, 64, &p), 0);
 	struct psbuf *a = pool_get(p, NULL), *b = pool_get(p, NULL);
 	assert_null(pool_try_get(p));
-	struct later l = { b, 0 };
+	struct later l = { b };
 	pthread_t t;
 	pthread_create(&t, NULL, put_when_waited_for, &l);
 	struct psbuf *c = pool_get(p, NULL); /* blocks until the thread puts b */
@@ -126,10 +125,11 @@ static void pool_outlives_buffers_in_flight(void **state)
 	assert_int_equal(pool_create(3, 128, &p), 0);
 	struct psbuf *a = pool_get(p, NULL), *b = pool_get(p, NULL);
 	pool_release(p);
-	struct later la = { a, 1000 }, lb = { b, 5000 };
+	/* Released above, before the threads exist: whichever puts last frees it. */
+	struct later la = { a }, lb = { b };
 	pthread_t t1, t2;
-	pthread_create(&t1, NULL, put_later, &la);
-	pthread_create(&t2, NULL, put_later, &lb);
+	pthread_create(&t1, NULL, put_from_thread, &la);
+	pthread_create(&t2, NULL, put_from_thread, &lb);
 	pthread_join(t1, NULL);
 	pthread_join(t2, NULL);
 	/* ASan / valgrind report a leak or a use after free if this is wrong. */
