@@ -26,9 +26,12 @@ for sz in 16k 32k 64k 72k 80k 96k 128k 256k 512k 1m; do
 	mount -t tmpfs -o size=$sz tmpfs small
 	"$PERFSINK" record --config full.ini -F 20000 -g -- "$WORKLOAD" cpu 1500 >/dev/null 2>err
 	rc=$?
-	out=small/full.data
 	state="exit $rc"
-	if [ -e $out ]; then
+	if [ -e small/full.data ]; then
+		# The disk is full: perf's report and recover's temporary file go
+		# next to a copy (written beside it, they failed for want of space).
+		out=full.$sz.data
+		cp small/full.data $out
 		n=$(perf_samples $out)
 		direct=no
 		perf_reads $out && [ "$n" -gt 0 ] && direct=yes
