@@ -210,15 +210,17 @@ int drain_lost_samples(struct engine *e)
 	for (unsigned ev = 0; ev < evl->nr; ev++) {
 		for (unsigned c = 0; c < evl->nr_cpus; c++) {
 			for (unsigned t = 0; t < evl->nr_threads; t++) {
-				int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
-				uint64_t v[3]; /* value, id, lost */
-				if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v) || !v[2])
-					continue;
-				e->lost_samples += v[2];
-				size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
-				bytes_u64(&b, v[2]);
-				struct ps_sample_id sid = { .id = v[1], .cpu = (uint32_t)evl->cpus[c] };
-				record_end(&b, at, &evl->events, &sid);
+				uint64_t ids[EVLIST_LOST_MAX], lost[EVLIST_LOST_MAX];
+				int n = evlist_fd_lost(&evl->ev[ev], c * evl->nr_threads + t, ids, lost);
+				for (int k = 0; k < n; k++) {
+					if (!lost[k])
+						continue;
+					e->lost_samples += lost[k];
+					size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
+					bytes_u64(&b, lost[k]);
+					struct ps_sample_id sid = { .id = ids[k], .cpu = (uint32_t)evl->cpus[c] };
+					record_end(&b, at, &evl->events, &sid);
+				}
 			}
 		}
 	}

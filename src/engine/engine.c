@@ -245,7 +245,7 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	e->whole.max_files = 0;
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	e->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
-	e->stack_user = e->o->callgraph == CG_DWARF ? e->o->dwarf_stack : 0;
+	e->stack_user = evl->stack_user; /* 0 when events sample different stacks */
 	return 0;
 }
 
