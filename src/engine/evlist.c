@@ -122,6 +122,30 @@ static void open_error(const struct ps_event *ev, int cpu, pid_t tid, int e, cha
 	snprintf(err, errlen, "cannot open event '%s' on CPU %d: %s%s", ev->name, cpu, why, hint);
 }
 
+/* perf's evsel__add_modifiers: the name suffix of a renamed event (":uH"). */
+static void mods_suffix(const struct perf_event_attr *a, char *bf, size_t n)
+{
+	bool guest_default = false;
+	size_t r = 1;
+
+	bf[0] = ':';
+	bf[1] = '\0';
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		r += (size_t)snprintf(bf + r, n - r, "%s%s%s", a->exclude_kernel ? "" : "k",
+				      a->exclude_user ? "" : "u", a->exclude_hv ? "" : "h");
+		guest_default = true;
+	}
+	if (a->precise_ip) {
+		r += (size_t)snprintf(bf + r, n - r, "%.*s", (int)a->precise_ip, "ppp");
+		guest_default = true;
+	}
+	if (a->exclude_host || a->exclude_guest == guest_default)
+		r += (size_t)snprintf(bf + r, n - r, "%s%s", a->exclude_host ? "" : "H",
+				      a->exclude_guest ? "" : "G");
+	if (r == 1)
+		bf[0] = '\0';
+}
+
 /*
  * perf's fallbacks on the first open of an event: cycles without a PMU
  * becomes cpu-clock (evsel__fallback), and :P lowers precise_ip until the
@@ -133,9 +157,9 @@ static bool open_fallback(struct ps_event *ev, int e)
 
 	if ((e == ENOENT || e == ENXIO || e == ENODEV || e == EOPNOTSUPP) &&
 	    a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES) {
-		const char *mods = strchr(ev->name, ':');
-		char *name;
-		if (asprintf(&name, "cpu-clock%s", mods && !strchr(ev->name, '/') ? mods : "") < 0)
+		char mods[16], *name;
+		mods_suffix(a, mods, sizeof(mods));
+		if (asprintf(&name, "cpu-clock%s", mods) < 0)
 			return false;
 		pr_info("The cycles event is not supported, recording cpu-clock instead (as perf does)");
 		free(ev->name);

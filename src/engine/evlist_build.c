@@ -346,6 +346,10 @@ static void callgraph_set(struct build *b, struct perf_event_attr *a, const stru
 	if (global_dwarf) {
 		a->exclude_callchain_user = 1;
 		a->sample_type |= PERF_SAMPLE_ADDR;
+		/* perf resets only the sample bits of a replaced call graph */
+		a->sample_regs_user = X86_64_USER_REGS;
+		if (!a->sample_stack_user)
+			a->sample_stack_user = b->o->dwarf_stack;
 	}
 	if (own_dwarf)
 		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
@@ -422,14 +426,21 @@ static void sample_read_set(struct ps_evlist *evl, const struct ev_extra *x, uns
 	}
 }
 
-/* The DWARF stack size every event samples, or 0 when they differ. */
+/*
+ * The DWARF stack size every event samples, or 0 when they differ or when
+ * dyn_size is not the last u64 of a sample (DATA_SRC follows it).
+ */
 static uint32_t stack_user_common(const struct ps_evlist *evl)
 {
-	uint32_t size = evl->nr ? evl->ev[0].attr.sample_stack_user : 0;
+	const struct perf_event_attr *a0 = evl->nr ? &evl->ev[0].attr : NULL;
+	uint32_t size = a0 && (a0->sample_type & PERF_SAMPLE_STACK_USER) ? a0->sample_stack_user : 0;
 
-	for (unsigned i = 1; i < evl->nr; i++)
-		if (evl->ev[i].attr.sample_stack_user != size)
+	for (unsigned i = 0; i < evl->nr; i++) {
+		const struct perf_event_attr *a = &evl->ev[i].attr;
+		if (!(a->sample_type & PERF_SAMPLE_STACK_USER) || a->sample_stack_user != size ||
+		    (a->sample_type & PERF_SAMPLE_DATA_SRC))
 			return 0;
+	}
 	return size;
 }
 
