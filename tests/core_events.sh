@@ -3,7 +3,8 @@
 # tracepoint globs, breakpoints, numeric and PMU events), the same command
 # line recorded by perf record and by perfsink gives the same attrs in
 # `perf evlist -v`, the same `perf evlist -g`, and perf script names the
-# samples the same way.  Then --filter and --exclude-perf against
+# samples the same way; perf report reads perfsink's file without a word
+# where it reads perf's so (a file without samples makes it say so).  Then --filter and --exclude-perf against
 # perf's, and the kernel's refusal of a filter.
 #
 # Normalised in the attrs, as perfsink's fixed choices that differ from
@@ -70,14 +71,15 @@ same() {
 	script_names p.data >p.fields
 	script_names s.data >s.fields
 	if [ ! -s p.norm ] || ! cmp -s p.norm s.norm || ! cmp -s p.grp s.grp ||
-		! cmp -s p.fields s.fields; then
+		! cmp -s p.fields s.fields || ! { perf_clean s.data || ! perf_clean p.data; }; then
 		ok=0
+		show s.data.report.err
 		show p.err s.err
 		diag "perf:" && sed 's/^/# /' p.norm && diag "perfsink:" && sed 's/^/# /' s.norm
 		diff p.grp s.grp | sed 's/^/# /'
 		diff p.fields s.fields | sed 's/^/# /'
 	fi
-	check "$label: same attrs, groups and sample names as perf record" [ $ok = 1 ]
+	check "$label: same attrs, groups and sample names as perf record, read cleanly" [ $ok = 1 ]
 }
 
 for e in "${EVENTS[@]}"; do

@@ -462,6 +462,11 @@ int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, 
 		evl->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 		if (evl->nr > 1)
 			evl->sample_type |= PERF_SAMPLE_IDENTIFIER;
+		/* :S needs ID in its samples, so every trailer carries it (perf
+		 * parses each record's trailer with its own event's layout). */
+		for (unsigned i = 0; i < evl->nr; i++)
+			if (b.extra[i].mods.sample_read)
+				evl->sample_type |= PERF_SAMPLE_ID;
 		evl->sample_id_all = true;
 		for (unsigned i = 0; i < evl->nr; i++)
 			sampling_set(&b, i);
