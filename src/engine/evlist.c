@@ -117,6 +117,10 @@ static void open_error(const struct ps_event *ev, int cpu, pid_t tid, int e, cha
 		snprintf(hint, sizeof(hint), ": thread %d is gone", (int)tid);
 	else if (e == EMFILE)
 		snprintf(hint, sizeof(hint), ": raise the open file limit (ulimit -n)");
+	else if (e == EINVAL && ev->attr.type >= PERF_TYPE_MAX)
+		snprintf(hint, sizeof(hint), ": its PMU refuses this config or sampling (not every PMU can sample)");
+	else if (e == EINVAL && ev->attr.type == PERF_TYPE_BREAKPOINT)
+		snprintf(hint, sizeof(hint), ": the kernel refuses this breakpoint (address, length or access type)");
 	else if (e == EINVAL && ev->attr.freq)
 		snprintf(hint, sizeof(hint), ": is -F above /proc/sys/kernel/perf_event_max_sample_rate?");
 	snprintf(err, errlen, "cannot open event '%s' on CPU %d: %s%s", ev->name, cpu, why, hint);
