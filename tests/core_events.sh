@@ -39,7 +39,7 @@ LINES=(
 	'-c 50000 -e cpu-clock' '-F 100 -e sched:sched_switch' '-c 3 -e sched:sched_switch'
 	'-e cpu-clock -e task-clock:u'
 )
-plan $(( ${#EVENTS[@]} + ${#LINES[@]} + 7 ))
+plan $(( ${#EVENTS[@]} + ${#LINES[@]} + 8 ))
 
 norm() {
 	sed -E -e ':a' -e 's/\|(CPU|ID|IDENTIFIER)\b//; ta' \
@@ -100,6 +100,25 @@ check "GROUP_DESC: perf report --header-only shows the groups as for perf's file
 "$PERF" script -i s.data -F event 2>/dev/null | sort -u | tr -d ' ' >s.names
 check "a group's members sample with their own names" \
 	grep -qx 'task-clock:' s.names || show s.names
+
+# A hardware breakpoint works without a PMU (root): an execute breakpoint
+# on cpu_mix, called once per 20 ms slice of CPU, at its address with ASLR
+# off (setarch -R), hit as often as under perf record.
+if command -v setarch >/dev/null; then
+	setarch -R "$WORKLOAD" sleep 2000 &
+	wl=$!
+	wait_for 10 sh -c "grep -q workload /proc/$wl/maps"
+	base=$(awk '/workload/ { split($1, r, "-"); print r[1]; exit }' /proc/$wl/maps)
+	kill $wl
+	wait $wl 2>/dev/null
+	addr=$(printf '0x%x' $((0x$base + 0x$(nm "$WORKLOAD" | awk '/ cpu_mix/ { print $1; exit }'))))
+	"$PERF" record -q -e "mem:$addr:x" -o p.data -- setarch -R "$WORKLOAD" cpu 100 >/dev/null 2>&1
+	"$PERFSINK" record -q -e "mem:$addr:x" -o s.data -- setarch -R "$WORKLOAD" cpu 100 >/dev/null 2>s.err
+	a=$(perf_samples p.data) b=$(perf_samples s.data)
+	check "mem:$addr:x (cpu_mix): $b hits, as perf record's $a" [ "$b" -ge 1 -a "$a" = "$b" ] || show s.err
+else
+	skip "no setarch to turn ASLR off"
+fi
 
 # --filter: the kernel applies it; both recorders keep the same hits.
 "$PERF" record -q -e raw_syscalls:sys_enter --filter 'id == 110' -o p.data -- "$WORKLOAD" getppid 300 >/dev/null 2>&1
