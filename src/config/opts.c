@@ -106,7 +106,8 @@ static int filter_append(struct record_opts *o, const char *v, const char *opt, 
 	char *text;
 
 	if (!(o->source_mask & opt_bit("event")) || !o->nr_events) {
-		snprintf(err, errlen, "%s must follow the -e it applies to (a tracepoint)", opt);
+		snprintf(err, errlen, "%s must come after the -e (event) it applies to, a tracepoint",
+			 opt);
 		return -EINVAL;
 	}
 	f = &o->filters[o->nr_events - 1];
