@@ -15,7 +15,7 @@ set -u
 RULES='
 cli:     config loader engine format probe recover base
 recover: engine format probe base
-engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h base
+engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base
 loader:  config/config_file.h config/opts.h config/value_parse.h base
 probe:   format base
 config:  base

@@ -19,11 +19,16 @@ static const char record_usage[] =
 	"\n"
 	"Record perf events into the configured sinks (default: ./perf.data).\n"
 	"\n"
-	"  -e, --event EVENT        event to record (repeatable, or comma-separated):\n"
-	"                           cpu-clock, task-clock, page-faults, minor-faults,\n"
-	"                           major-faults, context-switches, cpu-migrations,\n"
-	"                           hardware events where a PMU exists, or a tracepoint\n"
-	"                           subsystem:name (default: cpu-clock)\n"
+	"  -e, --event EVENT        events in perf's syntax (repeatable; default: cpu-clock):\n"
+	"                           cpu-clock, task-clock, page-faults, context-switches,\n"
+	"                           ...; tracepoints sched:sched_switch, sched:sched_*;\n"
+	"                           groups {A,B}; modifiers A:u, :k, :p, :S, ...; terms\n"
+	"                           A/period=N,freq=N,call-graph=fp|dwarf|no,name=X/;\n"
+	"                           mem:ADDR[/LEN][:rwx], rHEX, TYPE:CONFIG (perfsink(1))\n"
+	"      --filter FILTER      tracepoint filter for the -e just before it\n"
+	"                           (e.g. 'prev_pid == 1'; the kernel checks it)\n"
+	"      --exclude-perf       drop perfsink's own hits of the -e tracepoints just\n"
+	"                           before it (a filter on common_pid, as perf)\n"
 	"  -F, --freq HZ            sampling frequency (default 4000)\n"
 	"  -c, --count N            sample every N events instead of -F\n"
 	"  -g                       record call chains (frame pointers)\n"
@@ -68,10 +73,13 @@ static const char record_usage[] =
 	"SIGTERM, SIGHUP or --duration.  See perfsink(1) and perfsink.ini(5).\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
-       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF };
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF,
+       OPT_FILTER, OPT_EXCLUDE_PERF };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
+	{ "filter", required_argument, NULL, OPT_FILTER },
+	{ "exclude-perf", no_argument, NULL, OPT_EXCLUDE_PERF },
 	{ "freq", required_argument, NULL, 'F' },
 	{ "count", required_argument, NULL, 'c' },
 	{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
@@ -153,6 +161,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");
 			break;
 		case OPT_OVERWRITE: r = push(sets, nsets, "overwrite", "true"); break;
+		case OPT_EXCLUDE_PERF: r = push(sets, nsets, "exclude-perf", "true"); break;
 		case OPT_EXCLUDE_SELF:
 			r = push(sets, nsets, "exclude-self", optarg ? optarg : "true");
 			break;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "config/event_spec.h"
 #include "config/opts.h"
 #include "config/value_parse.h"
 
@@ -37,10 +38,16 @@ static uint64_t opt_bit(const char *name);
 static int events_add(struct record_opts *o, const char *name)
 {
 	char **ev = realloc(o->events, (o->nr_events + 1) * sizeof(*ev));
+	struct event_filter *f;
 
 	if (!ev)
 		return -ENOMEM;
 	o->events = ev;
+	f = realloc(o->filters, (o->nr_events + 1) * sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	o->filters = f;
+	f[o->nr_events] = (struct event_filter){ 0 };
 	ev[o->nr_events] = strdup(name);
 	if (!ev[o->nr_events])
 		return -ENOMEM;
@@ -50,10 +57,14 @@ static int events_add(struct record_opts *o, const char *name)
 
 static void events_clear(struct record_opts *o)
 {
-	for (unsigned i = 0; i < o->nr_events; i++)
+	for (unsigned i = 0; i < o->nr_events; i++) {
 		free(o->events[i]);
+		free(o->filters[i].text);
+	}
 	free(o->events);
+	free(o->filters);
 	o->events = NULL;
+	o->filters = NULL;
 	o->nr_events = 0;
 }
 
@@ -73,24 +84,73 @@ static int str_replace(char **dst, const char *v, const char *what, char *err, s
 	return 0;
 }
 
+/* The syntax is checked here, so a bad -e fails before anything is opened. */
 static int set_event(struct record_opts *o, const char *v, char *err, size_t errlen)
 {
-	char *copy, *save = NULL, *tok;
-	int ret = 0;
+	struct ev_list l;
+	int ret = ev_list_parse(v, &l, err, errlen);
 
-	if (!*v || v[strlen(v) - 1] == ',' || *v == ',' || strstr(v, ",,")) {
-		snprintf(err, errlen, "'%s' has an empty event name; give NAME[,NAME...], "
-			 "e.g. cpu-clock or sched:sched_switch", v);
-		return -EINVAL;
-	}
-	copy = strdup(v);
-	if (!copy)
-		return -ENOMEM;
+	ev_list_free(&l);
+	if (ret)
+		return ret;
 	if (!(o->source_mask & opt_bit("event")))
 		events_clear(o);
-	for (tok = strtok_r(copy, ",", &save); tok && !ret; tok = strtok_r(NULL, ",", &save))
-		ret = events_add(o, tok);
-	free(copy);
+	return events_add(o, v);
+}
+
+/* Append a tracepoint filter to the last -e of this source, as "(A) && (B)". */
+static int filter_append(struct record_opts *o, const char *v, const char *opt, char *err,
+			 size_t errlen)
+{
+	struct event_filter *f;
+	char *text;
+
+	if (!(o->source_mask & opt_bit("event")) || !o->nr_events) {
+		snprintf(err, errlen, "%s must come after the -e (event) it applies to, a tracepoint",
+			 opt);
+		return -EINVAL;
+	}
+	f = &o->filters[o->nr_events - 1];
+	if (f->text ? asprintf(&text, "(%s) && (%s)", f->text, v) < 0 : !(text = strdup(v)))
+		return -ENOMEM;
+	free(f->text);
+	f->text = text;
+	return 0;
+}
+
+static int set_filter(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	int ret;
+
+	if (!*v) {
+		snprintf(err, errlen, "empty filter; give an expression on the tracepoint's "
+			 "fields, e.g. 'prev_pid == 1'");
+		return -EINVAL;
+	}
+	ret = filter_append(o, v, "--filter", err, errlen);
+	if (!ret)
+		o->filters[o->nr_events - 1].by_filter = true;
+	return ret;
+}
+
+/* perf's --exclude-perf: the recorder's own pid out of the tracepoint's hits. */
+static int set_exclude_perf(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	char f[48];
+	bool on;
+	int ret;
+
+	if (parse_bool(v, &on)) {
+		snprintf(err, errlen, "'%s' is not a boolean; accepted: true, false, yes, no, "
+			 "on, off, 1, 0", v);
+		return -EINVAL;
+	}
+	if (!on)
+		return 0;
+	snprintf(f, sizeof(f), "common_pid != %d", (int)getpid());
+	ret = filter_append(o, f, "--exclude-perf", err, errlen);
+	if (!ret)
+		o->filters[o->nr_events - 1].by_exclude_perf = true;
 	return ret;
 }
 
@@ -412,14 +472,14 @@ static const opt_setter setters[] = {
 	set_event, set_freq, set_count, set_call_graph, set_mmap_pages, set_aio,
 	set_all_cpus, set_cpu, set_pid, set_tid, set_output, set_duration,
 	set_plugin_dir, set_verbose, set_switch_output, set_switch_max_files,
-	set_overwrite, set_exclude_self, set_realtime, set_no_buildid_cache, set_no_buildid,
+	set_overwrite, set_exclude_self, set_realtime, set_no_buildid_cache, set_no_buildid, set_filter, set_exclude_perf,
 };
 
 const char *const record_opt_names[] = {
 	"event", "freq", "count", "call-graph", "mmap-pages", "aio",
 	"all-cpus", "cpu", "pid", "tid", "output", "duration",
 	"plugin-dir", "verbose", "switch-output", "switch-max-files",
-	"overwrite", "exclude-self", "realtime", "no-buildid-cache", "no-buildid", NULL,
+	"overwrite", "exclude-self", "realtime", "no-buildid-cache", "no-buildid", "filter", "exclude-perf", NULL,
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))

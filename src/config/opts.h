@@ -12,8 +12,20 @@ enum callgraph_mode { CG_NONE = 0, CG_FP, CG_DWARF };
 /* --switch-output: rotate the outputs on SIGUSR2, on a size or on a time. */
 enum switch_mode { SWITCH_NONE = 0, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
 
+/*
+ * --filter and --exclude-perf apply to the tracepoints of the -e given
+ * before them (perf's rule); several combine as "(A) && (B)".
+ */
+struct event_filter {
+	char *text;           /* the tracepoint filter, NULL if none */
+	bool by_filter;       /* --filter was given */
+	bool by_exclude_perf; /* --exclude-perf was given */
+};
+
 struct record_opts {
-	char **events;        /* -e, in order; default {"cpu-clock"} */
+	char **events;        /* -e strings in perf's syntax (config/event_spec.h), in
+	                       * order; default {"cpu-clock"} */
+	struct event_filter *filters; /* one per events[] entry */
 	unsigned nr_events;
 	uint64_t freq;        /* -F; 0 when -c is used */
 	uint64_t period;      /* -c */

@@ -59,7 +59,7 @@ int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps
 	dso_set_init(&d->dsos);
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	d->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
-	d->stack_user = o->callgraph == CG_DWARF ? o->dwarf_stack : 0;
+	d->stack_user = evl->stack_user; /* 0 when events sample different stacks */
 	d->nr_rings = evl->nr_cpus;
 	d->rings = calloc(d->nr_rings, sizeof(*d->rings));
 	d->pools = calloc(d->nr_rings, sizeof(*d->pools));
@@ -333,15 +333,17 @@ int drainer_lost_samples(struct drainer *d)
 	for (unsigned ev = 0; ev < evl->nr; ev++) {
 		for (unsigned c = 0; c < evl->nr_cpus; c++) {
 			for (unsigned t = 0; t < evl->nr_threads; t++) {
-				int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
-				uint64_t v[3]; /* value, id, lost */
-				if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v) || !v[2])
-					continue;
-				d->lost_samples += v[2];
-				size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
-				bytes_u64(&b, v[2]);
-				struct ps_sample_id sid = { .id = v[1], .cpu = (uint32_t)evl->cpus[c] };
-				record_end(&b, at, &evl->events, &sid);
+				uint64_t ids[EVLIST_LOST_MAX], lost[EVLIST_LOST_MAX];
+				int n = evlist_fd_lost(&evl->ev[ev], c * evl->nr_threads + t, ids, lost);
+				for (int k = 0; k < n; k++) {
+					if (!lost[k])
+						continue;
+					d->lost_samples += lost[k];
+					size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
+					bytes_u64(&b, lost[k]);
+					struct ps_sample_id sid = { .id = ids[k], .cpu = (uint32_t)evl->cpus[c] };
+					record_end(&b, at, &evl->events, &sid);
+				}
 			}
 		}
 	}

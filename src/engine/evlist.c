@@ -6,202 +6,16 @@
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+#include "base/log.h"
 #include "engine/evlist.h"
+#include "config/event_spec.h"
 #include "config/opts.h"
 #include "probe/tracing_data.h"
 #include "config/value_parse.h"
 
-struct named_event {
-	const char *name;
-	uint32_t type;
-	uint64_t config;
-};
-
-static const struct named_event named_events[] = {
-	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
-	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
-	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
-	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN },
-	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ },
-	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES },
-	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS },
-	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
-	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
-	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
-	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
-};
-
 const char *evlist_event_name(uint32_t type, uint64_t config)
 {
-	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++)
-		if (named_events[i].type == type && named_events[i].config == config)
-			return named_events[i].name;
-	return NULL;
-}
-
-/* perf's PERF_REGS_MASK on x86_64: every general register but the segments. */
-#define X86_64_USER_REGS 0xff0fffULL
-
-#define ACCEPTED_FORMS "accepted forms: NAME or NAME:MODIFIERS with NAME cpu-clock, " \
-	"task-clock, page-faults, minor-faults, major-faults, context-switches, " \
-	"cpu-migrations (or a hardware event where a PMU exists) and MODIFIERS u, k or uk " \
-	"(e.g. cpu-clock:u); or a tracepoint SUBSYSTEM:NAME (e.g. sched:sched_switch)"
-
-/* Length of the tracefs-name prefix of s: letters, digits, _ and - (no ".." into tracefs). */
-static size_t tp_name_len(const char *s)
-{
-	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-");
-}
-
-static int parse_one(struct ps_event *ev, const char *spec, char *err, size_t errlen)
-{
-	char *s = strdup(spec);
-	if (!s)
-		return -ENOMEM;
-	struct perf_event_attr *a = &ev->attr;
-	memset(a, 0, sizeof(*a));
-	a->size = PS_ATTR_SIZE;
-
-	/* Modifiers after the last ':' of a named event: u (user), k (kernel). */
-	char *colon = strrchr(s, ':');
-	const char *mods = "";
-	for (size_t i = 0; i < sizeof(named_events) / sizeof(named_events[0]); i++) {
-		size_t n = strlen(named_events[i].name);
-		if (strncmp(s, named_events[i].name, n) || (s[n] && s[n] != ':'))
-			continue;
-		if (s[n] == ':') {
-			mods = s + n + 1;
-			if (!*mods || strspn(mods, "uk") != strlen(mods)) {
-				snprintf(err, errlen, "event '%s': unknown modifier '%s'; " ACCEPTED_FORMS,
-					 spec, mods);
-				free(s);
-				return -EINVAL;
-			}
-		}
-		a->type = named_events[i].type;
-		a->config = named_events[i].config;
-		bool u = strchr(mods, 'u'), k = strchr(mods, 'k');
-		a->exclude_kernel = u && !k;
-		a->exclude_user = k && !u;
-		ev->name = strdup(spec);
-		free(s);
-		return ev->name ? 0 : -ENOMEM;
-	}
-	if (!colon || colon == s || !colon[1] || strchr(s, ':') != colon) {
-		snprintf(err, errlen, "event '%s': unknown event; " ACCEPTED_FORMS, spec);
-		free(s);
-		return -EINVAL;
-	}
-	*colon = '\0';
-	size_t sys_ok = tp_name_len(s), name_ok = tp_name_len(colon + 1);
-	if (s[sys_ok] || colon[1 + name_ok]) {
-		char bad = s[sys_ok] ? s[sys_ok] : colon[1 + name_ok];
-		snprintf(err, errlen, "event '%s': '%c' is not understood (perfsink takes no /TERMS/, "
-			 "{GROUPS} or other modifiers); " ACCEPTED_FORMS, spec, bad);
-		free(s);
-		return -EINVAL;
-	}
-	int64_t id = tracefs_event_id(s, colon + 1);
-	if (id < 0) {
-		if (id == -ENOENT && !tracefs_root())
-			snprintf(err, errlen, "event '%s': tracefs is not mounted (mount -t tracefs nodev /sys/kernel/tracing)", spec);
-		else if (id == -ENOENT)
-			snprintf(err, errlen, "event '%s': no such tracepoint (see %s/available_events)", spec, tracefs_root());
-		else
-			snprintf(err, errlen, "event '%s': %s", spec, strerror((int)-id));
-		free(s);
-		return -EINVAL;
-	}
-	a->type = PERF_TYPE_TRACEPOINT;
-	a->config = (uint64_t)id;
-	ev->tp_sys = strdup(s);
-	ev->tp_name = strdup(colon + 1);
-	ev->name = strdup(spec);
-	free(s);
-	return (ev->tp_sys && ev->tp_name && ev->name) ? 0 : -ENOMEM;
-}
-
-static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struct record_opts *o, bool first)
-{
-	struct perf_event_attr *a = &ev->attr;
-	bool tp = a->type == PERF_TYPE_TRACEPOINT;
-
-	if (o->period) {
-		a->sample_period = o->period;
-	} else if (tp) {
-		a->sample_period = 1; /* every tracepoint hit, as perf does */
-	} else {
-		a->freq = 1;
-		a->sample_freq = o->freq;
-	}
-	a->sample_type = evl->sample_type | PERF_SAMPLE_IP | PERF_SAMPLE_PERIOD;
-	if (tp)
-		a->sample_type |= PERF_SAMPLE_RAW;
-	if (o->callgraph != CG_NONE)
-		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
-	if (o->callgraph == CG_DWARF) {
-		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
-		a->sample_regs_user = X86_64_USER_REGS;
-		a->sample_stack_user = o->dwarf_stack;
-		a->exclude_callchain_user = 1;
-		/* As perf record: DWARF turns on data addresses, and with them
-		 * MMAP2 for non-exec maps, where a separate-code binary keeps
-		 * .eh_frame_hdr; without those the unwinder finds no map. */
-		a->sample_type |= PERF_SAMPLE_ADDR;
-	}
-	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
-	a->disabled = 1;
-	a->inherit = !evl->system_wide;
-	/* System-wide counting starts at once; a workload of its own starts at exec. */
-	a->enable_on_exec = o->argv != NULL && !evl->system_wide;
-	a->sample_id_all = 1;
-	a->exclude_guest = 1;
-	/* Flight recorder: the kernel overwrites the oldest data, newest at head. */
-	a->write_backward = o->overwrite;
-	if (first) {
-		/* Side-band records once per ring, from the first event only. */
-		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
-		a->mmap_data = o->callgraph == CG_DWARF;
-	}
-}
-
-int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, size_t errlen)
-{
-	memset(evl, 0, sizeof(*evl));
-	evl->ev = calloc(o->nr_events, sizeof(*evl->ev));
-	if (!evl->ev)
-		return -ENOMEM;
-	evl->system_wide = o->all_cpus || o->cpu_list;
-	for (unsigned i = 0; i < o->nr_events; i++) {
-		int r = parse_one(&evl->ev[i], o->events[i], err, errlen);
-		evl->nr = i + 1;
-		if (r < 0)
-			return r;
-		if (evl->ev[i].tp_sys)
-			evl->has_tracepoint = true;
-		for (unsigned j = 0; j < i; j++) {
-			if (!strcmp(evl->ev[j].name, evl->ev[i].name)) {
-				snprintf(err, errlen, "event '%s' given twice", evl->ev[i].name);
-				return -EINVAL;
-			}
-		}
-	}
-	/* One layout for the id trailer everywhere, so perf accepts the attrs together. */
-	evl->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	if (evl->nr > 1)
-		evl->sample_type |= PERF_SAMPLE_IDENTIFIER;
-	evl->sample_id_all = true;
-	for (unsigned i = 0; i < evl->nr; i++)
-		set_sampling(evl, &evl->ev[i], o, i == 0);
-	return 0;
+	return ev_symbol_name(type, config);
 }
 
 static int read_online_cpus(int **cpus, unsigned *n)
@@ -283,12 +97,18 @@ int evlist_set_targets(struct ps_evlist *evl, const struct record_opts *o, pid_t
 	return 0;
 }
 
+static bool needs_pmu(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
+	       a->type == PERF_TYPE_RAW;
+}
+
 static void open_error(const struct ps_event *ev, int cpu, pid_t tid, int e, char *err, size_t errlen)
 {
 	const char *why = strerror(e);
 	char hint[160] = "";
-	if (e == ENOENT || e == EOPNOTSUPP)
-		snprintf(hint, sizeof(hint), ev->attr.type == PERF_TYPE_HARDWARE
+	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == ENXIO)
+		snprintf(hint, sizeof(hint), needs_pmu(&ev->attr)
 			 ? ": no hardware PMU for this event on this machine; use a software event such as cpu-clock"
 			 : ": not supported here");
 	else if (e == EACCES || e == EPERM)
@@ -297,9 +117,114 @@ static void open_error(const struct ps_event *ev, int cpu, pid_t tid, int e, cha
 		snprintf(hint, sizeof(hint), ": thread %d is gone", (int)tid);
 	else if (e == EMFILE)
 		snprintf(hint, sizeof(hint), ": raise the open file limit (ulimit -n)");
+	else if (e == EINVAL && ev->attr.type >= PERF_TYPE_MAX)
+		snprintf(hint, sizeof(hint), ": its PMU refuses this config or sampling (not every PMU can sample)");
+	else if (e == EINVAL && ev->attr.type == PERF_TYPE_BREAKPOINT)
+		snprintf(hint, sizeof(hint), ": the kernel refuses this breakpoint (address, length or access type)");
 	else if (e == EINVAL && ev->attr.freq)
 		snprintf(hint, sizeof(hint), ": is -F above /proc/sys/kernel/perf_event_max_sample_rate?");
 	snprintf(err, errlen, "cannot open event '%s' on CPU %d: %s%s", ev->name, cpu, why, hint);
+}
+
+/* perf's evsel__add_modifiers: the name suffix of a renamed event (":uH"). */
+static void mods_suffix(const struct perf_event_attr *a, char *bf, size_t n)
+{
+	bool guest_default = false;
+	size_t r = 1;
+
+	bf[0] = ':';
+	bf[1] = '\0';
+	if (a->exclude_kernel || a->exclude_user || a->exclude_hv) {
+		r += (size_t)snprintf(bf + r, n - r, "%s%s%s", a->exclude_kernel ? "" : "k",
+				      a->exclude_user ? "" : "u", a->exclude_hv ? "" : "h");
+		guest_default = true;
+	}
+	if (a->precise_ip) {
+		r += (size_t)snprintf(bf + r, n - r, "%.*s", (int)a->precise_ip, "ppp");
+		guest_default = true;
+	}
+	if (a->exclude_host || a->exclude_guest == guest_default)
+		r += (size_t)snprintf(bf + r, n - r, "%s%s", a->exclude_host ? "" : "H",
+				      a->exclude_guest ? "" : "G");
+	if (r == 1)
+		bf[0] = '\0';
+}
+
+/*
+ * perf's fallbacks on the first open of an event: cycles without a PMU
+ * becomes cpu-clock (evsel__fallback), and :P lowers precise_ip until the
+ * kernel takes it.  True when attr changed and the open is worth retrying.
+ */
+static bool open_fallback(struct ps_event *ev, int e)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	if ((e == ENOENT || e == ENXIO || e == ENODEV || e == EOPNOTSUPP) &&
+	    a->type == PERF_TYPE_HARDWARE && a->config == PERF_COUNT_HW_CPU_CYCLES) {
+		char mods[16], *name;
+		mods_suffix(a, mods, sizeof(mods));
+		if (asprintf(&name, "cpu-clock%s", mods) < 0)
+			return false;
+		pr_info("The cycles event is not supported, recording cpu-clock instead (as perf does)");
+		free(ev->name);
+		ev->name = name;
+		a->type = PERF_TYPE_SOFTWARE;
+		a->config = PERF_COUNT_SW_CPU_CLOCK;
+		return true;
+	}
+	if ((e == EINVAL || e == EOPNOTSUPP) && ev->precise_max && a->precise_ip) {
+		a->precise_ip--;
+		return true;
+	}
+	return false;
+}
+
+/* --filter / --exclude-perf on every fd of a tracepoint. */
+static int filter_set(const struct ps_event *ev, unsigned n, char *err, size_t errlen)
+{
+	for (unsigned i = 0; ev->filter && i < n; i++) {
+		if (ev->fds[i] >= 0 && ioctl(ev->fds[i], PERF_EVENT_IOC_SET_FILTER, ev->filter) < 0) {
+			int e = errno;
+			snprintf(err, errlen, "the kernel refused the filter \"%s\" on tracepoint %s: "
+				 "%s%s", ev->filter, ev->name, strerror(e),
+				 e == EINVAL ? " (check the expression against the fields in the "
+				 "tracepoint's format file in tracefs)" : "");
+			return -e;
+		}
+	}
+	return 0;
+}
+
+static int open_one(struct ps_evlist *evl, unsigned e, unsigned c, unsigned t, bool first,
+		    char *err, size_t errlen)
+{
+	struct ps_event *ev = &evl->ev[e];
+	unsigned i = c * evl->nr_threads + t;
+	int group_fd = ev->leader_off ? (ev - ev->leader_off)->fds[i] : -1, fd;
+
+	if (ev->leader_off && group_fd < 0)
+		return 0; /* its leader's thread is gone */
+	for (;;) {
+		fd = (int)syscall(SYS_perf_event_open, &ev->attr, evl->threads[t], evl->cpus[c],
+				  group_fd, PERF_FLAG_FD_CLOEXEC);
+		if (fd >= 0 || !first || !open_fallback(ev, errno))
+			break;
+	}
+	if (fd < 0) {
+		int er = errno;
+		/* A thread of -p that exited meanwhile is not an error. */
+		if (er == ESRCH && evl->nr_threads > 1)
+			return 0;
+		open_error(ev, evl->cpus[c], evl->threads[t], er, err, errlen);
+		return -er;
+	}
+	ev->fds[i] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &ev->ids[ev->nr_ids]) < 0) {
+		snprintf(err, errlen, "event '%s': cannot read its id: %s", ev->name, strerror(errno));
+		return -errno;
+	}
+	ev->nr_ids++;
+	return 0;
 }
 
 int evlist_open(struct ps_evlist *evl, char *err, size_t errlen)
@@ -315,28 +240,41 @@ int evlist_open(struct ps_evlist *evl, char *err, size_t errlen)
 			ev->fds[i] = -1;
 		for (unsigned c = 0; c < evl->nr_cpus; c++) {
 			for (unsigned t = 0; t < evl->nr_threads; t++) {
-				unsigned i = c * evl->nr_threads + t;
-				int fd = (int)syscall(SYS_perf_event_open, &ev->attr, evl->threads[t],
-						      evl->cpus[c], -1, PERF_FLAG_FD_CLOEXEC);
-				if (fd < 0) {
-					int er = errno;
-					/* A thread of -p that exited meanwhile is not an error. */
-					if (er == ESRCH && evl->nr_threads > 1)
-						continue;
-					open_error(ev, evl->cpus[c], evl->threads[t], er, err, errlen);
-					return -er;
-				}
-				ev->fds[i] = fd;
-				if (ioctl(fd, PERF_EVENT_IOC_ID, &ev->ids[ev->nr_ids]) < 0) {
-					snprintf(err, errlen, "event '%s': cannot read its id: %s",
-						 ev->name, strerror(errno));
-					return -errno;
-				}
-				ev->nr_ids++;
+				int r = open_one(evl, e, c, t, c == 0 && t == 0, err, errlen);
+				if (r < 0)
+					return r;
 			}
 		}
+		int r = filter_set(ev, n, err, errlen);
+		if (r < 0)
+			return r;
 	}
 	return 0;
+}
+
+int evlist_fd_lost(const struct ps_event *ev, unsigned slot, uint64_t *ids, uint64_t *lost)
+{
+	uint64_t v[1 + 3 * EVLIST_LOST_MAX]; /* [nr,] {value, id, lost}... */
+	int fd = ev->fds ? ev->fds[slot] : -1, n = 0;
+	bool group = ev->attr.read_format & PERF_FORMAT_GROUP;
+	ssize_t got;
+
+	if (fd < 0 || (group && ev->leader_off))
+		return 0;
+	got = read(fd, v, group ? sizeof(v) : 3 * sizeof(uint64_t));
+	if (got < (ssize_t)(3 * sizeof(uint64_t)))
+		return 0;
+	if (!group) {
+		ids[0] = v[1];
+		lost[0] = v[2];
+		return 1;
+	}
+	for (uint64_t k = 0; k < v[0] && k < EVLIST_LOST_MAX &&
+	     (ssize_t)((2 + 3 * k + 2) * sizeof(uint64_t)) <= got; k++, n++) {
+		ids[n] = v[1 + 3 * k + 1];
+		lost[n] = v[1 + 3 * k + 2];
+	}
+	return n;
 }
 
 static int ioctl_all(struct ps_evlist *evl, unsigned long req)
@@ -371,6 +309,8 @@ void evlist_free(struct ps_evlist *evl)
 		free(evl->ev[e].tp_sys);
 		free(evl->ev[e].tp_name);
 		free(evl->ev[e].ids);
+		free(evl->ev[e].group_name);
+		free(evl->ev[e].filter);
 	}
 	free(evl->ev);
 	free(evl->desc);
@@ -390,6 +330,7 @@ int evlist_describe(struct ps_evlist *evl)
 			.attr = evl->ev[i].attr, .name = evl->ev[i].name,
 			.tp_sys = evl->ev[i].tp_sys, .tp_name = evl->ev[i].tp_name,
 			.ids = evl->ev[i].ids, .nr_ids = evl->ev[i].nr_ids,
+			.nr_members = evl->ev[i].nr_members, .group_name = evl->ev[i].group_name,
 		};
 	free(evl->desc);
 	evl->desc = d;
@@ -400,13 +341,23 @@ int evlist_describe(struct ps_evlist *evl)
 	return 0;
 }
 
+/* Whether an event before i is the same tracepoint (its format goes in once). */
+static bool tracepoint_seen(const struct ps_evlist *evl, unsigned i)
+{
+	for (unsigned j = 0; j < i; j++)
+		if (evl->ev[j].tp_sys && !strcmp(evl->ev[j].tp_sys, evl->ev[i].tp_sys) &&
+		    !strcmp(evl->ev[j].tp_name, evl->ev[i].tp_name))
+			return true;
+	return false;
+}
+
 int evlist_tracing_data(const struct ps_evlist *evl, struct bytes *out)
 {
 	const char *sys[evl->nr ? evl->nr : 1], *name[evl->nr ? evl->nr : 1];
 	unsigned k = 0;
 
 	for (unsigned i = 0; i < evl->nr; i++) {
-		if (!evl->ev[i].tp_sys)
+		if (!evl->ev[i].tp_sys || tracepoint_seen(evl, i))
 			continue;
 		sys[k] = evl->ev[i].tp_sys;
 		name[k++] = evl->ev[i].tp_name;

@@ -19,6 +19,9 @@ struct ps_event_desc {
 	const char *tp_sys, *tp_name; /* tracepoints only, else NULL */
 	const uint64_t *ids;         /* kernel ids of the event's fds */
 	unsigned nr_ids;
+	/* Groups (GROUP_DESC): set on a leader whose group has 2 or more events. */
+	unsigned nr_members;         /* 0 or 1: not a group leader */
+	const char *group_name;      /* NULL: perf's "{anon_group}" */
 };
 
 struct ps_events {

@@ -210,6 +210,33 @@ static int write_compressed(struct bytes *b, const struct perfsink_stream *s,
 	return 0;
 }
 
+/* Groups of two or more events: perf's nr_groups. */
+static uint32_t groups_count(const struct ps_events *evs)
+{
+	uint32_t n = 0;
+	for (unsigned i = 0; evs && i < evs->nr; i++)
+		n += evs->ev[i].nr_members > 1;
+	return n;
+}
+
+/* perf 6.1's write_group_desc: u32 nr, then per group name, leader index, size. */
+static int write_group_desc(struct bytes *b, const struct perfsink_stream *s,
+			    const struct perfsink_compression *comp)
+{
+	const struct ps_events *evs = stream_events(s);
+
+	bytes_u32(b, groups_count(evs));
+	for (unsigned i = 0; i < evs->nr; i++) {
+		const struct ps_event_desc *d = &evs->ev[i];
+		if (d->nr_members < 2)
+			continue;
+		bytes_perf_string(b, d->group_name ? d->group_name : "{anon_group}");
+		bytes_u32(b, i);
+		bytes_u32(b, d->nr_members);
+	}
+	return 0;
+}
+
 /* ------------------------------------------------------------ table */
 
 static bool has_tracing_data(const struct perfsink_stream *s,
@@ -229,6 +256,11 @@ static bool has_build_ids(const struct perfsink_stream *s,
 static bool has_cpuid(const struct perfsink_stream *s, const struct perfsink_compression *comp)
 {
 	return stream_machine(s)->cpuid[0] != '\0';
+}
+
+static bool has_groups(const struct perfsink_stream *s, const struct perfsink_compression *comp)
+{
+	return groups_count(stream_events(s)) > 0;
 }
 
 static bool has_compression(const struct perfsink_stream *s,
@@ -252,6 +284,7 @@ static const struct feature features[] = {
 	{ FEAT_CMDLINE, true, NULL, write_cmdline },
 	{ FEAT_EVENT_DESC, true, NULL, write_event_desc },
 	{ FEAT_CPU_TOPOLOGY, true, NULL, write_cpu_topology },
+	{ FEAT_GROUP_DESC, true, has_groups, write_group_desc },
 	{ FEAT_SAMPLE_TIME, true, NULL, write_sample_time },
 	{ FEAT_COMPRESSED, true, has_compression, write_compressed },
 };

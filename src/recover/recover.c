@@ -132,6 +132,25 @@ static int event_load(const struct pfile *f, struct ps_event *ev, const uint8_t 
 	return event_name(ev, err, n);
 }
 
+/*
+ * Groups, for GROUP_DESC: perfsink disables every event but group members,
+ * which follow their leader, so a member belongs to the nearest disabled
+ * event before it.  A group's NAME{} is not in the attrs: {anon_group}.
+ */
+static void groups_infer(struct ps_evlist *evl)
+{
+	unsigned lead = 0;
+
+	for (unsigned i = 0; i < evl->nr; i++) {
+		if (evl->ev[i].attr.disabled || i == 0) {
+			lead = i;
+			continue;
+		}
+		evl->ev[i].leader_off = i - lead;
+		evl->ev[lead].nr_members = evl->ev[lead].nr_members ? evl->ev[lead].nr_members + 1 : 2;
+	}
+}
+
 static int events_load(const struct pfile *f, struct ps_evlist *evl, char *err, size_t n)
 {
 	unsigned nr = (unsigned)(f->attrs_size / f->attr_size);
@@ -147,6 +166,7 @@ static int events_load(const struct pfile *f, struct ps_evlist *evl, char *err, 
 		if (evl->ev[i].tp_sys)
 			evl->has_tracepoint = true;
 	}
+	groups_infer(evl);
 	evl->sample_type = evl->ev[0].attr.sample_type;
 	evl->sample_id_all = evl->ev[0].attr.sample_id_all;
 	return 0;

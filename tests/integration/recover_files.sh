@@ -6,7 +6,7 @@
 # disk under -o (nothing half-written left).
 . "$TESTS_SRCDIR/lib/lib.sh"
 need_root
-plan 28
+plan 29
 cd "$T"
 # Exactly 4000 getppid tracepoint hits: counts after a cut can be checked
 # against a known total; cpu-clock with call chains for build-ids and zstd.
@@ -82,6 +82,13 @@ cut_copy cpu.data $(($(hdr cpu.data 40) + $(hdr cpu.data 48))) bid.data
 check "build-ids rebuilt: the workload's matches perf record's view" sh -c \
 	"'$PERF' buildid-list -i bid.data 2>/dev/null | grep -q \"\$('$PERF' buildid-list -i cpu.data 2>/dev/null | grep workload)\""
 check "the samples resolve to the workload's functions" sh -c "'$PERF' report -i bid.data --stdio 2>/dev/null | grep -q hot_alpha"
+
+# Groups: GROUP_DESC rebuilt from the attrs (members are not disabled).
+"$PERFSINK" record -q -e '{cpu-clock,task-clock},cs' -o grp.data -- "$WORKLOAD" cpu 50 2>err
+cut_copy grp.data $(($(hdr grp.data 40) + $(hdr grp.data 48))) grpcut.data
+"$PERFSINK" recover grpcut.data >out 2>&1
+check "a group's GROUP_DESC is rebuilt: perf evlist -g shows it" \
+	sh -c "'$PERF' evlist -g -i grpcut.data 2>/dev/null | grep -qx '{cpu-clock,task-clock}'" || show out err
 
 # Garbage after the last record (a torn write, the next file's bytes).
 cut_copy good.data $(($(hdr good.data 40) + $(hdr good.data 48))) junk.data

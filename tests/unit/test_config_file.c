@@ -251,8 +251,8 @@ static void test_good_fan_out(void **state)
 	assert_contains(a->where, ":7");
 	assert_contains(b->where, ":18");
 	/* [record] applied to the options */
-	assert_int_equal(f->o.nr_events, 2);
-	assert_string_equal(f->o.events[0], "sched:sched_switch");
+	assert_int_equal(f->o.nr_events, 1); /* one -e string, perf's syntax */
+	assert_string_equal(f->o.events[0], "sched:sched_switch,cpu-clock");
 	assert_int_equal(f->o.freq, 999);
 	assert_int_equal(f->o.mmap_pages, 256);
 	assert_int_equal(bind_select(&f->s, &f->o, f->err, sizeof(f->err)), 0);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "opts.h"
@@ -75,9 +76,14 @@ static void test_bad_values(void **state)
 		{ "duration", "5d", -EINVAL, "ms, s, m or h" },
 		{ "plugin-dir", "", -EINVAL, "empty plugin directory" },
 		{ "verbose", "10", -EINVAL, "-1 (quiet) to 9" },
-		{ "event", "", -EINVAL, "empty event name" },
-		{ "event", "cpu-clock,", -EINVAL, "empty event name" },
-		{ "event", "a,,b", -EINVAL, "empty event name" },
+		{ "event", "", -EINVAL, "at column 1: an event expected, found the end" },
+		{ "event", "cpu-clock,", -EINVAL, "at column 11: an event expected, found the end" },
+		{ "event", "a,,b", -EINVAL, "at column 1: unknown event 'a'" },
+		{ "event", "{cpu-clock", -EINVAL, "at column 11: ',' or '}' expected" },
+		{ "filter", "prev_pid == 1", -EINVAL, "--filter must come after the -e (event)" },
+		{ "filter", "", -EINVAL, "empty filter" },
+		{ "exclude-perf", "true", -EINVAL, "--exclude-perf must come after the -e (event)" },
+		{ "exclude-perf", "maybe", -EINVAL, "not a boolean" },
 		{ "switch-output", "sometimes", -EINVAL, "give signal, a size" },
 		{ "switch-output", "1K", -EINVAL, "at least 4K" },
 		{ "switch-output", "50ms", -EINVAL, "at least 100ms" },
@@ -111,11 +117,20 @@ static void test_good_values(void **state)
 	record_opts_init(&o);
 #define SET(n, v) assert_int_equal(record_opt_set(&o, n, v, err, sizeof(err)), 0)
 	SET("event", "sched:sched_switch,task-clock");
-	SET("event", "cpu-clock");
-	assert_int_equal(o.nr_events, 3);
-	assert_string_equal(o.events[0], "sched:sched_switch");
-	assert_string_equal(o.events[1], "task-clock");
-	assert_string_equal(o.events[2], "cpu-clock");
+	SET("filter", "prev_pid == 1");
+	SET("filter", "next_pid != 0");
+	SET("event", "{cpu-clock,task-clock}:u");
+	SET("exclude-perf", "true");
+	assert_int_equal(o.nr_events, 2);
+	assert_string_equal(o.events[0], "sched:sched_switch,task-clock");
+	assert_string_equal(o.events[1], "{cpu-clock,task-clock}:u");
+	/* perf's rule: filters combine with && on the -e just before them */
+	assert_string_equal(o.filters[0].text, "(prev_pid == 1) && (next_pid != 0)");
+	assert_true(o.filters[0].by_filter && !o.filters[0].by_exclude_perf);
+	char self[48];
+	snprintf(self, sizeof(self), "common_pid != %d", (int)getpid());
+	assert_string_equal(o.filters[1].text, self);
+	assert_true(o.filters[1].by_exclude_perf && !o.filters[1].by_filter);
 	record_opts_source_begin(&o); /* the CLI's list replaces the config's */
 	SET("event", "page-faults");
 	SET("event", "task-clock");

@@ -382,6 +382,40 @@ static void test_features_compressed(void **state)
 	perf_bytes_free(&feat);
 }
 
+/* GROUP_DESC as perf 6.1 writes it: only with a group, name, leader index, size. */
+static void test_features_group_desc(void **state)
+{
+	struct fixture *f = *state;
+	struct perfsink_bytes hdr = { 0 }, feat = { 0 };
+	struct perfsink_file_end end = { .data_offset = PERFSINK_BUF_ALIGN, .data_size = 64 };
+	struct feat_view v;
+	size_t adv;
+
+	features_view(f, &end, &hdr, &feat, &v);
+	assert_true(view_find(&v, FEAT_GROUP_DESC) < 0); /* no group, no feature */
+	perf_bytes_free(&hdr);
+	perf_bytes_free(&feat);
+
+	f->ev[0].nr_members = 2;
+	features_view(f, &end, &hdr, &feat, &v);
+	int i = view_find(&v, FEAT_GROUP_DESC);
+	assert_true(i >= 0);
+	assert_int_equal(u32_at(v.p[i], 0), 1);
+	assert_string_equal(perf_string(v.p[i] + 4, &adv), "{anon_group}");
+	assert_int_equal(u32_at(v.p[i], 4 + adv), 0);
+	assert_int_equal(u32_at(v.p[i], 8 + adv), 2);
+	assert_int_equal(v.size[i], 12 + adv);
+	perf_bytes_free(&hdr);
+	perf_bytes_free(&feat);
+
+	f->ev[0].group_name = "grp";
+	features_view(f, &end, &hdr, &feat, &v);
+	i = view_find(&v, FEAT_GROUP_DESC);
+	assert_string_equal(perf_string(v.p[i] + 4, &adv), "grp");
+	perf_bytes_free(&hdr);
+	perf_bytes_free(&feat);
+}
+
 /* ------------------------------------------------------------ pipe */
 
 static void event_names_check(const struct fixture *f, const uint8_t *p, size_t off,
@@ -610,6 +644,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_features_payloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_from_given_machine, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_compressed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_features_group_desc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_layout, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_attr_too_big, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_event_desc_too_big, setup, teardown),
