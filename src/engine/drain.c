@@ -5,6 +5,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include "engine/engine_priv.h"
+#include "probe/bpf_progs.h"
 #include "engine/pool.h"
 #include "format/record.h"
 #include "engine/ring.h"
@@ -89,6 +90,8 @@ static size_t scan_records(struct engine *e, struct ring *r, struct psbuf *rec,
 			cut += stack_filled(e->stack_user, p + off, h->size);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&e->dsos, p + off, h->size);
+		} else if (h->type == PERF_RECORD_BPF_EVENT) {
+			bpf_progs_event(&e->bpf, p + off, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
 			uint64_t lost;
 			memcpy(&lost, p + off + 16, sizeof(lost));

@@ -26,6 +26,7 @@
 #include "format/stream.h"
 #include "probe/machine.h"
 #include "probe/synth.h"
+#include "probe/bpf_progs.h"
 #include "probe/tracing_data.h"
 #include "engine/workload.h"
 
@@ -216,7 +217,7 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		return -ENOMEM;
 	e->seg->priv = (struct perfsink_stream_priv){
 		.events = &evl->events, .argc = argc, .argv = argv, .tracing_data = &e->tracing,
-		.machine = &e->machine,
+		.machine = &e->machine, .bpf = &e->bpf,
 	};
 	uint32_t flags = 0;
 	if (e->o->switch_output != SWITCH_NONE || e->o->overwrite)
@@ -406,6 +407,7 @@ static void engine_free(struct engine *e)
 	evlist_free(&e->evl);
 	bytes_free(&e->tracing);
 	machine_free(&e->machine);
+	bpf_info_free(&e->bpf);
 	bytes_free(&e->tail_synth);
 	bytes_free(&e->build_ids);
 	dso_set_free(&e->dsos);

@@ -17,6 +17,7 @@
 #include "probe/dso_set.h"
 #include "engine/evlist.h"
 #include "engine/sinkset.h"
+#include "format/bpf_info.h"
 #include "format/machine.h"
 #include "format/stream.h"
 #include "engine/workload.h"
@@ -63,6 +64,7 @@ struct engine {
 	const char **names;
 	struct bytes tracing;
 	struct ps_machine machine;  /* read once at the start, for the header features */
+	struct ps_bpf_info bpf;     /* BPF programs seen, for BPF_PROG_INFO / BPF_BTF */
 	struct workload wl;
 	bool child_done;
 	int child_status;

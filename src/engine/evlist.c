@@ -169,6 +169,8 @@ static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struc
 	if (first) {
 		/* Side-band records once per ring, from the first event only. */
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+		/* As perf: JIT images (BPF programs) come and go as KSYMBOL / BPF_EVENT. */
+		a->ksymbol = a->bpf_event = 1;
 		a->mmap_data = o->callgraph == CG_DWARF;
 	}
 }

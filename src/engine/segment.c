@@ -6,6 +6,7 @@
 #include "engine/engine_priv.h"
 #include "base/log.h"
 #include "config/opts.h"
+#include "probe/bpf_progs.h"
 #include "probe/synth.h"
 
 /* The records of the target's tasks as they are now. */
@@ -37,6 +38,10 @@ int segment_synthesize(struct engine *e, bool initial)
 	int r = synth_kernel_mmap(&b, &e->evl.events);
 	if (r < 0 && initial)
 		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
+	/* As perf: KSYMBOL and BPF_EVENT for the BPF programs already loaded. */
+	r = bpf_progs_read(&e->bpf, &b, &e->evl.events);
+	if (r < 0 && r != -EPERM && r != -ENOSYS && initial)
+		pr_warn("BPF programs: %s; samples in them will not resolve", strerror(-r));
 	r = synth_target(e, &b, initial);
 	if (r < 0 && initial)
 		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
@@ -125,9 +130,14 @@ bool segment_rotation_due(struct engine *e)
 	return false;
 }
 
-/* Read the build-ids of the DSOs seen and point the current output at them. */
+/*
+ * Read the build-ids of the DSOs seen and point the current output at them;
+ * add the BPF programs loaded since the start to BPF_PROG_INFO (perf learns
+ * of them from BPF_EVENT records; those unloaded already are not seen here).
+ */
 void segment_build_ids_update(struct engine *e)
 {
+	bpf_progs_read(&e->bpf, NULL, NULL);
 	if (dso_set_build_ids(&e->dsos, &e->build_ids) == 0) {
 		CUR_PRIV(e)->build_ids = &e->build_ids;
 		e->whole_priv.build_ids = &e->build_ids;
