@@ -208,6 +208,7 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		return r;
 	if ((r = machine_read(&e->machine)) < 0)
 		return r;
+	e->dsos.live = true; /* build-ids of containers' files through /proc/PID/root */
 	struct utsname u;
 	if (uname(&u) == 0)
 		snprintf(e->hostname, sizeof(e->hostname), "%s", u.nodename);
