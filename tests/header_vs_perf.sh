@@ -21,9 +21,9 @@
 #   node meminfo free     free memory changes between the two recordings
 #   time of first/last    sample times and the duration between them
 #   sample, duration
-#   bpf_prog_info lines   other processes load and unload BPF programs
-#   of other programs     between the two recordings; the test's own
-#                         program's line is kept and must match
+#   bpf_prog_info and     other processes load and unload BPF programs
+#   btf info lines of     between the two recordings; the test's own
+#   other programs        program's lines are kept and must match
 . "$TESTS_SRCDIR/http_lib.sh" # nginx_*, parts_cat; lib.sh's TAP helpers win
 . "$TESTS_SRCDIR/lib.sh"
 need_root
@@ -33,9 +33,10 @@ BPF_PROG=$TESTS_BUILDDIR/bpf_prog
 FEATS="python3 $TESTS_SRCDIR/header_features.py"
 export HOME=$T # perf's build-id cache stays in the test directory
 
-# A BPF program loaded before both recordings, held until the end.
+# A BPF program loaded before both recordings, held until the end; with
+# BTF, so perf names it by its BTF function and writes BPF_BTF.
 mkfifo hold.in
-"$BPF_PROG" ps_hdr_hold hold <hold.in >hold.out 2>hold.err &
+"$BPF_PROG" ps_hdr_hold hold ps_hdr_hold_btf_function <hold.in >hold.out 2>hold.err &
 HOLD=$!
 exec 9>hold.in # held open: the program stays loaded until the end
 NGINX_PID=
@@ -43,13 +44,15 @@ cleanup_hook() { nginx_stop; kill "$HOLD"; wait "$HOLD"; }
 wait_for 10 test -s hold.out
 bpf_ok=$(kill -0 "$HOLD" 2>/dev/null && test -s hold.out && echo 1)
 [ -n "$bpf_ok" ] || { diag "no BPF program could be loaded:"; show hold.err; }
+hold_btf=$(awk '{ print $3 }' hold.out 2>/dev/null)
 
 normalise() { # normalise HEADER_TEXT
 	sed -e '/^# captured on/d' -e '/^# data offset/d' -e '/^# data size/d' \
 		-e '/^# feat offset/d' -e '/^# perf version/d' -e '/^# cmdline/d' \
 		-e '/^# event :/d' -e 's/\(meminfo *: total = [0-9]* kB\), free = [0-9]* kB/\1/' \
 		-e '/^# time of first sample/d' -e '/^# time of last sample/d' \
-		-e '/^# sample duration/d' -e '/^# bpf_prog_info/{/_ps_hdr_hold /!d}' "$1"
+		-e '/^# sample duration/d' -e '/^# bpf_prog_info/{/_ps_hdr_hold_btf_function /!d}' \
+		-e "/^# btf info of id /{/ id ${hold_btf:-x}\$/!d}" "$1"
 }
 header() { "$PERF" report --header-only -I -i "$1" 2>/dev/null; }
 
@@ -71,10 +74,11 @@ check "the tracking event has ksymbol and bpf_event, as perf's" \
 	sh -c '[ -n "$1" ] && [ "$1" = "$2" ]' - "$(bits perf.hdr)" "$(bits sink.hdr)"
 
 if [ -n "$bpf_ok" ]; then
-	check "BPF_PROG_INFO names the program loaded before the recording, as perf's" \
-		sh -c 'grep -q "_ps_hdr_hold addr" sink.hdr && [ "$(grep _ps_hdr_hold perf.hdr)" = "$(grep _ps_hdr_hold sink.hdr)" ]' ||
-		{ grep bpf_prog_info perf.hdr sink.hdr | sed 's/^/# /'; }
-	ksym() { "$PERF" script --show-bpf-events -i "$1" 2>/dev/null | grep -A1 '_ps_hdr_hold$' | sed 's/.*PERF_RECORD_/PERF_RECORD_/'; }
+	check "BPF_PROG_INFO and BPF_BTF name the program loaded before the recording by its BTF function, as perf's" \
+		sh -c 'grep -q "_ps_hdr_hold_btf_function addr" sink.hdr && grep -qx "# btf info of id $1" sink.hdr &&
+			[ "$(grep _ps_hdr_hold perf.hdr)" = "$(grep _ps_hdr_hold sink.hdr)" ]' - "$hold_btf" ||
+		{ grep -E "bpf_prog_info|btf info" perf.hdr sink.hdr | sed 's/^/# /'; }
+	ksym() { "$PERF" script --show-bpf-events -i "$1" 2>/dev/null | grep -A1 '_ps_hdr_hold_btf_function$' | sed 's/.*PERF_RECORD_/PERF_RECORD_/'; }
 	ksym perf.data >perf.ksym
 	ksym sink.data >sink.ksym
 	check "KSYMBOL and BPF_EVENT synthesized for it are perf's" \

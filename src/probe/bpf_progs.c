@@ -197,21 +197,83 @@ static int btf_add(struct ps_bpf_info *in, uint32_t id)
 	return 0;
 }
 
-/* ------------------------------------------------------------ records */
+static const struct ps_bpf_btf *btf_find(const struct ps_bpf_info *in, uint32_t id)
+{
+	for (uint32_t i = 0; i < in->nr_btfs; i++)
+		if (in->btfs[i].id == id)
+			return &in->btfs[i];
+	return NULL;
+}
+
+/* Bytes that follow a struct btf_type (12 bytes) of this kind and vlen. */
+static size_t btf_extra(uint32_t kind, uint32_t vlen)
+{
+	switch (kind) {
+	case 1: case 14: case 17: return 4;          /* INT, VAR, DECL_TAG */
+	case 3: return 12;                           /* ARRAY */
+	case 4: case 5: case 15: case 19: return 12 * (size_t)vlen; /* STRUCT, UNION, DATASEC, ENUM64 */
+	case 6: case 13: return 8 * (size_t)vlen;    /* ENUM, FUNC_PROTO */
+	default: return 0;                           /* PTR, FWD, TYPEDEF, ..., FUNC, FLOAT */
+	}
+}
 
 /*
- * perf's synthesize_bpf_prog_name without BTF: "bpf_prog_<tag>", then
- * "_<name>" for a program without sub-programs, "_F" for each sub-program.
- * (With BTF perf takes the function's BTF name; the program name is
- * the same name cut to 15 characters.)
+ * The name of BTF type id in raw BTF (what btf__name_by_offset gives perf),
+ * or NULL when the blob does not have it.
  */
-static void prog_name(char *out, size_t n, const struct bpf_prog_info *info, uint32_t sub)
+static const char *btf_type_name(const struct ps_bpf_btf *btf, uint32_t type_id)
+{
+	const uint8_t *p = btf->data;
+	if (btf->size < 24 || get32(p, 0) % 65536 != 0xeb9f)
+		return NULL;
+	uint32_t hdr = get32(p, 4), toff = get32(p, 8), tlen = get32(p, 12);
+	uint32_t soff = get32(p, 16), slen = get32(p, 20);
+	if ((uint64_t)hdr + toff + tlen > btf->size || (uint64_t)hdr + soff + slen > btf->size)
+		return NULL;
+	const uint8_t *t = p + hdr + toff, *end = t + tlen;
+	for (uint32_t id = 1; t + 12 <= end; id++) {
+		uint32_t name_off = get32(t, 0), info = get32(t, 4);
+		if (id == type_id) {
+			const char *strs = (const char *)p + hdr + soff;
+			if (name_off >= slen || !memchr(strs + name_off, '\0', slen - name_off))
+				return NULL;
+			return strs + name_off;
+		}
+		t += 12 + btf_extra((info >> 24) & 0x1f, info & 0xffff);
+	}
+	return NULL;
+}
+
+/* ------------------------------------------------------------ records */
+
+/* The BTF name of sub-program sub's function, when the program has BTF function info. */
+static const char *btf_func_name(const struct ps_bpf_info *in, const struct bpf_prog_info *info,
+				 uint32_t sub)
+{
+	const struct ps_bpf_btf *btf = info->btf_id ? btf_find(in, info->btf_id) : NULL;
+	if (!btf || sub >= info->nr_func_info || info->func_info_rec_size < 8)
+		return NULL;
+	const uint8_t *fi = (const uint8_t *)(uintptr_t)info->func_info;
+	/* struct bpf_func_info: u32 insn_off, u32 type_id */
+	return btf_type_name(btf, get32(fi + (size_t)sub * info->func_info_rec_size, 4));
+}
+
+/*
+ * perf's synthesize_bpf_prog_name: "bpf_prog_<tag>", then "_<function>"
+ * from BTF when the program has it, else "_<name>" for a program without
+ * sub-programs and "_F" for each sub-program.
+ */
+static void prog_name(char *out, size_t n, const struct ps_bpf_info *in,
+		      const struct bpf_prog_info *info, uint32_t sub)
 {
 	const uint8_t (*tags)[BPF_TAG_SIZE] = (const void *)(uintptr_t)info->prog_tags;
 	int len = snprintf(out, n, "bpf_prog_");
 	for (int i = 0; i < BPF_TAG_SIZE; i++)
 		len += snprintf(out + len, n - (size_t)len, "%02x", tags[sub][i]);
-	if (info->nr_jited_ksyms == 1 && sub == 0) {
+	const char *fn = btf_func_name(in, info, sub);
+	if (fn) {
+		snprintf(out + len, n - (size_t)len, "_%s", fn);
+	} else if (info->nr_jited_ksyms == 1 && sub == 0) {
 		if (info->name[0])
 			snprintf(out + len, n - (size_t)len, "_%.*s", (int)sizeof(info->name), info->name);
 	} else {
@@ -220,7 +282,7 @@ static void prog_name(char *out, size_t n, const struct bpf_prog_info *info, uin
 }
 
 static void prog_records(struct bytes *b, const struct ps_events *evs,
-			 const struct bpf_prog_info *info)
+			 const struct ps_bpf_info *in, const struct bpf_prog_info *info)
 {
 	const uint64_t *addrs = (const void *)(uintptr_t)info->jited_ksyms;
 	const uint32_t *lens = (const void *)(uintptr_t)info->jited_func_lens;
@@ -232,7 +294,7 @@ static void prog_records(struct bytes *b, const struct ps_events *evs,
 		bytes_u32(b, lens[i]);
 		bytes_u16(b, PERF_RECORD_KSYMBOL_TYPE_BPF);
 		bytes_u16(b, 0);
-		prog_name(name, sizeof(name), info, i);
+		prog_name(name, sizeof(name), in, info, i);
 		record_string(b, name);
 		record_end(b, start, evs, NULL);
 	}
@@ -292,16 +354,16 @@ static int prog_read(struct ps_bpf_info *in, struct bytes *b, const struct ps_ev
 		free(bpil);
 		return 0;
 	}
-	if (b)
-		prog_records(b, evs, &info);
-	if (has_prog(in, id)) {
-		free(bpil);
-		return 1;
-	}
 	/* perf fetches the BTF of programs with BTF function info only */
 	if (info.nr_func_info && info.func_info_rec_size && (r = btf_add(in, info.btf_id)) < 0) {
 		free(bpil);
 		return r;
+	}
+	if (b)
+		prog_records(b, evs, in, &info);
+	if (has_prog(in, id)) {
+		free(bpil);
+		return 1;
 	}
 	if ((r = prog_keep(in, id, bpil, len)) < 0)
 		return r;
