@@ -293,3 +293,9 @@ void machine_free(struct ps_machine *m)
 	machine_pmus_free(m);
 	memset(m, 0, sizeof(*m));
 }
+
+void machine_forget_free_memory(struct ps_machine *m)
+{
+	for (uint32_t i = 0; i < m->nr_numa; i++)
+		m->numa[i].mem_free_kb = 0;
+}
