@@ -13,6 +13,7 @@
 #include "engine/ring.h"
 #include "engine/sinkset.h"
 #include "format/record.h"
+#include "probe/bpf_progs.h"
 
 /* ---------------------------------------------------------- rings */
 
@@ -57,6 +58,7 @@ int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps
 {
 	*d = (struct drainer){ .evl = evl, .ss = ss, .stop = stop };
 	dso_set_init(&d->dsos);
+	d->dsos.live = true; /* build-ids of containers' files through /proc/PID/root */
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	d->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	d->stack_user = evl->stack_user; /* 0 when events sample different stacks */
@@ -211,6 +213,8 @@ static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 			cut += stack_filled(d->stack_user, p + off, h->size);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&d->dsos, p + off, h->size);
+		} else if (h->type == PERF_RECORD_BPF_EVENT && d->bpf) {
+			bpf_progs_event(d->bpf, p + off, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
 			uint64_t lost;
 			memcpy(&lost, p + off + 16, sizeof(lost));

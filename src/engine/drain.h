@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/bytes.h"
+#include "format/bpf_info.h"
 #include "probe/dso_set.h"
 
 struct record_opts;
@@ -46,6 +47,7 @@ struct drainer {
 	const struct ps_evlist *evl;
 	struct sinkset *ss;
 	const volatile int *stop;    /* non-zero: waits for a free buffer give up */
+	struct ps_bpf_info *bpf;     /* the output's: BPF_EVENT PROG_LOAD adds to it; NULL: not */
 
 	struct ring *rings;          /* one per CPU of evl */
 	struct pool **pools;         /* the buffers of each ring */

@@ -396,8 +396,11 @@ static void sampling_set(struct build *b, unsigned i)
 	a->sample_id_all = 1;
 	/* Flight recorder: the kernel overwrites the oldest data, newest at head. */
 	a->write_backward = b->o->overwrite;
-	if (i == 0) /* side-band records once per ring, from the first event only */
+	if (i == 0) { /* side-band records once per ring, from the first event only */
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
+		/* As perf: JIT images (BPF programs) come and go as KSYMBOL / BPF_EVENT. */
+		a->ksymbol = a->bpf_event = 1;
+	}
 }
 
 /*

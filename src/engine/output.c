@@ -14,6 +14,7 @@
 #include "engine/evlist.h"
 #include "engine/now.h"
 #include "engine/sinkset.h"
+#include "probe/bpf_progs.h"
 #include "probe/dso_set.h"
 #include "probe/machine.h"
 #include "probe/synth.h"
@@ -59,7 +60,7 @@ static void first_stream(struct output *out, const struct ps_evlist *evl,
 	struct segment *s = out->seg;
 	s->priv = (struct perfsink_stream_priv){
 		.events = &evl->events, .argc = argc, .argv = argv, .tracing_data = &out->tracing,
-		.machine = &out->machine,
+		.machine = &out->machine, .bpf = &out->bpf,
 	};
 	s->stream = (struct perfsink_stream){
 		.nr_events = evl->nr,
@@ -115,6 +116,7 @@ void output_free(struct output *out)
 {
 	bytes_free(&out->tracing);
 	machine_free(&out->machine);
+	bpf_info_free(&out->bpf);
 	bytes_free(&out->tail_synth);
 	bytes_free(&out->build_ids);
 	free(out->names);
@@ -159,6 +161,10 @@ void output_synthesize(struct output *out, bool initial, bool target_gone, struc
 	int r = synth_kernel_mmap(b, out->events);
 	if (r < 0 && initial)
 		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
+	/* As perf: KSYMBOL and BPF_EVENT for the BPF programs already loaded. */
+	r = bpf_progs_read(&out->bpf, b, out->events);
+	if (r < 0 && r != -EPERM && r != -ENOSYS && initial)
+		pr_warn("BPF programs: %s; samples in them will not resolve", strerror(-r));
 	r = synth_target(out, b, initial, target_gone);
 	if (r < 0 && initial)
 		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
@@ -218,6 +224,9 @@ void output_count(struct output *out, const struct drain_seen *seen)
 
 void output_build_ids_update(struct output *out, struct dso_set *dsos)
 {
+	/* With the programs loaded since the start for BPF_PROG_INFO (those
+	 * unloaded already came through their BPF_EVENT, see drain.c). */
+	bpf_progs_read(&out->bpf, NULL, NULL);
 	if (out->o->no_buildid)
 		return; /* -B: no BUILD_ID feature, as perf record -B */
 	if (dso_set_build_ids(dsos, &out->build_ids) == 0) {

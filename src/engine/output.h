@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <perfsink/sink.h>
 #include "base/bytes.h"
+#include "format/bpf_info.h"
 #include "format/machine.h"
 #include "format/stream.h"
 
@@ -62,6 +63,7 @@ struct output {
 	struct bytes tracing;       /* TRACING_DATA */
 	const char **names;         /* event names, for the stream */
 	struct ps_machine machine;  /* read once at the start, for the header features */
+	struct ps_bpf_info bpf;     /* BPF programs seen, for BPF_PROG_INFO / BPF_BTF */
 	char session[40];
 	char hostname[65];
 

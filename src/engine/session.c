@@ -278,7 +278,10 @@ static int output_setup(struct session *s, int argc, char **argv)
 		.buffer_size = drainer_buffer_size(&s->dr),
 		.ring_mmap_len = s->dr.rings[0].mmap_len,
 	};
-	return output_init(&s->out, s->o, &s->evl, &s->ss, &shape, s->wl.pid, argc, argv);
+	int r = output_init(&s->out, s->o, &s->evl, &s->ss, &shape, s->wl.pid, argc, argv);
+	/* Programs loaded while recording: the drainer sees their BPF_EVENT. */
+	s->dr.bpf = &s->out.bpf;
+	return r;
 }
 
 /* ------------------------------------------------------------- end */

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "format/events.h"
+#include "format/feat_clock.h"
+#include "format/feat_priv.h"
 #include "format/machine.h"
 #include "format/perf_features.h"
 #include "format/stream.h"
@@ -20,6 +22,7 @@
 struct feature {
 	int id;
 	bool pipe;  /* perf 6.1 also sends it as HEADER_FEATURE in pipe mode */
+	bool pipe_empty; /* ... with the payload of an empty stream (see feature_write_pipe) */
 	bool (*wanted)(const struct perfsink_stream *s, const struct perfsink_compression *comp);
 	int (*write)(struct bytes *b, const struct perfsink_stream *s,
 		     const struct perfsink_compression *comp);
@@ -191,6 +194,81 @@ static int write_cpu_topology(struct bytes *b, const struct perfsink_stream *s,
 	return 0;
 }
 
+static int write_numa(struct bytes *b, const struct perfsink_stream *s,
+		      const struct perfsink_compression *comp)
+{
+	feat_numa_write(b, stream_machine(s));
+	return 0;
+}
+
+static int write_pmu_mappings(struct bytes *b, const struct perfsink_stream *s,
+			      const struct perfsink_compression *comp)
+{
+	feat_pmu_mappings_write(b, stream_machine(s));
+	return 0;
+}
+
+static int write_cache(struct bytes *b, const struct perfsink_stream *s,
+		       const struct perfsink_compression *comp)
+{
+	feat_cache_write(b, stream_machine(s));
+	return 0;
+}
+
+static int write_mem_topology(struct bytes *b, const struct perfsink_stream *s,
+			      const struct perfsink_compression *comp)
+{
+	feat_mem_topology_write(b, stream_machine(s));
+	return 0;
+}
+
+static int write_clockid(struct bytes *b, const struct perfsink_stream *s,
+			 const struct perfsink_compression *comp)
+{
+	feat_clockid_write(b, s->priv->clock);
+	return 0;
+}
+
+static int write_clock_data(struct bytes *b, const struct perfsink_stream *s,
+			    const struct perfsink_compression *comp)
+{
+	feat_clock_data_write(b, s->priv->clock);
+	return 0;
+}
+
+static const struct ps_bpf_info *stream_bpf(const struct perfsink_stream *s)
+{
+	return s && s->priv ? s->priv->bpf : NULL;
+}
+
+static int write_bpf_prog_info(struct bytes *b, const struct perfsink_stream *s,
+			       const struct perfsink_compression *comp)
+{
+	feat_bpf_prog_info_write(b, stream_bpf(s));
+	return 0;
+}
+
+static int write_bpf_btf(struct bytes *b, const struct perfsink_stream *s,
+			 const struct perfsink_compression *comp)
+{
+	feat_bpf_btf_write(b, stream_bpf(s));
+	return 0;
+}
+
+static int write_cpu_pmu_caps(struct bytes *b, const struct perfsink_stream *s,
+			      const struct perfsink_compression *comp)
+{
+	feat_cpu_pmu_caps_write(b, feat_cpu_pmu(stream_machine(s)));
+	return 0;
+}
+
+static int write_pmu_caps(struct bytes *b, const struct perfsink_stream *s,
+			  const struct perfsink_compression *comp)
+{
+	feat_pmu_caps_write(b, stream_machine(s));
+	return 0;
+}
+
 static int write_sample_time(struct bytes *b, const struct perfsink_stream *s,
 			     const struct perfsink_compression *comp)
 {
@@ -263,6 +341,31 @@ static bool has_groups(const struct perfsink_stream *s, const struct perfsink_co
 	return groups_count(stream_events(s)) > 0;
 }
 
+/* perf 6.1 drops NUMA_TOPOLOGY when sysfs lists no online node. */
+static bool has_numa(const struct perfsink_stream *s, const struct perfsink_compression *comp)
+{
+	return stream_machine(s)->nr_numa > 0;
+}
+
+/* ... and MEM_TOPOLOGY when it reports no memory block size. */
+static bool has_mem_topology(const struct perfsink_stream *s,
+			     const struct perfsink_compression *comp)
+{
+	return stream_machine(s)->mem_block_size != 0;
+}
+
+/* ... and CPU_PMU_CAPS when there is no "cpu" PMU (VMs without a hardware PMU). */
+static bool has_cpu_pmu(const struct perfsink_stream *s, const struct perfsink_compression *comp)
+{
+	return feat_cpu_pmu(stream_machine(s)) != NULL;
+}
+
+/* CLOCKID and CLOCK_DATA: only with -k (perf record --clockid). */
+static bool has_clock(const struct perfsink_stream *s, const struct perfsink_compression *comp)
+{
+	return s->priv && s->priv->clock;
+}
+
 static bool has_compression(const struct perfsink_stream *s,
 			    const struct perfsink_compression *comp)
 {
@@ -271,22 +374,32 @@ static bool has_compression(const struct perfsink_stream *s,
 
 /* In bit order.  A new feature is one more line here. */
 static const struct feature features[] = {
-	{ FEAT_TRACING_DATA, false, has_tracing_data, write_tracing_data },
-	{ FEAT_BUILD_ID, false, has_build_ids, write_build_id },
-	{ FEAT_HOSTNAME, true, NULL, write_hostname },
-	{ FEAT_OSRELEASE, true, NULL, write_osrelease },
-	{ FEAT_VERSION, true, NULL, write_version },
-	{ FEAT_ARCH, true, NULL, write_arch },
-	{ FEAT_NRCPUS, true, NULL, write_nrcpus },
-	{ FEAT_CPUDESC, true, NULL, write_cpudesc },
-	{ FEAT_CPUID, true, has_cpuid, write_cpuid },
-	{ FEAT_TOTAL_MEM, true, NULL, write_total_mem },
-	{ FEAT_CMDLINE, true, NULL, write_cmdline },
-	{ FEAT_EVENT_DESC, true, NULL, write_event_desc },
-	{ FEAT_CPU_TOPOLOGY, true, NULL, write_cpu_topology },
-	{ FEAT_GROUP_DESC, true, has_groups, write_group_desc },
-	{ FEAT_SAMPLE_TIME, true, NULL, write_sample_time },
-	{ FEAT_COMPRESSED, true, has_compression, write_compressed },
+	{ FEAT_TRACING_DATA, false, false, has_tracing_data, write_tracing_data },
+	{ FEAT_BUILD_ID, false, false, has_build_ids, write_build_id },
+	{ FEAT_HOSTNAME, true, false, NULL, write_hostname },
+	{ FEAT_OSRELEASE, true, false, NULL, write_osrelease },
+	{ FEAT_VERSION, true, false, NULL, write_version },
+	{ FEAT_ARCH, true, false, NULL, write_arch },
+	{ FEAT_NRCPUS, true, false, NULL, write_nrcpus },
+	{ FEAT_CPUDESC, true, false, NULL, write_cpudesc },
+	{ FEAT_CPUID, true, false, has_cpuid, write_cpuid },
+	{ FEAT_TOTAL_MEM, true, false, NULL, write_total_mem },
+	{ FEAT_CMDLINE, true, false, NULL, write_cmdline },
+	{ FEAT_EVENT_DESC, true, false, NULL, write_event_desc },
+	{ FEAT_CPU_TOPOLOGY, true, false, NULL, write_cpu_topology },
+	{ FEAT_NUMA_TOPOLOGY, true, false, has_numa, write_numa },
+	{ FEAT_PMU_MAPPINGS, true, false, NULL, write_pmu_mappings },
+	{ FEAT_GROUP_DESC, true, false, has_groups, write_group_desc },
+	{ FEAT_CACHE, false, false, NULL, write_cache },
+	{ FEAT_SAMPLE_TIME, true, false, NULL, write_sample_time },
+	{ FEAT_MEM_TOPOLOGY, true, false, has_mem_topology, write_mem_topology },
+	{ FEAT_CLOCKID, true, false, has_clock, write_clockid },
+	{ FEAT_BPF_PROG_INFO, true, true, NULL, write_bpf_prog_info },
+	{ FEAT_BPF_BTF, true, true, NULL, write_bpf_btf },
+	{ FEAT_COMPRESSED, true, false, has_compression, write_compressed },
+	{ FEAT_CPU_PMU_CAPS, true, false, has_cpu_pmu, write_cpu_pmu_caps },
+	{ FEAT_CLOCK_DATA, true, false, has_clock, write_clock_data },
+	{ FEAT_PMU_CAPS, true, false, NULL, write_pmu_caps },
 };
 
 static const struct feature *feature_find(int f)
@@ -306,12 +419,25 @@ bool feature_wanted(int f, const struct perfsink_stream *s,
 	return !ft->wanted || ft->wanted(s, comp);
 }
 
-int feature_write(int f, struct bytes *b, const struct perfsink_stream *s,
-		  const struct perfsink_compression *comp)
+static int write_one(int f, struct bytes *b, const struct perfsink_stream *s,
+		     const struct perfsink_compression *comp, bool pipe)
 {
 	const struct feature *ft = feature_find(f);
 	if (!ft || (ft->wanted && !ft->wanted(s, comp)))
 		return -EINVAL;
-	int err = ft->write(b, s, comp);
+	struct perfsink_stream empty = { 0 };
+	int err = ft->write(b, pipe && ft->pipe_empty ? &empty : s, comp);
 	return err ? err : b->err;
+}
+
+int feature_write(int f, struct bytes *b, const struct perfsink_stream *s,
+		  const struct perfsink_compression *comp)
+{
+	return write_one(f, b, s, comp, false);
+}
+
+int feature_write_pipe(int f, struct bytes *b, const struct perfsink_stream *s,
+		       const struct perfsink_compression *comp)
+{
+	return write_one(f, b, s, comp, true);
 }

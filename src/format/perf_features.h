@@ -9,7 +9,10 @@ enum {
 	FEAT_TRACING_DATA = 1, FEAT_BUILD_ID = 2, FEAT_HOSTNAME = 3, FEAT_OSRELEASE = 4,
 	FEAT_VERSION = 5, FEAT_ARCH = 6, FEAT_NRCPUS = 7, FEAT_CPUDESC = 8, FEAT_CPUID = 9,
 	FEAT_TOTAL_MEM = 10, FEAT_CMDLINE = 11, FEAT_EVENT_DESC = 12, FEAT_CPU_TOPOLOGY = 13,
-	FEAT_NUMA_TOPOLOGY = 14, FEAT_GROUP_DESC = 17, FEAT_SAMPLE_TIME = 21, FEAT_COMPRESSED = 27,
+	FEAT_NUMA_TOPOLOGY = 14, FEAT_PMU_MAPPINGS = 16, FEAT_GROUP_DESC = 17, FEAT_CACHE = 20,
+	FEAT_SAMPLE_TIME = 21, FEAT_MEM_TOPOLOGY = 22, FEAT_CLOCKID = 23, FEAT_BPF_PROG_INFO = 25,
+	FEAT_BPF_BTF = 26, FEAT_COMPRESSED = 27, FEAT_CPU_PMU_CAPS = 28, FEAT_CLOCK_DATA = 29,
+	FEAT_PMU_CAPS = 31,
 	FEAT_LAST = 32, /* HEADER_LAST_FEATURE in 6.1: end marker in pipe mode */
 };
 
@@ -30,5 +33,12 @@ bool feature_wanted(int f, const struct perfsink_stream *s,
  */
 int feature_write(int f, struct bytes *b, const struct perfsink_stream *s,
 		  const struct perfsink_compression *comp);
+/*
+ * The same for a HEADER_FEATURE record of pipe mode, where perf 6.1 sends
+ * some features before it knows their content (BPF_PROG_INFO and BPF_BTF
+ * go out empty: perf synthesizes the features before the BPF programs).
+ */
+int feature_write_pipe(int f, struct bytes *b, const struct perfsink_stream *s,
+		       const struct perfsink_compression *comp);
 
 #endif

@@ -209,7 +209,7 @@ static int pipe_features(struct bytes *b, const struct perfsink_stream *s,
 			continue;
 		size_t start = record_begin(b, PS_RECORD_HEADER_FEATURE, 0);
 		bytes_u64(b, (uint64_t)f);
-		int err = feature_write(f, b, s, comp);
+		int err = feature_write_pipe(f, b, s, comp);
 		if (!err)
 			err = record_close(b, start);
 		if (err == -E2BIG)

@@ -1,7 +1,9 @@
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <linux/perf_event.h>
 #include "probe/buildid.h"
 #include "probe/dso_set.h"
@@ -13,9 +15,17 @@
 /* perf (tools/perf/util/event.h): the record carries the id's size. */
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
 
+/* What an MMAP2 record says of the file (all 0 for MMAP). */
+struct map_file {
+	uint32_t pid, maj, min;
+	uint64_t ino;
+};
+
 struct dso_entry {
 	struct dso_entry *next;
 	bool kernel;
+	uint32_t maj, min;
+	uint64_t ino;
 	int state;         /* 0: not read yet, 1: id valid, <0: no id (errno) */
 	uint8_t id[BUILDID_MAX];
 	size_t len;
@@ -78,7 +88,37 @@ static bool worth_an_id(const char *name)
 	       !strstr(name, " (deleted)");
 }
 
-static void add(struct dso_set *s, const char *name, bool kernel)
+static uint64_t mntns_of(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+/*
+ * A file mapped by a process in another mount namespace: its build-id
+ * read now through /proc/PID/root.  A process gone already, or in our own
+ * namespace, leaves the entry to be read from the path as it is.
+ */
+static void read_in_namespace(struct dso_set *s, struct dso_entry *d, uint32_t pid)
+{
+	char path[64 + 4096];
+	if (!s->self_mntns)
+		s->self_mntns = mntns_of("/proc/self/ns/mnt");
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
+	uint64_t ns = mntns_of(path);
+	if (!ns || ns == s->self_mntns || strlen(d->name) >= 4096)
+		return;
+	snprintf(path, sizeof(path), "/proc/%u/root%s", pid, d->name);
+	int r = buildid_read_file(path, d->id, &d->len);
+	d->state = r == 0 ? 1 : (r < 0 ? r : -EIO);
+}
+
+static bool same_dso(const struct dso_entry *d, const char *name, const struct map_file *mf)
+{
+	return d->ino == mf->ino && d->maj == mf->maj && d->min == mf->min && !strcmp(d->name, name);
+}
+
+static void add(struct dso_set *s, const char *name, bool kernel, const struct map_file *mf)
 {
 	if (!strncmp(name, KERNEL_NAME, strlen(KERNEL_NAME)))
 		name = KERNEL_NAME; /* "[kernel.kallsyms]_text" */
@@ -86,7 +126,7 @@ static void add(struct dso_set *s, const char *name, bool kernel)
 		return;
 	unsigned h = hash_name(name) & (s->nr_buckets - 1);
 	for (struct dso_entry *d = s->buckets[h]; d; d = d->next)
-		if (!strcmp(d->name, name))
+		if (same_dso(d, name, mf))
 			return;
 	size_t n = strlen(name) + 1;
 	struct dso_entry *d = calloc(1, sizeof(*d) + n);
@@ -94,11 +134,29 @@ static void add(struct dso_set *s, const char *name, bool kernel)
 		return;
 	memcpy(d->name, name, n);
 	d->kernel = kernel;
+	d->maj = mf->maj;
+	d->min = mf->min;
+	d->ino = mf->ino;
 	d->next = s->buckets[h];
 	s->buckets[h] = d;
 	s->n++;
 	if (s->on_new)
 		s->on_new(s->on_new_arg, d->name);
+	if (s->live && mf->pid && mf->pid != (uint32_t)-1 && !kernel && name[0] == '/')
+		read_in_namespace(s, d, mf->pid);
+}
+
+/* pid, and for MMAP2 without an inline build-id (misc bit 14) dev and inode. */
+static struct map_file map_file_of(const struct perf_event_header *h, const uint8_t *rec)
+{
+	struct map_file mf = { 0 };
+	memcpy(&mf.pid, rec + 8, sizeof(mf.pid));
+	if (h->type == PERF_RECORD_MMAP2 && !(h->misc & (1 << 14))) {
+		memcpy(&mf.maj, rec + 40, sizeof(mf.maj));
+		memcpy(&mf.min, rec + 44, sizeof(mf.min));
+		memcpy(&mf.ino, rec + 48, sizeof(mf.ino));
+	}
+	return mf;
 }
 
 size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
@@ -122,7 +180,8 @@ size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
 			size_t max = h->size - at;
 			if (memchr(name, '\0', max) && worth_an_id(name)) {
 				unsigned cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-				add(s, name, cpumode == PERF_RECORD_MISC_KERNEL);
+				struct map_file mf = map_file_of(h, p + off);
+				add(s, name, cpumode == PERF_RECORD_MISC_KERNEL, &mf);
 			}
 		}
 		off += h->size;

@@ -6,6 +6,7 @@
  */
 #ifndef PS_DSO_SET_H
 #define PS_DSO_SET_H
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "base/bytes.h"
@@ -19,12 +20,25 @@ struct dso_set {
 	/* Optional: called with each DSO's name as it is first seen (the build-id cache). */
 	void (*on_new)(void *arg, const char *name);
 	void *on_new_arg;
+	/*
+	 * The records come from a live recording (set by the engine; recover
+	 * leaves it false, the pids are long gone): a file mapped by a process
+	 * in another mount namespace (a container) has its build-id read at
+	 * once through /proc/PID/root, as perf reads it in that namespace, and
+	 * before the process can exit.
+	 */
+	bool live;
+	uint64_t self_mntns; /* inode of /proc/self/ns/mnt; 0: not read yet */
 };
 
 void dso_set_init(struct dso_set *s);
 void dso_set_free(struct dso_set *s);
-/* Add the files named by the MMAP/MMAP2 records among recs (whole records);
- * returns the number of records walked, so a caller need not walk again. */
+/*
+ * Add the files named by the MMAP/MMAP2 records among recs (whole records);
+ * returns the number of records walked, so a caller need not walk again.
+ * A DSO is its name and, from MMAP2, its device and inode (as perf's dso
+ * id): the same path in two mount namespaces can be two files, two ids.
+ */
 size_t dso_set_scan(struct dso_set *s, const uint8_t *recs, size_t len);
 /* Number of DSOs seen. */
 unsigned dso_set_count(const struct dso_set *s);

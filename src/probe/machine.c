@@ -18,11 +18,11 @@
 #endif
 
 #include "probe/machine.h"
+#include "probe/machine_priv.h"
 
 #define SYS_CPU "/sys/devices/system/cpu"
 
-/* First line of a small sysfs/procfs file, newline stripped; false if unreadable. */
-static bool read_line(const char *path, char *buf, size_t len)
+bool machine_read_line(const char *path, char *buf, size_t len)
 {
 	FILE *f = fopen(path, "re");
 	if (!f)
@@ -37,7 +37,7 @@ static bool read_line(const char *path, char *buf, size_t len)
 static int read_int(const char *path, int def)
 {
 	char buf[32];
-	if (!read_line(path, buf, sizeof(buf)))
+	if (!machine_read_line(path, buf, sizeof(buf)))
 		return def;
 	char *end;
 	long v = strtol(buf, &end, 10);
@@ -87,7 +87,7 @@ static bool cpulist_has(const char *list, int cpu)
 static uint32_t cpus_avail(void)
 {
 	char list[256];
-	int max = read_line(SYS_CPU "/present", list, sizeof(list)) ? cpulist_max(list) : -1;
+	int max = machine_read_line(SYS_CPU "/present", list, sizeof(list)) ? cpulist_max(list) : -1;
 	if (max < 0) {
 		long n = sysconf(_SC_NPROCESSORS_CONF);
 		return n > 0 ? (uint32_t)n : 1;
@@ -197,9 +197,9 @@ static int topo_lists(struct ps_cpu_lists *l, const char *online, uint32_t nr_cp
 		if (!cpulist_has(online, (int)cpu))
 			continue;
 		snprintf(path, sizeof(path), SYS_CPU "/cpu%u/topology/%s", cpu, file);
-		if (!read_line(path, list, sizeof(list))) {
+		if (!machine_read_line(path, list, sizeof(list))) {
 			snprintf(path, sizeof(path), SYS_CPU "/cpu%u/topology/%s", cpu, fallback);
-			if (!read_line(path, list, sizeof(list)))
+			if (!machine_read_line(path, list, sizeof(list)))
 				continue;
 		}
 		if (list_add(l, list))
@@ -230,7 +230,7 @@ static int topology_read(struct ps_machine *m)
 	char online[1024], path[128];
 	uint32_t nr = m->nr_cpus_avail;
 
-	if (!read_line(SYS_CPU "/online", online, sizeof(online)))
+	if (!machine_read_line(SYS_CPU "/online", online, sizeof(online)))
 		snprintf(online, sizeof(online), "0-%u", nr - 1);
 	if (topo_lists(&m->packages, online, nr, "package_cpus_list", "core_siblings_list") ||
 	    topo_lists(&m->cores, online, nr, "core_cpus_list", "thread_siblings_list") ||
@@ -266,7 +266,8 @@ int machine_read(struct ps_machine *m)
 	m->nr_cpus_online = cpus_online();
 	long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
 	m->total_mem_kb = pages > 0 && psize > 0 ? (uint64_t)pages * (uint64_t)psize / 1024 : 0;
-	if (topology_read(m)) {
+	if (topology_read(m) || machine_numa_read(m) || machine_caches_read(m) ||
+	    machine_mem_read(m) || machine_pmus_read(m)) {
 		machine_free(m);
 		return -ENOMEM;
 	}
@@ -288,5 +289,13 @@ void machine_free(struct ps_machine *m)
 	free(m->core_id);
 	free(m->socket_id);
 	free(m->die_id);
+	machine_topo_free(m);
+	machine_pmus_free(m);
 	memset(m, 0, sizeof(*m));
+}
+
+void machine_forget_free_memory(struct ps_machine *m)
+{
+	for (uint32_t i = 0; i < m->nr_numa; i++)
+		m->numa[i].mem_free_kb = 0;
 }

@@ -9,5 +9,7 @@
  */
 int machine_read(struct ps_machine *m);
 void machine_free(struct ps_machine *m);
+/* Set the NUMA nodes' free memory, the one fact that changes by the second, to 0 (unknown). */
+void machine_forget_free_memory(struct ps_machine *m);
 
 #endif

@@ -264,6 +264,10 @@ static int features_build(struct derived *d, const struct pfile *f, const struct
 	int err = dso_set_build_ids(&d->dsos, &d->build_ids);
 	if (!err)
 		err = machine_read(&d->machine);
+	/* Free memory now says nothing of the recording, and would make two
+	 * recoveries of one file differ. */
+	if (!err)
+		machine_forget_free_memory(&d->machine);
 	if (!err)
 		err = perf_file_features(&s, &end, &d->feat);
 	if (!err) {

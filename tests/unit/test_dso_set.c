@@ -103,11 +103,36 @@ static void truncated_records_are_ignored(void **state)
 	dso_set_free(&s);
 }
 
+/* The same path with another device/inode (another mount namespace) is another DSO. */
+static void same_path_other_inode_is_another_dso(void **state)
+{
+	struct dso_set s;
+	struct bytes recs;
+	dso_set_init(&s);
+	bytes_init(&recs);
+	uint64_t ino = 1234;
+	uint32_t maj = 8;
+	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "/bin/ls");
+	size_t second = recs.len;
+	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "/bin/ls");
+	memcpy(recs.p + second + 40, &maj, sizeof(maj));
+	memcpy(recs.p + second + 48, &ino, sizeof(ino));
+	size_t third = recs.len;
+	put_map(&recs, PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, "/bin/ls");
+	memcpy(recs.p + third + 40, &maj, sizeof(maj));
+	memcpy(recs.p + third + 48, &ino, sizeof(ino));
+	dso_set_scan(&s, recs.p, recs.len);
+	assert_int_equal(dso_set_count(&s), 2);
+	bytes_free(&recs);
+	dso_set_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(scan_keeps_real_files_once),
 		cmocka_unit_test(truncated_records_are_ignored),
+		cmocka_unit_test(same_path_other_inode_is_another_dso),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,8 @@
 #include "events.h"
 #include "perf_features.h"
 #include "perf_file.h"
+#include "format/bpf_info.h"
+#include "format/feat_clock.h"
 #include "probe/machine.h"
 #include "record.h"
 #include "stream.h"
@@ -362,6 +364,132 @@ static void test_features_from_given_machine(void **state)
 	perf_bytes_free(&feat);
 }
 
+/*
+ * NUMA_TOPOLOGY .. PMU_CAPS, BPF_PROG_INFO/BPF_BTF and CLOCKID/CLOCK_DATA of
+ * a made-up machine, in perf 6.1's encoding; in pipe mode no CACHE and
+ * empty BPF lists, as perf sends them.
+ */
+static void test_features_topology_bpf_clock(void **state)
+{
+	struct fixture *f = *state;
+	static char *caps_cpu[] = { "branches", "32" }, *caps_ibs[] = { "zen4_ibs_extensions", "1" };
+	static struct ps_pmu pmus[] = { { 4, "cpu", 1, caps_cpu }, { 1, "software", 0, NULL },
+					{ 11, "ibs_op", 1, caps_ibs } };
+	static struct ps_numa_node numa[] = { { 0, 1000, 600, "0-1" }, { 1, 2000, 900, "2-3" } };
+	static struct ps_cache caches[] = { { 1, 64, 64, 8, "Data", "32K", "0" },
+					    { 3, 64, 32768, 16, "Unified", "32768K", "0-3" } };
+	static uint64_t bits0[] = { 0x5 }, bits1[] = { 0, 0x1 };
+	static struct ps_mem_node mem[] = { { 0, 3, bits0 }, { 1, 65, bits1 } };
+	static uint8_t bpil[16 + 232 + 8] = { [0] = 232, [4] = 8, [16] = 1 };
+	static struct ps_bpf_prog progs[] = { { 7, bpil, sizeof(bpil) } };
+	static uint8_t btf_raw[] = { 0x9f, 0xeb, 1, 0, 24 };
+	static struct ps_bpf_btf btfs[] = { { 3, btf_raw, sizeof(btf_raw) } };
+	struct ps_bpf_info bpf = { progs, 1, btfs, 1 };
+	struct ps_clock clock = { .clockid = 1, .clockid_res_ns = 1, .tod_ns = 11, .clockid_ns = 22 };
+	struct ps_machine m = {
+		.hostname = "given", .osrelease = "r", .arch = "a", .cpudesc = "c", .exe = "/x",
+		.nr_cpus_avail = 1, .nr_cpus_online = 1, .numa = numa, .nr_numa = 2,
+		.caches = caches, .nr_caches = 2, .mem_block_size = 0x8000000, .mem_nodes = mem,
+		.nr_mem_nodes = 2, .pmus = pmus, .nr_pmus = 3,
+	};
+	struct perfsink_bytes hdr = { 0 }, feat = { 0 }, pipe = { 0 };
+	struct perfsink_file_end end = { .data_offset = PERFSINK_BUF_ALIGN, .data_size = 8 };
+	struct feat_view v;
+	size_t adv;
+
+	f->priv.machine = &m;
+	f->priv.bpf = &bpf;
+	f->priv.clock = &clock;
+	features_view(f, &end, &hdr, &feat, &v);
+
+	const uint8_t *p = v.p[view_find(&v, FEAT_NUMA_TOPOLOGY)];
+	assert_int_equal(u32_at(p, 0), 2);
+	assert_int_equal(u32_at(p, 4), 0);
+	assert_int_equal(u64_at(p, 8), 1000);
+	assert_int_equal(u64_at(p, 16), 600);
+	assert_string_equal(perf_string(p + 24, &adv), "0-1");
+	assert_int_equal(u32_at(p + 24 + adv, 0), 1);
+
+	p = v.p[view_find(&v, FEAT_PMU_MAPPINGS)];
+	assert_int_equal(u32_at(p, 0), 3); /* every PMU, cpu included, in the given order */
+	assert_int_equal(u32_at(p, 4), 4);
+	assert_string_equal(perf_string(p + 8, &adv), "cpu");
+	assert_int_equal(u32_at(p + 8 + adv, 0), 1);
+
+	int i = view_find(&v, FEAT_CACHE);
+	p = v.p[i];
+	assert_int_equal(u32_at(p, 0), 1); /* version */
+	assert_int_equal(u32_at(p, 4), 2);
+	assert_int_equal(u32_at(p, 8), 1);
+	assert_int_equal(u32_at(p, 12), 64);
+	assert_int_equal(u32_at(p, 16), 64);
+	assert_int_equal(u32_at(p, 20), 8);
+	assert_string_equal(perf_string(p + 24, &adv), "Data");
+	assert_int_equal(v.size[i], 8 + 2 * (16 + 3 * 68));
+
+	i = view_find(&v, FEAT_MEM_TOPOLOGY);
+	p = v.p[i];
+	assert_int_equal(u64_at(p, 0), 1);
+	assert_int_equal(u64_at(p, 8), 0x8000000);
+	assert_int_equal(u64_at(p, 16), 2);
+	assert_int_equal(u64_at(p, 24), 0); /* node, size in blocks, bitmap bits, words */
+	assert_int_equal(u64_at(p, 32), 3);
+	assert_int_equal(u64_at(p, 40), 3);
+	assert_int_equal(u64_at(p, 48), 0x5);
+	assert_int_equal(u64_at(p, 56), 1);
+	assert_int_equal(u64_at(p, 64), 65);
+	assert_int_equal(u64_at(p, 88), 0x1);
+	assert_int_equal(v.size[i], 96);
+
+	p = v.p[view_find(&v, FEAT_PMU_CAPS)];
+	assert_int_equal(u32_at(p, 0), 1); /* ibs_op only: cpu's caps are CPU_PMU_CAPS' */
+	assert_int_equal(u32_at(p, 4), 1);
+	assert_string_equal(perf_string(p + 8, &adv), "zen4_ibs_extensions");
+	p += 8 + adv;
+	assert_string_equal(perf_string(p, &adv), "1");
+	assert_string_equal(perf_string(p + adv, &adv), "ibs_op");
+	i = view_find(&v, FEAT_CPU_PMU_CAPS);
+	assert_int_equal(u32_at(v.p[i], 0), 1);
+	assert_int_equal(v.size[i], 4 + 2 * 68); /* no PMU name */
+
+	i = view_find(&v, FEAT_BPF_PROG_INFO);
+	assert_int_equal(u32_at(v.p[i], 0), 1);
+	assert_memory_equal(v.p[i] + 4, bpil, sizeof(bpil));
+	i = view_find(&v, FEAT_BPF_BTF);
+	assert_int_equal(u32_at(v.p[i], 0), 1);
+	assert_int_equal(u32_at(v.p[i], 4), 3);
+	assert_int_equal(u32_at(v.p[i], 8), sizeof(btf_raw));
+	assert_int_equal(v.size[i], 12 + sizeof(btf_raw)); /* unpadded */
+
+	assert_int_equal(u64_at(v.p[view_find(&v, FEAT_CLOCKID)], 0), 1);
+	p = v.p[view_find(&v, FEAT_CLOCK_DATA)];
+	assert_int_equal(u32_at(p, 0), 1);
+	assert_int_equal(u32_at(p, 4), 1);
+	assert_int_equal(u64_at(p, 8), 11);
+	assert_int_equal(u64_at(p, 16), 22);
+
+	/* Pipe: no CACHE; BPF_PROG_INFO and BPF_BTF sent, empty. */
+	assert_int_equal(perf_pipe_header(&f->s, NULL, &pipe), 0);
+	bool seen_bpf = false;
+	for (size_t off = 16; off < pipe.len; off += u16_at(pipe.data, off + 6)) {
+		if (u32_at(pipe.data, off) != PS_RECORD_HEADER_FEATURE)
+			continue;
+		int id = (int)u64_at(pipe.data, off + 8);
+		assert_int_not_equal(id, FEAT_CACHE);
+		if (id == FEAT_BPF_PROG_INFO || id == FEAT_BPF_BTF) {
+			assert_int_equal(u16_at(pipe.data, off + 6), 16 + 4);
+			assert_int_equal(u32_at(pipe.data, off + 16), 0);
+			seen_bpf = true;
+		}
+	}
+	assert_true(seen_bpf);
+	f->priv.bpf = NULL;
+	f->priv.clock = NULL;
+	perf_bytes_free(&hdr);
+	perf_bytes_free(&feat);
+	perf_bytes_free(&pipe);
+}
+
 static void test_features_compressed(void **state)
 {
 	struct fixture *f = *state;
@@ -643,6 +771,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_header_rejects_wrong_offset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_payloads, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_from_given_machine, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_features_topology_bpf_clock, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_compressed, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_features_group_desc, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_pipe_layout, setup, teardown),
