@@ -1,0 +1,480 @@
+/* Reading a collector over HTTP(S) or S3 with libcurl; see collector.h. */
+#include "fetch/collector.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ERR(c, ...) snprintf((c)->err, sizeof((c)->err), __VA_ARGS__)
+
+static const char propfind_body[] =
+	"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
+	"<propfind xmlns=\"DAV:\"><prop><resourcetype/><getcontentlength/>"
+	"<getlastmodified/></prop></propfind>\n";
+
+/* ------------------------------------------------------------- strings */
+
+static int unreserved(unsigned char ch)
+{
+	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
+	       ch == '-' || ch == '_' || ch == '.' || ch == '~';
+}
+
+/* s percent-encoded into b; '/' kept when keep_slash (paths), else encoded (S3 query values). */
+static void url_encode(struct bytes *b, const char *s, int keep_slash)
+{
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (unreserved(ch) || (keep_slash && ch == '/')) {
+			bytes_add(b, s, 1);
+		} else {
+			char hex[4];
+			snprintf(hex, sizeof(hex), "%%%02X", ch);
+			bytes_add(b, hex, 3);
+		}
+	}
+}
+
+static char *bytes_cstr(struct bytes *b)
+{
+	bytes_add(b, "", 1);
+	if (b->err) {
+		bytes_free(b);
+		return NULL;
+	}
+	size_t n;
+	return (char *)bytes_steal(b, &n);
+}
+
+char *collector_url(const struct collector *c, const char *rel)
+{
+	struct bytes b;
+	bytes_init(&b);
+	if (!c->s3) {
+		bytes_add(&b, c->base, strlen(c->base));
+		bytes_add(&b, "/", 1);
+	} else if (c->path_style) {
+		bytes_add(&b, c->base, strlen(c->base));
+		bytes_add(&b, "/", 1);
+		bytes_add(&b, c->bucket, strlen(c->bucket));
+		bytes_add(&b, "/", 1);
+		url_encode(&b, c->prefix, 1);
+	} else {
+		const char *host = strstr(c->base, "://") + 3;
+		bytes_add(&b, c->base, (size_t)(host - c->base));
+		bytes_add(&b, c->bucket, strlen(c->bucket));
+		bytes_add(&b, ".", 1);
+		bytes_add(&b, host, strlen(host));
+		bytes_add(&b, "/", 1);
+		url_encode(&b, c->prefix, 1);
+	}
+	url_encode(&b, rel, 1);
+	return bytes_cstr(&b);
+}
+
+/* ---------------------------------------------------------- credentials */
+
+/* aws_access_key_id etc. of [profile] in the AWS credentials file path. */
+static int credentials_file_read(struct collector *c, const char *path, const char *profile)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	int in = 0;
+	if (!f) {
+		ERR(c, "s3: no AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY in the environment and "
+		       "credentials file %s cannot be read", path);
+		return -EACCES;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *e = s + strcspn(s, "\r\n");
+		*e = '\0';
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '[') {
+			char *r = strchr(s, ']');
+			in = r && (size_t)(r - s - 1) == strlen(profile) && !strncmp(s + 1, profile, strlen(profile));
+			continue;
+		}
+		char *eq = strchr(s, '=');
+		if (!in || !eq || *s == '#' || *s == ';')
+			continue;
+		char *k = s, *v = eq + 1, *ke = eq;
+		while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
+			ke--;
+		*ke = '\0';
+		while (*v == ' ' || *v == '\t')
+			v++;
+		for (e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t');)
+			*--e = '\0';
+		char **dst = !strcmp(k, "aws_access_key_id") ? &c->key_id :
+			     !strcmp(k, "aws_secret_access_key") ? &c->secret :
+			     !strcmp(k, "aws_session_token") ? &c->token : NULL;
+		if (dst) {
+			free(*dst);
+			*dst = strdup(v);
+		}
+	}
+	fclose(f);
+	if (!c->key_id || !c->secret) {
+		ERR(c, "s3: credentials file %s has no aws_access_key_id and aws_secret_access_key "
+		       "in profile [%s]", path, profile);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static int credentials_load(struct collector *c, const struct collector_s3 *o)
+{
+	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
+	if (id && *id && secret && *secret) {
+		const char *tok = getenv("AWS_SESSION_TOKEN");
+		c->key_id = strdup(id);
+		c->secret = strdup(secret);
+		c->token = tok && *tok ? strdup(tok) : NULL;
+		return c->key_id && c->secret ? 0 : -ENOMEM;
+	}
+	char path[400];
+	const char *profile = o && o->profile && *o->profile ? o->profile : getenv("AWS_PROFILE");
+	if (o && o->credentials_file && *o->credentials_file)
+		snprintf(path, sizeof(path), "%s", o->credentials_file);
+	else
+		snprintf(path, sizeof(path), "%s/.aws/credentials", getenv("HOME") ? getenv("HOME") : "");
+	return credentials_file_read(c, path, profile && *profile ? profile : "default");
+}
+
+/* ------------------------------------------------------------------ open */
+
+static int open_s3(struct collector *c, const char *rest, const struct collector_s3 *o)
+{
+	const char *slash = strchr(rest, '/');
+	size_t bl = slash ? (size_t)(slash - rest) : strlen(rest);
+	if (!bl) {
+		ERR(c, "s3 URL without a bucket: write s3://BUCKET[/PREFIX]");
+		return -EINVAL;
+	}
+	c->s3 = 1;
+	c->bucket = strndup(rest, bl);
+	const char *pre = slash ? slash + 1 : "";
+	size_t pl = strlen(pre);
+	while (pl && pre[pl - 1] == '/')
+		pl--;
+	c->prefix = malloc(pl + 2);
+	if (c->prefix)
+		snprintf(c->prefix, pl + 2, "%.*s%s", (int)pl, pre, pl ? "/" : "");
+	const char *region = o && o->region && *o->region ? o->region : getenv("AWS_REGION");
+	if (!region || !*region)
+		region = getenv("AWS_DEFAULT_REGION");
+	c->region = strdup(region && *region ? region : "us-east-1");
+	const char *ep = o && o->endpoint && *o->endpoint ? o->endpoint : getenv("AWS_ENDPOINT_URL");
+	int given = ep && *ep;
+	char def[256];
+	if (!given) {
+		snprintf(def, sizeof(def), "https://s3.%s.amazonaws.com", c->region ? c->region : "");
+		ep = def;
+	}
+	c->base = strdup(ep);
+	c->path_style = o && o->path_style >= 0 ? o->path_style : given;
+	if (!c->bucket || !c->prefix || !c->region || !c->base)
+		return -ENOMEM;
+	size_t el = strlen(c->base);
+	while (el && c->base[el - 1] == '/')
+		c->base[--el] = '\0';
+	if (!strstr(c->base, "://")) {
+		ERR(c, "s3 endpoint %s is not an http(s) URL", c->base);
+		return -EINVAL;
+	}
+	return credentials_load(c, o);
+}
+
+int collector_open(struct collector *c, const char *url, const struct collector_s3 *o)
+{
+	memset(c, 0, sizeof(*c));
+	int rc;
+	if (!strncmp(url, "s3://", 5)) {
+		rc = open_s3(c, url + 5, o);
+	} else if (!strncmp(url, "http://", 7) || !strncmp(url, "https://", 8)) {
+		const char *host = strstr(url, "://") + 3;
+		size_t auth = strcspn(host, "/");
+		if (memchr(host, '@', auth)) {
+			ERR(c, "URL must not hold credentials");
+			return -EINVAL;
+		}
+		c->base = strdup(url);
+		rc = c->base ? 0 : -ENOMEM;
+		for (size_t n = c->base ? strlen(c->base) : 0; n && c->base[n - 1] == '/';)
+			c->base[--n] = '\0';
+	} else {
+		ERR(c, "%s: not an http://, https:// or s3:// URL", url);
+		return -EINVAL;
+	}
+	if (rc == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		ERR(c, "libcurl initialization failed");
+		rc = -ENOMEM;
+	}
+	if (rc == 0 && !(c->easy = curl_easy_init()))
+		rc = -ENOMEM;
+	if (rc == -ENOMEM && !c->err[0])
+		ERR(c, "out of memory");
+	return rc;
+}
+
+void collector_close(struct collector *c)
+{
+	if (c->easy) {
+		curl_easy_cleanup(c->easy);
+		curl_global_cleanup();
+	}
+	free(c->base);
+	free(c->bucket);
+	free(c->prefix);
+	free(c->region);
+	free(c->key_id);
+	if (c->secret)
+		memset(c->secret, 0, strlen(c->secret));
+	free(c->secret);
+	free(c->token);
+	memset(c, 0, sizeof(*c));
+}
+
+/* -------------------------------------------------------------- requests */
+
+static size_t body_write(char *p, size_t size, size_t n, void *arg)
+{
+	bytes_add(arg, p, size * n);
+	return ((struct bytes *)arg)->err ? 0 : size * n;
+}
+
+/*
+ * One request: method (NULL: GET) on url, with an optional XML body and
+ * Depth header; the answer's body appended to out.  Returns the HTTP status,
+ * or -EIO on a transport error (c->err set).
+ */
+static long request(struct collector *c, const char *method, const char *url, const char *body,
+		    int depth, struct bytes *out)
+{
+	CURL *e = c->easy;
+	struct curl_slist *h = NULL;
+	char sig[128], tok[4096];
+	long status = 0;
+
+	curl_easy_reset(e);
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 30L);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, out);
+	if (method)
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+	if (body) {
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+		h = curl_slist_append(h, "Content-Type: application/xml");
+	}
+	if (depth >= 0)
+		h = curl_slist_append(h, depth ? "Depth: 1" : "Depth: 0");
+	if (c->s3) {
+		snprintf(sig, sizeof(sig), "aws:amz:%s:s3", c->region);
+		curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sig);
+		curl_easy_setopt(e, CURLOPT_USERNAME, c->key_id);
+		curl_easy_setopt(e, CURLOPT_PASSWORD, c->secret);
+		/* libcurl 7.88 neither sends nor signs the payload hash by itself. */
+		h = curl_slist_append(h, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+		if (c->token) {
+			snprintf(tok, sizeof(tok), "x-amz-security-token: %s", c->token);
+			h = curl_slist_append(h, tok);
+		}
+	}
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
+	CURLcode cc = curl_easy_perform(e);
+	curl_slist_free_all(h);
+	if (cc != CURLE_OK) {
+		ERR(c, "%s %s: %s", method ? method : "GET", url, curl_easy_strerror(cc));
+		return -EIO;
+	}
+	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+	return status;
+}
+
+/* One line for an HTTP error status, with the S3 error code when there is one. */
+static void status_error(struct collector *c, const char *method, const char *url, long status,
+			 const struct bytes *body)
+{
+	char code[64] = "";
+	const char *b = body->p ? (const char *)body->p : "";
+	const char *s = body->len ? memmem(b, body->len, "<Code>", 6) : NULL;
+	if (s) {
+		const char *e = memmem(s, body->len - (size_t)(s - b), "</Code>", 7);
+		if (e && e - s - 6 < (long)sizeof(code) - 1)
+			snprintf(code, sizeof(code), " %.*s", (int)(e - s - 6), s + 6);
+	}
+	ERR(c, "%s %s: HTTP %ld%s", method, url, status, code);
+}
+
+int collector_get(struct collector *c, const char *rel, struct bytes *out)
+{
+	char *url = collector_url(c, rel);
+	struct bytes body;
+	if (!url)
+		return -ENOMEM;
+	bytes_init(&body);
+	long st = request(c, NULL, url, NULL, -1, &body);
+	int rc = 0;
+	if (st == 404) {
+		rc = -ENOENT;
+		ERR(c, "GET %s: HTTP 404", url);
+	} else if (st >= 200 && st < 300) {
+		bytes_add(out, body.p, body.len);
+		rc = out->err;
+	} else if (st >= 0) {
+		status_error(c, "GET", url, st, &body);
+		rc = -EIO;
+	} else {
+		rc = (int)st;
+	}
+	bytes_free(&body);
+	free(url);
+	return rc;
+}
+
+/* The path part of url ("/perf/h/"), for matching PROPFIND hrefs. */
+static const char *url_path(const char *url)
+{
+	const char *p = strchr(strstr(url, "://") + 3, '/');
+	return p ? p : "/";
+}
+
+static int list_http(struct collector *c, const char *rel, struct coll_list *out)
+{
+	char *url = collector_url(c, rel);
+	struct bytes body;
+	int rc;
+	if (!url)
+		return -ENOMEM;
+	bytes_init(&body);
+	long st = request(c, "PROPFIND", url, propfind_body, 1, &body);
+	if (st == 207) {
+		rc = listing_parse_propfind((const char *)body.p, body.len, url_path(url), out);
+		if (rc == -EBADMSG)
+			ERR(c, "PROPFIND %s: the answer is not a DAV multistatus", url);
+	} else if (st == 404) {
+		rc = -ENOENT;
+		ERR(c, "PROPFIND %s: HTTP 404", url);
+	} else if (st == 405 || st == 501 || st == 400 || st == 403) {
+		/* No WebDAV listing: nginx's JSON autoindex. */
+		bytes_free(&body);
+		bytes_init(&body);
+		st = request(c, NULL, url, NULL, -1, &body);
+		if (st >= 200 && st < 300) {
+			rc = listing_parse_autoindex((const char *)body.p, body.len, out);
+			if (rc == -EBADMSG)
+				ERR(c, "GET %s: neither PROPFIND (WebDAV) nor a JSON autoindex lists this "
+				       "collector (nginx: dav_ext_methods PROPFIND, or autoindex_format json)", url);
+		} else if (st == 404) {
+			rc = -ENOENT;
+			ERR(c, "GET %s: HTTP 404", url);
+		} else {
+			if (st >= 0)
+				status_error(c, "GET", url, st, &body);
+			rc = -EIO;
+		}
+	} else {
+		if (st >= 0)
+			status_error(c, "PROPFIND", url, st, &body);
+		rc = -EIO;
+	}
+	bytes_free(&body);
+	free(url);
+	return rc;
+}
+
+/*
+ * ListObjectsV2, the query written canonically for SigV4 (sorted, values
+ * encoded, '/' as %2F as AWS computes it; libcurl 7.88 signs the query as
+ * written).  slash_plain writes '/' as it is: some S3-compatible servers
+ * (moto 5.2) compute the signature over the decoded query and refuse %2F
+ * with SignatureDoesNotMatch, so list_s3 tries that form once after such
+ * an answer.
+ */
+static int list_s3_try(struct collector *c, const char *prefix, int slash_plain,
+		       struct coll_list *out, long *status)
+{
+	int rc = 0;
+	do {
+		struct bytes q, body;
+		bytes_init(&q);
+		bytes_add(&q, c->base, strlen(c->base));
+		if (c->path_style) {
+			bytes_add(&q, "/", 1);
+			bytes_add(&q, c->bucket, strlen(c->bucket));
+		} else {
+			const char *host = strstr(c->base, "://") + 3;
+			q.len = (size_t)(host - c->base);
+			bytes_add(&q, c->bucket, strlen(c->bucket));
+			bytes_add(&q, ".", 1);
+			bytes_add(&q, host, strlen(host));
+			bytes_add(&q, "/", 1);
+		}
+		bytes_add(&q, "?", 1);
+		if (out->next_token) {
+			bytes_add(&q, "continuation-token=", 19);
+			url_encode(&q, out->next_token, 0);
+			bytes_add(&q, "&", 1);
+			free(out->next_token);
+			out->next_token = NULL;
+		}
+		bytes_add(&q, slash_plain ? "delimiter=/" : "delimiter=%2F", slash_plain ? 11 : 13);
+		bytes_add(&q, "&list-type=2&prefix=", 20);
+		url_encode(&q, prefix, slash_plain);
+		char *url = bytes_cstr(&q);
+		if (!url)
+			return -ENOMEM;
+		bytes_init(&body);
+		long st = request(c, NULL, url, NULL, -1, &body);
+		*status = st;
+		if (st == 200) {
+			rc = listing_parse_s3((const char *)body.p, body.len, prefix, out);
+			if (rc == -EBADMSG)
+				ERR(c, "GET %s: not a ListObjectsV2 answer", url);
+		} else {
+			if (st >= 0)
+				status_error(c, "GET", url, st, &body);
+			rc = st == 404 ? -ENOENT : -EIO;
+		}
+		bytes_free(&body);
+		free(url);
+	} while (rc == 0 && out->next_token);
+	return rc;
+}
+
+static int list_s3(struct collector *c, const char *rel, struct coll_list *out)
+{
+	char *prefix = malloc(strlen(c->prefix) + strlen(rel) + 1);
+	long status = 0;
+	if (!prefix)
+		return -ENOMEM;
+	sprintf(prefix, "%s%s", c->prefix, rel);
+	int rc = list_s3_try(c, prefix, c->slash_plain, out, &status);
+	if (rc == -EIO && status == 403 && !c->slash_plain && strchr(prefix, '/') &&
+	    strstr(c->err, "SignatureDoesNotMatch")) {
+		char first[sizeof(c->err)];
+		memcpy(first, c->err, sizeof(first));
+		coll_list_free(out);
+		rc = list_s3_try(c, prefix, 1, out, &status);
+		if (rc == 0)
+			c->slash_plain = 1; /* this server's way: keep it */
+		else
+			memcpy(c->err, first, sizeof(first));
+	}
+	free(prefix);
+	return rc;
+}
+
+int collector_list(struct collector *c, const char *rel, struct coll_list *out)
+{
+	return c->s3 ? list_s3(c, rel, out) : list_http(c, rel, out);
+}

@@ -1,0 +1,58 @@
+/*
+ * A collector as the http sink fills it, read back: a WebDAV (or plain
+ * autoindex) HTTP server, or an S3 bucket.  Paths below it are relative
+ * ("host/session/0000000000"); folders end in '/' when listed.
+ *
+ * S3 requests are signed with libcurl's CURLOPT_AWS_SIGV4, with the
+ * workarounds 7.88 needs (x-amz-content-sha256 added by us, canonical query
+ * strings), as the http sink signs its uploads.  The credentials are read
+ * like the sink reads them (environment, else a credentials file and a
+ * profile); that reader is duplicated here because the CLI may not include
+ * a plugin's internals (docs/http-sink.md says both read the same).
+ *
+ * Single-threaded: one collector is used by one thread.
+ */
+#ifndef PS_FETCH_COLLECTOR_H
+#define PS_FETCH_COLLECTOR_H
+#include "base/bytes.h"
+#include "fetch/listing_parse.h"
+
+/* Where an s3:// URL is served and how to sign; NULL/-1 fields: defaults. */
+struct collector_s3 {
+	const char *endpoint;  /* "http://127.0.0.1:9000"; NULL: AWS_ENDPOINT_URL, else
+				* https://s3.{region}.amazonaws.com */
+	const char *region;    /* NULL: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1 */
+	int path_style;        /* -1: path style when an endpoint is given */
+	const char *credentials_file; /* NULL: ~/.aws/credentials */
+	const char *profile;   /* NULL: AWS_PROFILE, else "default" */
+};
+
+struct collector {
+	int s3;
+	char *base;            /* http: the URL without a trailing '/'; s3: the endpoint */
+	char *bucket, *prefix; /* s3: prefix is "" or ends in '/' */
+	int path_style;
+	int slash_plain;       /* s3 listings: '/' unencoded in the query (see collector.c) */
+	char *region, *key_id, *secret, *token;
+	void *easy;            /* CURL * */
+	char err[512];         /* the last error, one line, never a secret */
+};
+
+/*
+ * Open url: "http(s)://host[:port]/path" or "s3://bucket[/prefix]".
+ * 0, or -EINVAL / -EACCES (no credentials) / -ENOMEM with c->err set.
+ */
+int collector_open(struct collector *c, const char *url, const struct collector_s3 *o);
+void collector_close(struct collector *c);
+/*
+ * The members of folder rel ("" or ending in '/').  HTTP: PROPFIND Depth 1,
+ * falling back to a GET of nginx's JSON autoindex when PROPFIND is refused.
+ * 0, -ENOENT (no such folder), -EIO / -EBADMSG with c->err set.
+ */
+int collector_list(struct collector *c, const char *rel, struct coll_list *out);
+/* GET rel into out (appended).  0, -ENOENT (404), -EIO with c->err set. */
+int collector_get(struct collector *c, const char *rel, struct bytes *out);
+/* The URL of rel, for messages (no credentials ever are in one).  Caller frees. */
+char *collector_url(const struct collector *c, const char *rel);
+
+#endif
