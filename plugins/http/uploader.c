@@ -41,6 +41,8 @@ struct uploader {
 	int flushing;              /* a barrier waits: ignore the block throttle */
 	uint8_t *prologue;         /* handed over by uploader_start */
 	size_t prologue_len;
+	uint8_t *epilogue;         /* handed over by uploader_epilogue */
+	size_t epilogue_len;
 	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
 	int upload_req, upload_done;
 	uint64_t quarantined;      /* spool entries moved to quarantine */
@@ -401,6 +403,20 @@ static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, si
 	part_enqueue(u, p);
 }
 
+/* The current stream's last records, as a part of their own after its data. */
+static void epilogue_take(struct uploader *u, uint8_t *bytes, size_t len)
+{
+	struct part *p;
+
+	part_enqueue(u, part_cutter_flush(&u->cut));
+	p = u->have_stream ? part_cutter_meta(&u->cut, bytes, len) : NULL;
+	free(bytes);
+	if (p)
+		part_enqueue(u, p);
+	else if (u->have_stream)
+		fail(u, -ENOMEM);
+}
+
 /* Spool callback, on the thread: a bad entry was set aside. */
 static void spool_quarantined(void *arg, const char *path, const char *to, const char *why,
 			      uint64_t bytes)
@@ -481,12 +497,18 @@ static int64_t poll_timeout(struct uploader *u, int64_t now)
 static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, int *stop,
 			       int *flush)
 {
-	uint8_t *pro = NULL;
+	uint8_t *pro = NULL, *epi = NULL;
 	char *key_base;
-	size_t pro_len = 0, n = 0;
+	size_t pro_len = 0, epi_len = 0, n = 0;
 	int upload_req, throttled;
 
 	pthread_mutex_lock(&u->lock);
+	/* After the buffers written before it: taken once none is left. */
+	if (u->epilogue && !u->bq_len) {
+		epi = u->epilogue;
+		epi_len = u->epilogue_len;
+		u->epilogue = NULL;
+	}
 	pro = u->prologue;
 	pro_len = u->prologue_len;
 	u->prologue = NULL;
@@ -508,6 +530,8 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	if (n)
 		pthread_cond_broadcast(&u->cond);
 	pthread_mutex_unlock(&u->lock);
+	if (epi)
+		epilogue_take(u, epi, epi_len);
 	if (pro) {
 		backlog_scan(u);
 		prologue_take(u, key_base, pro, pro_len);
@@ -706,6 +730,22 @@ int uploader_start(struct uploader *u, const struct perfsink_stream *s, const ch
 	return 0;
 }
 
+int uploader_epilogue(struct uploader *u, const uint8_t *bytes, size_t len)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, bytes, len);
+	pthread_mutex_lock(&u->lock);
+	free(u->epilogue);
+	u->epilogue = copy;
+	u->epilogue_len = len;
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	return 0;
+}
+
 int uploader_write(struct uploader *u, struct perfsink_buf *buf)
 {
 	int rc;
@@ -810,6 +850,7 @@ int uploader_close(struct uploader *u, int64_t drain_ms)
 	pthread_cond_destroy(&u->cond);
 	pthread_mutex_destroy(&u->lock);
 	free(u->prologue);
+	free(u->epilogue);
 	free(u->next_key_base);
 	free(u->bq);
 	free(u->key_base);

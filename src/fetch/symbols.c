@@ -86,12 +86,14 @@ static int entry_fill(struct collector *c, const char *dir, const char *hex, con
 		      struct symbols_result *res, char *msg, size_t msglen)
 {
 	int kernel = !strcmp(file, "[kernel.kallsyms]");
+	/* perf's names for the cached file (build_id_cache__basename). */
+	const char *base = kernel ? "kallsyms" : !strcmp(file, "[vdso]") ? "vdso" : "elf";
 	const char *rel = file[0] == '/' ? file + 1 : file;
 	char d[4200], path[4300], key[128];
 	struct stat st;
 
 	snprintf(d, sizeof(d), "%s/%s/%s", dir, rel, hex);
-	snprintf(path, sizeof(path), "%s/%s", d, kernel ? "kallsyms" : "elf");
+	snprintf(path, sizeof(path), "%s/%s", d, base);
 	if (stat(path, &st) == 0) {
 		res->cached++;
 		return 0;

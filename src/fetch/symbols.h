@@ -7,7 +7,7 @@
  *     buildid/{build-id}/debuginfo    its separate debug file, if any
  *
  * stored as perf 6.1 keeps them: {dir}/{path}/{build-id}/elf (kernel:
- * .../kallsyms), .../debug, and the link {dir}/.build-id/xx/yyyy ->
+ * .../kallsyms, [vdso]: .../vdso), .../debug, and the link {dir}/.build-id/xx/yyyy ->
  * ../../{path}/{build-id}.  What the collector does not have is counted,
  * not an error: perf then falls back to the local files.
  */
