@@ -12,13 +12,15 @@ have_dav_ext || { echo "1..0 # SKIP libnginx-mod-http-dav-ext not installed"; ex
 T=$(mktemp -d /tmp/fetch_http.XXXXXX)
 REC_PID=
 trap '[ -n "$REC_PID" ] && kill $REC_PID 2>/dev/null; nginx_stop; wait; rm -rf "$T"' EXIT
-echo "1..30"
+echo "1..32"
 
 P=$(free_port)
 URL=http://127.0.0.1:$P
 # /c: PROPFIND and autoindex; /plain: autoindex only (nginx without dav-ext).
 NGINX_EXTRA=$NGINX_LISTING
-NGINX_SERVER_EXTRA="location /plain { dav_methods PUT; create_full_put_path on; client_max_body_size 0; autoindex on; autoindex_format json; }"
+# /tok: PROPFIND for a bearer token only.
+NGINX_SERVER_EXTRA="location /plain { dav_methods PUT; create_full_put_path on; client_max_body_size 0; autoindex on; autoindex_format json; }
+		location /tok { if (\$http_authorization != \"Bearer tok-789\") { return 401; } dav_ext_methods PROPFIND OPTIONS; }"
 nginx_conf "$T/ng" "$P"
 nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
 ROOT=$T/ng/root
@@ -79,6 +81,15 @@ cp -r "$ROOT/c" "$ROOT/plain"
 "$PERFSINK" ls "$URL/plain" >"$T/ls2.out" 2>"$T/ls2.err"
 check "without PROPFIND, ls falls back to nginx's JSON autoindex" \
 	diff <(cut -c1-52 "$T/ls.out") <(cut -c1-52 "$T/ls2.out")
+cp -r "$ROOT/c" "$ROOT/tok"
+echo tok-789 > "$T/token"
+config "$T/tok.ini" "$T/unused.data" "$URL/tok" "bearer_token_file = $T/token"
+"$PERFSINK" ls "$URL/tok" >"$T/ls5.out" 2>"$T/ls5.err"
+check "a collector that wants a token: 401 without one" \
+	bash -c "test $? = 1 && grep -q 'PROPFIND $URL/tok/: HTTP 401' '$T/ls5.err'"
+"$PERFSINK" ls --config "$T/tok.ini" "$URL/tok" >"$T/ls5.out" 2>"$T/ls5.err"
+check "ls --config: bearer_token_file of the http sink's section" \
+	diff <(cut -c1-52 "$T/ls.out") <(cut -c1-52 "$T/ls5.out")
 "$PERFSINK" ls "$URL/nothing-here" >"$T/ls3.out" 2>"$T/ls3.err"
 check "ls of a URL that is not there exits 1 with the status" \
 	bash -c "test $? = 1 && grep -q 'HTTP 404' '$T/ls3.err'"

@@ -1,8 +1,9 @@
 /*
  * perfsink ls / perfsink fetch: the command lines; the work is in
- * src/fetch.  An s3:// URL takes its endpoint, region and credentials
- * from a [sink.NAME] section of --config (plugin = http, mode = s3), else
- * from the AWS_* environment variables.
+ * src/fetch.  With --config, how to reach the collector (TLS, HTTP
+ * authentication; for s3:// the endpoint, region and credentials) comes
+ * from the http sink's section that sends there; s3:// without it takes
+ * the AWS_* environment variables.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -27,9 +28,10 @@ static const char ls_usage[] =
 	"URL is the http sink's url (http:// or https://) or s3://BUCKET[/PREFIX].\n"
 	"\n"
 	"  --json           one JSON array instead of the table\n"
-	"  --config FILE    s3: endpoint (url), region, path_style, credentials_file\n"
-	"                   and profile from a [sink.NAME] section with mode = s3\n"
-	"  --sink NAME      which section (default: the first with mode = s3)\n"
+	"  --config FILE    TLS and authentication keys of the http sink's section\n"
+	"                   (ca_file, tls_verify, bearer_token_file, user, password_file;\n"
+	"                   s3: url, region, path_style, credentials_file, profile)\n"
+	"  --sink NAME      which section (default: the first http one of the URL's mode)\n"
 	"  -v, --verbose    more messages\n";
 
 static const char fetch_usage[] =
@@ -45,7 +47,7 @@ static const char fetch_usage[] =
 	"  --interval DUR      --follow: time between listings (default 1s)\n"
 	"  --no-symbols        do not fill ~/.debug\n"
 	"  --decompress        write uncompressed records (no COMPRESSED feature)\n"
-	"  --config FILE       s3: as for perfsink ls\n"
+	"  --config FILE       keys of the http sink's section, as for perfsink ls\n"
 	"  --sink NAME         which section of FILE\n"
 	"  -v, --verbose       more messages\n";
 
@@ -64,9 +66,12 @@ static const char *section_value(const struct config_section *s, const char *key
 
 /*
  * Fill o from the chosen [sink.NAME] section of the config (the strings
- * stay in cfg).  0, or EXIT_BAD_INPUT after one error line.
+ * stay in cfg): the first http sink section of the URL's kind (mode = s3
+ * for s3://), or the one --sink names.  0, or EXIT_BAD_INPUT after one
+ * error line.
  */
-static int s3_from_config(const struct coll_cli *cc, struct config *cfg, struct collector_s3 *o)
+static int conf_from_config(const struct coll_cli *cc, int s3, struct config *cfg,
+			    struct collector_conf *o)
 {
 	struct record_opts ro;
 	char err[512];
@@ -80,32 +85,43 @@ static int s3_from_config(const struct coll_cli *cc, struct config *cfg, struct 
 	}
 	for (unsigned i = 0; i < cfg->nr_sections && !sec; i++) {
 		const struct config_section *s = &cfg->sections[i];
-		const char *mode = section_value(s, "mode");
-		if (cc->sink ? !strcmp(s->name, cc->sink) : mode && !strcmp(mode, "s3"))
+		const char *plugin = section_value(s, "plugin"), *mode = section_value(s, "mode");
+		int is_s3 = mode && !strcmp(mode, "s3");
+		if (cc->sink ? !strcmp(s->name, cc->sink) :
+			       plugin && !strcmp(plugin, "http") && is_s3 == s3)
 			sec = s;
 	}
 	if (!sec) {
 		pr_err("%s: no [sink.%s] section%s", cc->config_path, cc->sink ? cc->sink : "NAME",
-		       cc->sink ? "" : " with mode = s3");
+		       cc->sink ? "" : s3 ? " with plugin = http and mode = s3" : " with plugin = http");
 		return EXIT_BAD_INPUT;
 	}
-	o->endpoint = section_value(sec, "url");
+	bool b;
+	const char *v;
+	if (s3)
+		o->endpoint = section_value(sec, "url");
 	o->region = section_value(sec, "region");
 	o->credentials_file = section_value(sec, "credentials_file");
 	o->profile = section_value(sec, "profile");
-	const char *ps = section_value(sec, "path_style");
-	bool b;
-	if (ps && parse_bool(ps, &b) == 0)
+	if ((v = section_value(sec, "path_style")) && parse_bool(v, &b) == 0)
 		o->path_style = b;
+	if ((v = section_value(sec, "tls_verify")) && parse_bool(v, &b) == 0)
+		o->tls_verify = b;
+	o->ca_file = section_value(sec, "ca_file");
+	o->client_cert = section_value(sec, "client_cert");
+	o->client_key = section_value(sec, "client_key");
+	o->bearer_token_file = section_value(sec, "bearer_token_file");
+	o->user = section_value(sec, "user");
+	o->password_file = section_value(sec, "password_file");
 	return 0;
 }
 
 static int collector_from(const char *url, const struct coll_cli *cc, struct collector *c,
 			  struct config *cfg)
 {
-	struct collector_s3 o = { .path_style = -1 };
-	if (cc->config_path && !strncmp(url, "s3://", 5)) {
-		int code = s3_from_config(cc, cfg, &o);
+	struct collector_conf o = { .path_style = -1, .tls_verify = -1 };
+	if (cc->config_path) {
+		int code = conf_from_config(cc, !strncmp(url, "s3://", 5), cfg, &o);
 		if (code)
 			return code;
 	}

@@ -125,7 +125,7 @@ static int credentials_file_read(struct collector *c, const char *path, const ch
 	return 0;
 }
 
-static int credentials_load(struct collector *c, const struct collector_s3 *o)
+static int credentials_load(struct collector *c, const struct collector_conf *o)
 {
 	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
 	if (id && *id && secret && *secret) {
@@ -146,7 +146,7 @@ static int credentials_load(struct collector *c, const struct collector_s3 *o)
 
 /* ------------------------------------------------------------------ open */
 
-static int open_s3(struct collector *c, const char *rest, const struct collector_s3 *o)
+static int open_s3(struct collector *c, const char *rest, const struct collector_conf *o)
 {
 	const char *slash = strchr(rest, '/');
 	size_t bl = slash ? (size_t)(slash - rest) : strlen(rest);
@@ -188,7 +188,50 @@ static int open_s3(struct collector *c, const char *rest, const struct collector
 	return credentials_load(c, o);
 }
 
-int collector_open(struct collector *c, const char *url, const struct collector_s3 *o)
+/* The first line of file into *out (for a token or password). */
+static int secret_read(struct collector *c, const char *what, const char *path, char **out)
+{
+	char buf[4096];
+	FILE *f = fopen(path, "r");
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		ERR(c, "%s %s cannot be read", what, path);
+		if (f)
+			fclose(f);
+		return -EACCES;
+	}
+	fclose(f);
+	buf[strcspn(buf, "\r\n")] = '\0';
+	*out = strdup(buf);
+	memset(buf, 0, sizeof(buf));
+	return *out ? 0 : -ENOMEM;
+}
+
+/* TLS and HTTP authentication from o. */
+static int conf_take(struct collector *c, const struct collector_conf *o)
+{
+	c->tls_verify = !o || o->tls_verify != 0;
+	if (!o)
+		return 0;
+	if ((o->ca_file && *o->ca_file && !(c->ca_file = strdup(o->ca_file))) ||
+	    (o->client_cert && *o->client_cert && !(c->client_cert = strdup(o->client_cert))) ||
+	    (o->client_key && *o->client_key && !(c->client_key = strdup(o->client_key))))
+		return -ENOMEM;
+	if (c->s3)
+		return 0;
+	if (o->bearer_token_file && *o->bearer_token_file)
+		return secret_read(c, "bearer_token_file", o->bearer_token_file, &c->bearer);
+	if (o->user && *o->user) {
+		if (!o->password_file || !*o->password_file) {
+			ERR(c, "user needs password_file");
+			return -EINVAL;
+		}
+		c->user = strdup(o->user);
+		return c->user ? secret_read(c, "password_file", o->password_file, &c->password) : -ENOMEM;
+	}
+	return 0;
+}
+
+int collector_open(struct collector *c, const char *url, const struct collector_conf *o)
 {
 	memset(c, 0, sizeof(*c));
 	int rc;
@@ -209,6 +252,8 @@ int collector_open(struct collector *c, const char *url, const struct collector_
 		ERR(c, "%s: not an http://, https:// or s3:// URL", url);
 		return -EINVAL;
 	}
+	if (rc == 0)
+		rc = conf_take(c, o);
 	if (rc == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		ERR(c, "libcurl initialization failed");
 		rc = -ENOMEM;
@@ -231,10 +276,16 @@ void collector_close(struct collector *c)
 	free(c->prefix);
 	free(c->region);
 	free(c->key_id);
-	if (c->secret)
-		memset(c->secret, 0, strlen(c->secret));
-	free(c->secret);
-	free(c->token);
+	free(c->ca_file);
+	free(c->client_cert);
+	free(c->client_key);
+	free(c->user);
+	char *secrets[] = { c->secret, c->token, c->bearer, c->password };
+	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++) {
+		if (secrets[i])
+			memset(secrets[i], 0, strlen(secrets[i]));
+		free(secrets[i]);
+	}
 	memset(c, 0, sizeof(*c));
 }
 
@@ -277,6 +328,22 @@ static long request(struct collector *c, const char *method, const char *url, co
 	}
 	if (depth >= 0)
 		h = curl_slist_append(h, depth ? "Depth: 1" : "Depth: 0");
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->tls_verify ? 1L : 0L);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->tls_verify ? 2L : 0L);
+	if (c->ca_file)
+		curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
+	if (c->client_cert) {
+		curl_easy_setopt(e, CURLOPT_SSLCERT, c->client_cert);
+		curl_easy_setopt(e, CURLOPT_SSLKEY, c->client_key);
+	}
+	if (c->bearer) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+		curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->bearer);
+	} else if (c->user) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(e, CURLOPT_USERNAME, c->user);
+		curl_easy_setopt(e, CURLOPT_PASSWORD, c->password);
+	}
 	if (c->s3) {
 		snprintf(sig, sizeof(sig), "aws:amz:%s:s3", c->region);
 		curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sig);

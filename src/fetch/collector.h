@@ -17,14 +17,24 @@
 #include "base/bytes.h"
 #include "fetch/listing_parse.h"
 
-/* Where an s3:// URL is served and how to sign; NULL/-1 fields: defaults. */
-struct collector_s3 {
+/*
+ * How to reach the collector: the http sink's keys of the same name (a
+ * [sink.NAME] section), NULL/-1 fields for their defaults.
+ */
+struct collector_conf {
+	/* s3:// */
 	const char *endpoint;  /* "http://127.0.0.1:9000"; NULL: AWS_ENDPOINT_URL, else
 				* https://s3.{region}.amazonaws.com */
 	const char *region;    /* NULL: AWS_REGION, AWS_DEFAULT_REGION, else us-east-1 */
 	int path_style;        /* -1: path style when an endpoint is given */
 	const char *credentials_file; /* NULL: ~/.aws/credentials */
 	const char *profile;   /* NULL: AWS_PROFILE, else "default" */
+	/* TLS, both kinds */
+	int tls_verify;        /* -1: on */
+	const char *ca_file, *client_cert, *client_key;
+	/* http(s):// authentication, secrets read from files */
+	const char *bearer_token_file;
+	const char *user, *password_file;
 };
 
 struct collector {
@@ -34,15 +44,19 @@ struct collector {
 	int path_style;
 	int slash_plain;       /* s3 listings: '/' unencoded in the query (see collector.c) */
 	char *region, *key_id, *secret, *token;
+	int tls_verify;
+	char *ca_file, *client_cert, *client_key;
+	char *bearer, *user, *password; /* http auth; secrets never in messages */
 	void *easy;            /* CURL * */
 	char err[512];         /* the last error, one line, never a secret */
 };
 
 /*
- * Open url: "http(s)://host[:port]/path" or "s3://bucket[/prefix]".
- * 0, or -EINVAL / -EACCES (no credentials) / -ENOMEM with c->err set.
+ * Open url: "http(s)://host[:port]/path" or "s3://bucket[/prefix]"; o may
+ * be NULL.  0, or -EINVAL / -EACCES (credentials missing or unreadable) /
+ * -ENOMEM with c->err set.
  */
-int collector_open(struct collector *c, const char *url, const struct collector_s3 *o);
+int collector_open(struct collector *c, const char *url, const struct collector_conf *o);
 void collector_close(struct collector *c);
 /*
  * The members of folder rel ("" or ending in '/').  HTTP: PROPFIND Depth 1,
