@@ -12,7 +12,7 @@ have_dav_ext || { echo "1..0 # SKIP libnginx-mod-http-dav-ext not installed"; ex
 T=$(mktemp -d /tmp/fetch_http.XXXXXX)
 REC_PID=
 trap '[ -n "$REC_PID" ] && kill $REC_PID 2>/dev/null; nginx_stop; wait; rm -rf "$T"' EXIT
-echo "1..32"
+echo "1..33"
 
 P=$(free_port)
 URL=http://127.0.0.1:$P
@@ -111,6 +111,21 @@ check "and stays compressed (COMPRESSED feature, smaller)" \
 check "--decompress: no COMPRESSED feature" \
 	fails bash -c "'$PERF' report -i '$T/f3.data' --header-only | grep -q '^# compressed'"
 check "and the same samples" same_flat "$T/f3.data" "$T/l2.data"
+
+# perf's own -z pipe stream as a one-part session: its zstd frames span
+# COMPRESSED records (perfsink's do not), --decompress must still cut them.
+mkdir -p "$ROOT/c/$HOST/perfz"
+"$PERF" record -q -z -g -F 999 -o - -- "$TESTS_BUILDDIR/workload" cpu 500 \
+	> "$ROOT/c/$HOST/perfz/0000000000" 2>/dev/null
+echo '{"parts": 1}' > "$ROOT/c/$HOST/perfz.end"
+"$PERFSINK" fetch --no-symbols --decompress -o "$T/pz.data" "$URL/c/$HOST/perfz" >"$T/pz.out" 2>"$T/pz.err"
+flat_pipe() { "$PERF" report -i - --stdio --no-children -g none --sort comm,dso,sym < "$1" 2>/dev/null |
+	grep '%' | sort; }
+perfz_ok() {
+	flat_pipe "$ROOT/c/$HOST/perfz/0000000000" > "$T/pza.txt" && flat "$T/pz.data" > "$T/pzb.txt" &&
+	[ "$(wc -l < "$T/pza.txt")" -gt 3 ] && diff -q "$T/pza.txt" "$T/pzb.txt" >/dev/null
+}
+check "perf record -z's own pipe stream, --decompress: the samples of perf report -i -" perfz_ok
 
 # --------------------------------------------------- gaps and corruption
 sess_copy() { # sess_copy NAME: a copy of S1 under another session name
