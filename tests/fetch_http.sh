@@ -12,7 +12,7 @@ have_dav_ext || { echo "1..0 # SKIP libnginx-mod-http-dav-ext not installed"; ex
 T=$(mktemp -d /tmp/fetch_http.XXXXXX)
 REC_PID=
 trap '[ -n "$REC_PID" ] && kill $REC_PID 2>/dev/null; nginx_stop; wait; rm -rf "$T"' EXIT
-echo "1..33"
+echo "1..35"
 
 P=$(free_port)
 URL=http://127.0.0.1:$P
@@ -101,6 +101,14 @@ check "the file is file mode (not a pipe stream)" \
 	test "$(od -An -t u8 -j 8 -N 8 "$T/f1.data" | tr -d ' ')" = 104
 check "perf report of the fetched file equals that of the local aio_file copy" \
 	same_report "$T/f1.data" "$T/l1.data" || diff "$T/ra.txt" "$T/rb.txt" | head -n 5 | sed 's/^/# /'
+cp "$T/f1.data" "$T/f1.copy"
+"$PERFSINK" fetch --no-symbols -o "$T/f1.data" "$URL/c/$HOST/$S1" >/dev/null 2>&1
+check "fetching again keeps the former file as FILE.old" cmp -s "$T/f1.copy" "$T/f1.data.old"
+echo precious > "$T/target"
+ln -s "$T/target" "$T/link.data"
+"$PERFSINK" fetch --no-symbols -o "$T/link.data" "$URL/c/$HOST/$S1" >/dev/null 2>"$T/link.err"
+check "an output that is a symlink is refused (exit 2), its target untouched" \
+	bash -c "test $? = 2 && grep -q 'not a regular file' '$T/link.err' && test \"\$(cat '$T/target')\" = precious"
 "$PERFSINK" fetch --no-symbols -o "$T/f2.data" "$URL/c/$HOST/$S2" >"$T/f2.out" 2>"$T/f2.err"
 check "a compressed -a tracepoint session: the same samples per comm, dso, symbol" \
 	same_flat "$T/f2.data" "$T/l2.data" || diff "$T/fa.txt" "$T/fb.txt" | head -n 8 | sed 's/^/# /'

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -196,14 +197,38 @@ static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 	return 0;
 }
 
+/*
+ * The output, as perf record makes it: an existing file is kept as
+ * FILE.old; never through a symlink (O_NOFOLLOW, O_EXCL).  fd or -1 after
+ * one error line.
+ */
+static int output_create(const char *path)
+{
+	struct stat st;
+	char old[4096];
+	if (lstat(path, &st) == 0) {
+		if (!S_ISREG(st.st_mode)) {
+			pr_err("%s exists and is not a regular file: refused", path);
+			return -1;
+		}
+		snprintf(old, sizeof(old), "%s.old", path);
+		if (rename(path, old) < 0) {
+			pr_err("cannot move %s to %s: %s", path, old, strerror(errno));
+			return -1;
+		}
+	}
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		pr_err("cannot create %s: %s", path, strerror(errno));
+	return fd;
+}
+
 int fetch_run(struct collector *c, const char *host, const char *session, const struct fetch_opts *o)
 {
 	struct fetch_state s = { .c = c, .host = host, .session = session, .end_parts = -1 };
-	int fd = open(o->out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		pr_err("cannot create %s: %s", o->out, strerror(errno));
+	int fd = output_create(o->out);
+	if (fd < 0)
 		return 2;
-	}
 	int rc = p2f_init(&s.w, fd, o->decompress);
 	if (rc == -ENOTSUP)
 		pr_err("--decompress: this build has no zstd support");
