@@ -5,7 +5,7 @@
 # equals the local aio_file copy's; endpoint and credentials come from the
 # environment or from the sink's section in --config; a wrong secret is a
 # clear 403.
-. "$TESTS_SRCDIR/http_lib.sh"
+. "$TESTS_SRCDIR/lib/http_lib.sh"
 command -v moto_server >/dev/null && python3 -c 'import boto3' 2>/dev/null ||
 	{ echo "1..0 # SKIP moto_server or boto3 not installed"; exit 0; }
 
@@ -19,7 +19,7 @@ EP=http://127.0.0.1:$P
 INITIAL_NO_AUTH_ACTION_COUNT=4 moto_server -H 127.0.0.1 -p "$P" >"$T/moto.log" 2>&1 &
 MOTO_PID=$!
 wait_port "$P" || { echo "Bail out! moto_server did not start"; exit 1; }
-read -r KID SECRET < <(python3 "$TESTS_SRCDIR/http_moto_setup.py" "$EP" bkt)
+read -r KID SECRET < <(python3 "$TESTS_SRCDIR/integration/http_moto_setup.py" "$EP" bkt)
 [ -n "$SECRET" ] || { echo "Bail out! moto setup failed"; exit 1; }
 printf '[other]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$KID" "$SECRET" > "$T/credentials"
 
@@ -41,7 +41,7 @@ part_size = 16K
 INI
 report() { "$PERF" report -i "$1" --stdio 2>/dev/null | grep -v '^# (Tip:'; }
 unset AWS_ACCESS_KEY_ID AWS_SECRET_ACCESS_KEY AWS_SESSION_TOKEN AWS_ENDPOINT_URL AWS_PROFILE
-(cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 -g --config c.ini -- "$TESTS_BUILDDIR/workload" cpu 800 \
+(cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 -g --config c.ini -- "$TESTS_BUILDDIR/integration/workload" cpu 800 \
 	>"$T/r.out" 2>"$T/r.err")
 check "record fanned out to aio_file and s3" test $? = 0 || sed 's/^/# /' "$T/r.err"
 

@@ -5,7 +5,7 @@
 # perf report equals the local file's; gaps and corrupt parts fail naming
 # the part; --follow follows a live session; ~/.debug is filled from the
 # collector's buildid/ tree.
-. "$TESTS_SRCDIR/http_lib.sh"
+. "$TESTS_SRCDIR/lib/http_lib.sh"
 command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0; }
 have_dav_ext || { echo "1..0 # SKIP libnginx-mod-http-dav-ext not installed"; exit 0; }
 
@@ -25,7 +25,7 @@ nginx_conf "$T/ng" "$P"
 nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
 ROOT=$T/ng/root
 WORKLOAD=$T/bin/workload   # a copy that the symbols check moves away later
-mkdir -p "$T/bin" && cp "$TESTS_BUILDDIR/workload" "$WORKLOAD"
+mkdir -p "$T/bin" && cp "$TESTS_BUILDDIR/integration/workload" "$WORKLOAD"
 
 config() { # config FILE LOCAL URL [http keys...]: aio_file + http sections
 	local f=$1 local=$2 url=$3; shift 3
@@ -123,7 +123,7 @@ check "and the same samples" same_flat "$T/f3.data" "$T/l2.data"
 # perf's own -z pipe stream as a one-part session: its zstd frames span
 # COMPRESSED records (perfsink's do not), --decompress must still cut them.
 mkdir -p "$ROOT/c/$HOST/perfz"
-"$PERF" record -q -z -g -F 999 -o - -- "$TESTS_BUILDDIR/workload" cpu 500 \
+"$PERF" record -q -z -g -F 999 -o - -- "$TESTS_BUILDDIR/integration/workload" cpu 500 \
 	> "$ROOT/c/$HOST/perfz/0000000000" 2>/dev/null
 echo '{"parts": 1}' > "$ROOT/c/$HOST/perfz.end"
 "$PERFSINK" fetch --no-symbols --decompress -o "$T/pz.data" "$URL/c/$HOST/perfz" >"$T/pz.out" 2>"$T/pz.err"
