@@ -1,11 +1,15 @@
 /* Reading a collector over HTTP(S) or S3 with libcurl; see collector.h. */
 #include "fetch/collector.h"
+#include "fetch/credentials.h"
 
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "base/log.h"
 
 #define ERR(c, ...) snprintf((c)->err, sizeof((c)->err), __VA_ARGS__)
 
@@ -74,76 +78,6 @@ char *collector_url(const struct collector *c, const char *rel)
 	return bytes_cstr(&b);
 }
 
-/* ---------------------------------------------------------- credentials */
-
-/* aws_access_key_id etc. of [profile] in the AWS credentials file path. */
-static int credentials_file_read(struct collector *c, const char *path, const char *profile)
-{
-	FILE *f = fopen(path, "r");
-	char line[1024];
-	int in = 0;
-	if (!f) {
-		ERR(c, "s3: no AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY in the environment and "
-		       "credentials file %s cannot be read", path);
-		return -EACCES;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *e = s + strcspn(s, "\r\n");
-		*e = '\0';
-		while (*s == ' ' || *s == '\t')
-			s++;
-		if (*s == '[') {
-			char *r = strchr(s, ']');
-			in = r && (size_t)(r - s - 1) == strlen(profile) && !strncmp(s + 1, profile, strlen(profile));
-			continue;
-		}
-		char *eq = strchr(s, '=');
-		if (!in || !eq || *s == '#' || *s == ';')
-			continue;
-		char *k = s, *v = eq + 1, *ke = eq;
-		while (ke > k && (ke[-1] == ' ' || ke[-1] == '\t'))
-			ke--;
-		*ke = '\0';
-		while (*v == ' ' || *v == '\t')
-			v++;
-		for (e = v + strlen(v); e > v && (e[-1] == ' ' || e[-1] == '\t');)
-			*--e = '\0';
-		char **dst = !strcmp(k, "aws_access_key_id") ? &c->key_id :
-			     !strcmp(k, "aws_secret_access_key") ? &c->secret :
-			     !strcmp(k, "aws_session_token") ? &c->token : NULL;
-		if (dst) {
-			free(*dst);
-			*dst = strdup(v);
-		}
-	}
-	fclose(f);
-	if (!c->key_id || !c->secret) {
-		ERR(c, "s3: credentials file %s has no aws_access_key_id and aws_secret_access_key "
-		       "in profile [%s]", path, profile);
-		return -EACCES;
-	}
-	return 0;
-}
-
-static int credentials_load(struct collector *c, const struct collector_conf *o)
-{
-	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
-	if (id && *id && secret && *secret) {
-		const char *tok = getenv("AWS_SESSION_TOKEN");
-		c->key_id = strdup(id);
-		c->secret = strdup(secret);
-		c->token = tok && *tok ? strdup(tok) : NULL;
-		return c->key_id && c->secret ? 0 : -ENOMEM;
-	}
-	char path[400];
-	const char *profile = o && o->profile && *o->profile ? o->profile : getenv("AWS_PROFILE");
-	if (o && o->credentials_file && *o->credentials_file)
-		snprintf(path, sizeof(path), "%s", o->credentials_file);
-	else
-		snprintf(path, sizeof(path), "%s/.aws/credentials", getenv("HOME") ? getenv("HOME") : "");
-	return credentials_file_read(c, path, profile && *profile ? profile : "default");
-}
-
 /* ------------------------------------------------------------------ open */
 
 static int open_s3(struct collector *c, const char *rest, const struct collector_conf *o)
@@ -186,24 +120,6 @@ static int open_s3(struct collector *c, const char *rest, const struct collector
 		return -EINVAL;
 	}
 	return credentials_load(c, o);
-}
-
-/* The first line of file into *out (for a token or password). */
-static int secret_read(struct collector *c, const char *what, const char *path, char **out)
-{
-	char buf[4096];
-	FILE *f = fopen(path, "r");
-	if (!f || !fgets(buf, sizeof(buf), f)) {
-		ERR(c, "%s %s cannot be read", what, path);
-		if (f)
-			fclose(f);
-		return -EACCES;
-	}
-	fclose(f);
-	buf[strcspn(buf, "\r\n")] = '\0';
-	*out = strdup(buf);
-	memset(buf, 0, sizeof(buf));
-	return *out ? 0 : -ENOMEM;
 }
 
 /* TLS and HTTP authentication from o. */
@@ -297,13 +213,39 @@ static size_t body_write(char *p, size_t size, size_t n, void *arg)
 	return ((struct bytes *)arg)->err ? 0 : size * n;
 }
 
+static long request_once(struct collector *c, const char *method, const char *url, const char *body,
+			 int depth, struct bytes *out, CURLcode *ccp);
+
 /*
  * One request: method (NULL: GET) on url, with an optional XML body and
  * Depth header; the answer's body appended to out.  Returns the HTTP status,
- * or -EIO on a transport error (c->err set).
+ * or -EIO on a transport error (c->err set).  Transient failures are tried
+ * again (see collector.h).
  */
 static long request(struct collector *c, const char *method, const char *url, const char *body,
 		    int depth, struct bytes *out)
+{
+	static const long wait_ms[] = { 500, 1000, 2000 };
+	for (unsigned try = 0;; try++) {
+		CURLcode cc = CURLE_OK;
+		size_t len = out->len;
+		long st = request_once(c, method, url, body, depth, out, &cc);
+		int transient = st == -EIO ? cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_COULDNT_CONNECT ||
+						     cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR ||
+						     cc == CURLE_GOT_NOTHING || cc == CURLE_PARTIAL_FILE
+					   : st >= 500 || st == 429 || st == 408;
+		if (!transient || try >= sizeof(wait_ms) / sizeof(wait_ms[0]))
+			return st;
+		out->len = len; /* the failed answer's bytes are not the body */
+		pr_debug("%s %s: %s; trying again in %ld ms", method ? method : "GET", url,
+			 st == -EIO ? curl_easy_strerror(cc) : "server error", wait_ms[try]);
+		struct timespec ts = { wait_ms[try] / 1000, (wait_ms[try] % 1000) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+}
+
+static long request_once(struct collector *c, const char *method, const char *url, const char *body,
+			 int depth, struct bytes *out, CURLcode *ccp)
 {
 	CURL *e = c->easy;
 	struct curl_slist *h = NULL;
@@ -314,9 +256,10 @@ static long request(struct collector *c, const char *method, const char *url, co
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 10000L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
+	/* No byte for 60 s: the try ends (then it is tried again). */
 	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 30L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 60L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, out);
 	if (method)
@@ -358,6 +301,7 @@ static long request(struct collector *c, const char *method, const char *url, co
 	}
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
 	CURLcode cc = curl_easy_perform(e);
+	*ccp = cc;
 	curl_slist_free_all(h);
 	if (cc != CURLE_OK) {
 		ERR(c, "%s %s: %s", method ? method : "GET", url, curl_easy_strerror(cc));

@@ -5,10 +5,11 @@
  *
  * S3 requests are signed with libcurl's CURLOPT_AWS_SIGV4, with the
  * workarounds 7.88 needs (x-amz-content-sha256 added by us, canonical query
- * strings), as the http sink signs its uploads.  The credentials are read
- * like the sink reads them (environment, else a credentials file and a
- * profile); that reader is duplicated here because the CLI may not include
- * a plugin's internals (docs/http-sink.md says both read the same).
+ * strings), as the http sink signs its uploads; credentials and secrets
+ * are read like the sink reads them (credentials.c).  A timeout, a refused
+ * connection, a 5xx or a 429 is tried again, 4 tries in all (0.5, 1, 2 s
+ * apart): a reader on a loaded machine or a busy collector still gets
+ * through.
  *
  * Single-threaded: one collector is used by one thread.
  */
