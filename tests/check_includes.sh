@@ -11,9 +11,10 @@ set -u
 # The one table.  A part may include itself and what its line names: a whole
 # part, or one header of a part (part/header.h).  Headers named *_priv.h are for
 # their own folder only.  Arrows point down: cli -> recover -> engine ->
-# loader/probe -> config/format -> base.
+# loader/probe -> config/format -> base; fetch (ls, fetch) -> format -> base.
 RULES='
-cli:     config loader engine format probe recover base
+cli:     config loader engine format probe recover fetch base
+fetch:   format base
 recover: engine format probe base
 engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base
 loader:  config/config_file.h config/opts.h config/value_parse.h base

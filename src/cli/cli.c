@@ -406,6 +406,8 @@ void usage_main(void)
 	      "  sinks     list the sink plugins and their config keys\n"
 	      "  upload    send what earlier runs left in a sink's spool\n"
 	      "  recover   repair perf.data files a killed recorder left behind\n"
+	      "  ls        list the hosts and sessions on a collector (http, s3)\n"
+	      "  fetch     get a session back from a collector as a perf.data file\n"
 	      "\n"
 	      "  perfsink --version | --help\n", stdout);
 }

@@ -26,6 +26,14 @@ int main(int argc, char **argv)
 		return cmd_sinks(argc - 1, argv + 1);
 	if (!strcmp(cmd, "upload"))
 		return cmd_upload(argc - 1, argv + 1);
+	if (!strcmp(cmd, "ls") || !strcmp(cmd, "fetch")) {
+#ifdef PS_HAVE_FETCH
+		return (cmd[0] == 'l' ? cmd_ls : cmd_fetch)(argc - 1, argv + 1);
+#else
+		pr_err("%s: this perfsink was built without libcurl (configure --with-curl)", cmd);
+		return EXIT_BAD_INPUT;
+#endif
+	}
 	if (!strcmp(cmd, "recover"))
 		return cmd_recover(argc - 1, argv + 1);
 	pr_err("unknown command '%s' (perfsink --help lists them)", cmd);

@@ -8,6 +8,7 @@ tap_n=0
 tap_fail=0
 ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
 not_ok() { tap_n=$((tap_n + 1)); tap_fail=1; echo "not ok $tap_n - $*"; }
+fails() { ! "$@"; }
 check() { # check DESCRIPTION COMMAND...
 	local d=$1; shift
 	if "$@"; then ok "$d"; else not_ok "$d"; return 1; fi
@@ -32,13 +33,19 @@ port_open() { python3 -c "import socket; socket.create_connection(('127.0.0.1',$
 wait_port() { wait_for 30 port_open "$1"; } # wait_port PORT: until something listens
 
 
+# Debian's libnginx-mod-http-dav-ext (PROPFIND for listings), when installed.
+NGINX_DAV_EXT=/usr/lib/nginx/modules/ngx_http_dav_ext_module.so
+
 # nginx_conf DIR PORT [ssl]: a WebDAV PUT collector storing into DIR/root.
+# The dav-ext module is loaded when present, so NGINX_EXTRA may say
+# `dav_ext_methods PROPFIND OPTIONS;` (see NGINX_LISTING).
 nginx_conf() {
 	local dir=$1 port=$2 listen
 	listen="listen 127.0.0.1:$port;"
 	[ "$3" = ssl ] && listen="listen 127.0.0.1:$port ssl; ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem;"
 	mkdir -p "$dir/root" "$dir/tmp"
-	cat > "$dir/nginx.conf" <<NGINX
+	{ [ -f "$NGINX_DAV_EXT" ] && echo "load_module $NGINX_DAV_EXT;"
+	cat <<NGINX
 daemon off;
 user root;
 worker_processes 1;
@@ -65,7 +72,12 @@ http {
 	}
 }
 NGINX
+	} > "$dir/nginx.conf"
 }
+
+# Listings for perfsink ls/fetch: PROPFIND (dav-ext) and the JSON autoindex.
+NGINX_LISTING="dav_ext_methods PROPFIND OPTIONS; autoindex on; autoindex_format json;"
+have_dav_ext() { [ -f "$NGINX_DAV_EXT" ]; }
 
 # nginx_start DIR: run nginx in the background; NGINX_PID is set.
 nginx_start() {
@@ -96,7 +108,7 @@ count_files() { find "$1" -type f 2>/dev/null | wc -l; }
 # has_files DIR N: DIR holds at least N files.
 has_files() { [ "$(count_files "$1")" -ge "$2" ]; }
 
-# cat of the parts under DIR in seq order
+# cat of the parts under DIR (names of 10-19 digits, not end markers) in seq order
 parts_cat() {
-	find "$1" -type f | sort | xargs -r cat
+	find "$1" -type f -regextype posix-extended -regex '.*/[0-9]{10,19}' | sort | xargs -r cat
 }

@@ -1,0 +1,48 @@
+/*
+ * `perfsink ls` and `perfsink fetch`: what a collector holds, and one
+ * session of it back as a perf.data file.  The collector layout is the http
+ * sink's (docs/http-sink.md): {host}/{session}/{seq} parts, the end marker
+ * {host}/{session}.end, and buildid/.
+ *
+ * Messages go through base/log.h; the listing goes to out.  Both return
+ * the process exit code: 0, 1 (something is missing or corrupt, or the
+ * collector failed), 2 (bad input).
+ */
+#ifndef PS_FETCH_FETCH_H
+#define PS_FETCH_FETCH_H
+#include <signal.h>
+#include <stdio.h>
+#include <stdint.h>
+
+struct collector;
+
+/* One session of a collector, as `ls` shows it. */
+struct session_info {
+	char *host, *session;
+	uint64_t parts, bytes;   /* part objects present and their bytes */
+	uint64_t max_seq;        /* highest seq present (valid when parts) */
+	int64_t first, last;     /* mtime of the oldest and newest part (s) */
+	int ended;               /* {session}.end present */
+	uint64_t end_parts;      /* parts the end marker announces */
+};
+
+int ls_run(struct collector *c, int json, FILE *out);
+
+struct fetch_opts {
+	const char *out;          /* the perf.data to write */
+	int follow;               /* keep fetching a live session */
+	int no_symbols;
+	int decompress;
+	const char *debug_dir;    /* NULL: $HOME/.debug */
+	int64_t poll_ms;          /* --follow: between listings */
+	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
+};
+
+int fetch_run(struct collector *c, const char *host, const char *session, const struct fetch_opts *o);
+
+/* "{n}" of an end marker's {"parts": n}; -1 when it says no such thing. */
+int64_t end_marker_parts(const char *text, size_t len);
+/* A part's name: 10 to 19 digits (no leading 0 beyond 10), as the sink writes it. */
+int part_name_seq(const char *name, uint64_t *seq);
+
+#endif

@@ -1,0 +1,192 @@
+/* `perfsink ls`: hosts and sessions of a collector; see fetch.h. */
+#include "fetch/collector.h"
+#include "fetch/fetch.h"
+#include "base/log.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int part_name_seq(const char *name, uint64_t *seq)
+{
+	size_t n = strlen(name);
+	if (n < 10 || n > 19 || strspn(name, "0123456789") != n || (n > 10 && name[0] == '0'))
+		return -1;
+	*seq = strtoull(name, NULL, 10);
+	return 0;
+}
+
+int64_t end_marker_parts(const char *text, size_t len)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) - 1 ? len : sizeof(buf) - 1), text);
+	const char *p = strstr(buf, "\"parts\"");
+	if (!p)
+		return -1;
+	p += 7;
+	while (*p == ' ' || *p == ':' || *p == '\t')
+		p++;
+	if (*p < '0' || *p > '9')
+		return -1;
+	return (int64_t)strtoull(p, NULL, 10);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(((const struct coll_entry *)a)->name, ((const struct coll_entry *)b)->name);
+}
+
+/* The parts of host/session into si. */
+static int session_scan(struct collector *c, struct session_info *si)
+{
+	struct coll_list l = { 0 };
+	char rel[1024];
+	snprintf(rel, sizeof(rel), "%s/%s/", si->host, si->session);
+	int rc = collector_list(c, rel, &l);
+	for (size_t i = 0; !rc && i < l.nr; i++) {
+		uint64_t seq;
+		if (l.e[i].is_dir || part_name_seq(l.e[i].name, &seq))
+			continue;
+		if (!si->parts || seq > si->max_seq)
+			si->max_seq = seq;
+		si->parts++;
+		si->bytes += l.e[i].size;
+		if (l.e[i].mtime && (!si->first || l.e[i].mtime < si->first))
+			si->first = l.e[i].mtime;
+		if (l.e[i].mtime > si->last)
+			si->last = l.e[i].mtime;
+	}
+	coll_list_free(&l);
+	if (!rc && si->ended) {
+		struct bytes b;
+		bytes_init(&b);
+		snprintf(rel, sizeof(rel), "%s/%s.end", si->host, si->session);
+		if (collector_get(c, rel, &b) == 0) {
+			int64_t n = end_marker_parts((const char *)b.p, b.len);
+			si->end_parts = n > 0 ? (uint64_t)n : 0;
+		}
+		bytes_free(&b);
+	}
+	return rc;
+}
+
+static void time_fmt(int64_t t, char *out, size_t n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	if (!t || !gmtime_r(&tt, &tm) || !strftime(out, n, "%Y-%m-%dT%H:%M:%SZ", &tm))
+		snprintf(out, n, "-");
+}
+
+/* "ended", "open" (no end marker yet) or "incomplete" (gaps against the marker). */
+static const char *state_of(const struct session_info *si)
+{
+	if (!si->ended)
+		return "open";
+	return si->parts == si->end_parts && (!si->parts || si->max_seq + 1 == si->parts) ? "ended"
+											     : "incomplete";
+}
+
+static void print_text(FILE *out, const struct session_info *si, size_t n)
+{
+	fprintf(out, "%-16s %-34s %-20s %-20s %7s %12s %s\n", "HOST", "SESSION", "FIRST (UTC)",
+		"LAST (UTC)", "PARTS", "BYTES", "STATE");
+	for (size_t i = 0; i < n; i++) {
+		char a[32], b[32];
+		time_fmt(si[i].first, a, sizeof(a));
+		time_fmt(si[i].last, b, sizeof(b));
+		fprintf(out, "%-16s %-34s %-20s %-20s %7" PRIu64 " %12" PRIu64 " %s\n", si[i].host,
+			si[i].session, a, b, si[i].parts, si[i].bytes, state_of(&si[i]));
+	}
+}
+
+static void print_json(FILE *out, const struct session_info *si, size_t n)
+{
+	fputs("[", out);
+	for (size_t i = 0; i < n; i++) {
+		char a[32], b[32];
+		time_fmt(si[i].first, a, sizeof(a));
+		time_fmt(si[i].last, b, sizeof(b));
+		/* Names are [A-Za-z0-9._-] (the sink's layout): no escaping needed. */
+		fprintf(out, "%s\n  {\"host\": \"%s\", \"session\": \"%s\", \"first\": \"%s\", "
+			"\"last\": \"%s\", \"parts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
+			"\"ended\": %s, \"state\": \"%s\"}", i ? "," : "", si[i].host, si[i].session, a, b,
+			si[i].parts, si[i].bytes, si[i].ended ? "true" : "false", state_of(&si[i]));
+	}
+	fputs(n ? "\n]\n" : "]\n", out);
+}
+
+/* A name we can put in a path and in JSON as it is. */
+static int name_ok(const char *s)
+{
+	return *s && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-") ==
+			     strlen(s) && strcmp(s, ".") && strcmp(s, "..");
+}
+
+/* The sessions of one host appended to *si. */
+static int host_scan(struct collector *c, const char *host, struct session_info **si, size_t *n)
+{
+	struct coll_list l = { 0 };
+	char rel[512];
+	snprintf(rel, sizeof(rel), "%s/", host);
+	int rc = collector_list(c, rel, &l);
+	if (rc == 0)
+		qsort(l.e, l.nr, sizeof(*l.e), by_name);
+	for (size_t i = 0; !rc && i < l.nr; i++) {
+		if (!l.e[i].is_dir || !name_ok(l.e[i].name))
+			continue;
+		struct session_info *v = realloc(*si, (*n + 1) * sizeof(**si));
+		if (!v) {
+			rc = -ENOMEM;
+			break;
+		}
+		*si = v;
+		struct session_info *s = &v[*n];
+		memset(s, 0, sizeof(*s));
+		s->host = strdup(host);
+		s->session = strdup(l.e[i].name);
+		(*n)++;
+		if (!s->host || !s->session) {
+			rc = -ENOMEM;
+			break;
+		}
+		char end[1024];
+		snprintf(end, sizeof(end), "%s.end", s->session);
+		for (size_t k = 0; k < l.nr; k++)
+			if (!l.e[k].is_dir && !strcmp(l.e[k].name, end))
+				s->ended = 1;
+		rc = session_scan(c, s);
+	}
+	coll_list_free(&l);
+	return rc;
+}
+
+int ls_run(struct collector *c, int json, FILE *out)
+{
+	struct coll_list hosts = { 0 };
+	struct session_info *si = NULL;
+	size_t n = 0;
+	int rc = collector_list(c, "", &hosts);
+	if (rc == 0)
+		qsort(hosts.e, hosts.nr, sizeof(*hosts.e), by_name);
+	for (size_t i = 0; !rc && i < hosts.nr; i++)
+		if (hosts.e[i].is_dir && strcmp(hosts.e[i].name, "buildid") && name_ok(hosts.e[i].name))
+			rc = host_scan(c, hosts.e[i].name, &si, &n);
+	if (rc == 0) {
+		if (json)
+			print_json(out, si, n);
+		else
+			print_text(out, si, n);
+	} else {
+		pr_err("ls: %s", rc == -ENOMEM ? "out of memory" : c->err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(si[i].host);
+		free(si[i].session);
+	}
+	free(si);
+	coll_list_free(&hosts);
+	return rc ? 1 : 0;
+}
