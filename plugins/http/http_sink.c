@@ -16,6 +16,7 @@
  * PERF_RECORD_LOST whose count is the number of records lost, so perf
  * reports the gap ("lost N chunks").
  */
+#include "buildids.h"
 #include "compress.h"
 #include "http_conf.h"
 #include "spool.h"
@@ -34,6 +35,7 @@ struct http_sink {
 	struct http_conf conf;
 	struct spool spool;
 	struct uploader *up;
+	const struct perfsink_stream *stream; /* being sent; valid until rotate() returns or close() */
 };
 
 /* One line; with the FILE:LINE of the key at fault (key < 0: none) from a 1.3 host. */
@@ -123,14 +125,41 @@ static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *
 	return rc;
 }
 
+/*
+ * The stream's build-ids as HEADER_BUILD_ID records, its last part: so a
+ * reader (perfsink fetch, perf report -i -) knows which files the
+ * recording mapped.  Best effort: a failure only leaves them out.
+ */
+static void http_stream_end(struct http_sink *h)
+{
+	uint8_t *rec = NULL;
+	size_t len = 0;
+
+	if (!h->stream)
+		return;
+	if (buildid_records(h->inst->host, h->stream, &rec, &len) == 0 && len)
+		uploader_epilogue(h->up, rec, len);
+	else if (len == 0 && rec == NULL)
+		h->inst->host->log(h->inst, PERFSINK_LOG_DEBUG, "no build-ids to send with the stream");
+	free(rec);
+	h->stream = NULL;
+}
+
 static int http_start(void *ctx, const struct perfsink_stream *stream)
 {
-	return http_stream_begin(ctx, stream);
+	struct http_sink *h = ctx;
+
+	h->stream = stream;
+	return http_stream_begin(h, stream);
 }
 
 static int http_rotate(void *ctx, const struct perfsink_stream *next)
 {
-	return http_stream_begin(ctx, next);
+	struct http_sink *h = ctx;
+
+	http_stream_end(h);
+	h->stream = next;
+	return http_stream_begin(h, next);
 }
 
 static int http_write(void *ctx, struct perfsink_buf *buf)
@@ -158,8 +187,12 @@ static int http_upload(void *ctx, int64_t deadline_ms)
 static int http_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct http_sink *h = ctx;
+	int rc;
+
+	if (sum && sum->stop_reason >= 0)
+		http_stream_end(h);
 	/* After upload() the deadline was upload's; do not wait again. */
-	int rc = uploader_close(h->up, sum ? h->conf.drain_timeout_ms : 0);
+	rc = uploader_close(h->up, sum ? h->conf.drain_timeout_ms : 0);
 
 	spool_close(&h->spool);
 	http_conf_free(&h->conf);

@@ -19,6 +19,8 @@
 enum part_kind {
 	PART_DATA = 0,   /* records from buffers; subject to the spool cap */
 	PART_META,       /* prologue or LOST marker: small, never dropped */
+	PART_END,        /* the stream's end marker {host}/{session}.end: sent
+			  * after the last part, never spooled */
 };
 
 struct part {

@@ -41,6 +41,8 @@ struct uploader {
 	int flushing;              /* a barrier waits: ignore the block throttle */
 	uint8_t *prologue;         /* handed over by uploader_start */
 	size_t prologue_len;
+	uint8_t *epilogue;         /* handed over by uploader_epilogue */
+	size_t epilogue_len;
 	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
 	int upload_req, upload_done;
 	uint64_t quarantined;      /* spool entries moved to quarantine */
@@ -67,6 +69,8 @@ struct uploader {
 	struct compressor *comp;   /* compress = zstd, else NULL */
 	uint64_t lost_parts;
 	int loss_warned;
+	int end_queued;            /* the end marker of key_base is queued */
+	int have_stream;           /* key_base names a stream begun by start() */
 };
 
 static int64_t now_ms(void)
@@ -132,7 +136,7 @@ static void part_spill(struct uploader *u, struct part *p)
 	int was_mem = part_in_memory_only(p);
 	int rc;
 
-	if (p->spool_path || !p->body.data)
+	if (p->spool_path || !p->body.data || p->kind == PART_END)
 		return;
 	rc = spool_put(u->spool, p);
 	if (rc == -ENOSPC) {
@@ -174,8 +178,9 @@ static void part_enqueue(struct uploader *u, struct part *p)
 	if (!p)
 		return;
 	n = strlen(u->key_base) + 24;
-	p->key = malloc(n);
-	if (p->key)
+	if (!p->key)
+		p->key = malloc(n);
+	if (p->key && p->kind != PART_END)
 		snprintf(p->key, n, "%s/%010" PRIu64, u->key_base, p->seq);
 	if (u->q_tail)
 		u->q_tail->next = p;
@@ -249,10 +254,12 @@ static void part_delivered(struct uploader *u, struct part *p)
 		part_unlink_head(&u->q_head, &u->q_tail, p);
 	else
 		part_unlink_head(&u->backlog, NULL, p);
-	pthread_mutex_lock(&u->lock);
-	u->st.bytes_out += p->body.len;
-	u->st.files++;
-	pthread_mutex_unlock(&u->lock);
+	if (p->kind != PART_END) { /* parts are what the summary counts */
+		pthread_mutex_lock(&u->lock);
+		u->st.bytes_out += p->body.len;
+		u->st.files++;
+		pthread_mutex_unlock(&u->lock);
+	}
 	spool_remove(u->spool, p);
 	part_free(p);
 	backoff_reset(&u->bo);
@@ -341,6 +348,36 @@ static void transfers_reap(struct uploader *u)
 /* ----------------------------------------------------------------- thread */
 
 /*
+ * The end marker of the stream being cut: {host}/{session}.end, a sibling of
+ * the parts' folder (so `cat` of the folder is still the stream), holding
+ * {"parts": N}.  Queued after the last part, so the collector gets it only
+ * once every part before it is stored; never spooled: a stream whose tail
+ * waits in the spool at exit has no end marker (fetch reports it as not
+ * ended, which is what the collector holds).
+ */
+static void end_enqueue(struct uploader *u)
+{
+	char body[64];
+	struct part *p;
+	int n;
+
+	if (!u->have_stream || u->end_queued)
+		return;
+	u->end_queued = 1;
+	n = snprintf(body, sizeof(body), "{\"parts\": %" PRIu64 "}\n", u->cut.next_seq);
+	p = part_new(u->cut.next_seq, PART_END);
+	if (p && part_append(p, body, (size_t)n) == 0 &&
+	    (p->key = malloc(strlen(u->key_base) + 5))) {
+		sprintf(p->key, "%s.end", u->key_base);
+		part_enqueue(u, p);
+		return;
+	}
+	if (p)
+		part_free(p);
+	LOG(u, WARN, "no memory for the end marker of %s: it is not sent", u->key_base);
+}
+
+/*
  * A new stream (start, or a rotation): the last part of the previous one is
  * sealed under its name, then numbering starts again at 0 under the new one.
  */
@@ -349,9 +386,12 @@ static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, si
 	struct part *p;
 
 	part_enqueue(u, part_cutter_flush(&u->cut));
+	end_enqueue(u);
 	free(u->key_base);
 	u->key_base = key_base;
 	u->cut.next_seq = 0;
+	u->end_queued = 0;
+	u->have_stream = 1;
 
 	u->have_lt = perfsink_kit_lost_template_from_pipe_header(bytes, len, &u->lt) == 0;
 	p = part_cutter_meta(&u->cut, bytes, len);
@@ -361,6 +401,20 @@ static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, si
 		return;
 	}
 	part_enqueue(u, p);
+}
+
+/* The current stream's last records, as a part of their own after its data. */
+static void epilogue_take(struct uploader *u, uint8_t *bytes, size_t len)
+{
+	struct part *p;
+
+	part_enqueue(u, part_cutter_flush(&u->cut));
+	p = u->have_stream ? part_cutter_meta(&u->cut, bytes, len) : NULL;
+	free(bytes);
+	if (p)
+		part_enqueue(u, p);
+	else if (u->have_stream)
+		fail(u, -ENOMEM);
 }
 
 /* Spool callback, on the thread: a bad entry was set aside. */
@@ -443,12 +497,18 @@ static int64_t poll_timeout(struct uploader *u, int64_t now)
 static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, int *stop,
 			       int *flush)
 {
-	uint8_t *pro = NULL;
+	uint8_t *pro = NULL, *epi = NULL;
 	char *key_base;
-	size_t pro_len = 0, n = 0;
+	size_t pro_len = 0, epi_len = 0, n = 0;
 	int upload_req, throttled;
 
 	pthread_mutex_lock(&u->lock);
+	/* After the buffers written before it: taken once none is left. */
+	if (u->epilogue && !u->bq_len) {
+		epi = u->epilogue;
+		epi_len = u->epilogue_len;
+		u->epilogue = NULL;
+	}
 	pro = u->prologue;
 	pro_len = u->prologue_len;
 	u->prologue = NULL;
@@ -470,6 +530,8 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	if (n)
 		pthread_cond_broadcast(&u->cond);
 	pthread_mutex_unlock(&u->lock);
+	if (epi)
+		epilogue_take(u, epi, epi_len);
 	if (pro) {
 		backlog_scan(u);
 		prologue_take(u, key_base, pro, pro_len);
@@ -556,6 +618,8 @@ static void *uploader_main(void *arg)
 		part_enqueue(u, part_cutter_expire(&u->cut, now));
 		if (stop || flush)
 			part_enqueue(u, part_cutter_flush(&u->cut));
+		if (stop)
+			end_enqueue(u);
 		transfers_pump(u, now);
 		curl_multi_perform(u->multi, &running);
 		transfers_reap(u);
@@ -666,6 +730,22 @@ int uploader_start(struct uploader *u, const struct perfsink_stream *s, const ch
 	return 0;
 }
 
+int uploader_epilogue(struct uploader *u, const uint8_t *bytes, size_t len)
+{
+	uint8_t *copy = malloc(len ? len : 1);
+
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, bytes, len);
+	pthread_mutex_lock(&u->lock);
+	free(u->epilogue);
+	u->epilogue = copy;
+	u->epilogue_len = len;
+	pthread_mutex_unlock(&u->lock);
+	wake(u);
+	return 0;
+}
+
 int uploader_write(struct uploader *u, struct perfsink_buf *buf)
 {
 	int rc;
@@ -770,6 +850,7 @@ int uploader_close(struct uploader *u, int64_t drain_ms)
 	pthread_cond_destroy(&u->cond);
 	pthread_mutex_destroy(&u->lock);
 	free(u->prologue);
+	free(u->epilogue);
 	free(u->next_key_base);
 	free(u->bq);
 	free(u->key_base);

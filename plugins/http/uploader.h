@@ -31,6 +31,12 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
  */
 int uploader_start(struct uploader *u, const struct perfsink_stream *s, const char *session,
 		   const uint8_t *prologue, size_t len);
+/*
+ * Records that close the current stream (its HEADER_BUILD_ID list): sent
+ * as its last part, after every buffer written before, then the end
+ * marker.  Bytes are copied.  0 or -ENOMEM.
+ */
+int uploader_epilogue(struct uploader *u, const uint8_t *bytes, size_t len);
 /* Queue one buffer (a reference is taken); blocks only with overflow = block. */
 int uploader_write(struct uploader *u, struct perfsink_buf *buf);
 /*

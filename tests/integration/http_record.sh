@@ -58,7 +58,8 @@ sed -i "s|^path = .*|path = $T/seg.data|" "$T/c5.ini"
 check "--switch-output with http: the recording succeeds" test $? = 0
 segments_match() {
 	local n=0 d seg
-	for d in "$T"/ng/root/r5/*/*; do
+	for d in "$T"/ng/root/r5/*/*/; do
+		d=${d%/}
 		seg=${d##*/}
 		seg=${seg#*.}
 		cp "$T/seg.data.$seg" "$T/local.data" || return 1

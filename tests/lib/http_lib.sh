@@ -96,7 +96,7 @@ count_files() { find "$1" -type f 2>/dev/null | wc -l; }
 # has_files DIR N: DIR holds at least N files.
 has_files() { [ "$(count_files "$1")" -ge "$2" ]; }
 
-# cat of the parts under DIR in seq order
+# cat of the parts under DIR (names of 10-19 digits, not end markers) in seq order
 parts_cat() {
-	find "$1" -type f | sort | xargs -r cat
+	find "$1" -type f -regextype posix-extended -regex '.*/[0-9]{10,19}' | sort | xargs -r cat
 }
