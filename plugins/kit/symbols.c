@@ -1,0 +1,152 @@
+/* The files behind a recording's build-ids; see kit.h. */
+#include <perfsink/kit.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define REC_HDR 8
+#define MISC_BUILD_ID_SIZE (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+#define KERNEL_NAME "[kernel.kallsyms]"
+#define VDSO_NAME "[vdso]"
+#define DEBUG_ROOT "/usr/lib/debug/.build-id"
+
+int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
+			       struct perfsink_kit_build_id *out)
+{
+	/* struct perf_record_header_build_id: header, pid, id[24], name. */
+	while (*off + REC_HDR + 4 + 24 <= len) {
+		const uint8_t *r = p + *off;
+		uint16_t misc, size;
+		size_t n, nl;
+
+		memcpy(&misc, r + 4, 2);
+		memcpy(&size, r + 6, 2);
+		if (size < REC_HDR + 4 + 24 || size > len - *off)
+			return 0;
+		*off += size;
+		n = misc & MISC_BUILD_ID_SIZE ? r[REC_HDR + 4 + 20] : 20;
+		nl = strnlen((const char *)r + 36, size - 36u);
+		if (n < 1 || n > PERFSINK_KIT_BUILD_ID_MAX || nl == size - 36u || !nl)
+			continue;
+		perfsink_kit_build_id_hex(r + 12, n, out->hex);
+		out->name = (const char *)r + 36;
+		out->kind = !strcmp(out->name, KERNEL_NAME) ? PERFSINK_KIT_SYM_KALLSYMS
+			    : !strcmp(out->name, VDSO_NAME) ? PERFSINK_KIT_SYM_VDSO
+							    : PERFSINK_KIT_SYM_ELF;
+		if (out->kind == PERFSINK_KIT_SYM_ELF && out->name[0] != '/')
+			continue; /* no file to read: another special map */
+		return 1;
+	}
+	return 0;
+}
+
+const char *perfsink_kit_sym_cache_name(enum perfsink_kit_sym_kind kind)
+{
+	/* perf's build_id_cache__basename */
+	return kind == PERFSINK_KIT_SYM_KALLSYMS ? "kallsyms" : kind == PERFSINK_KIT_SYM_VDSO ? "vdso" : "elf";
+}
+
+/* The whole of fd into out, failing with -EFBIG past max bytes (0: no cap). */
+static int fd_read(int fd, uint64_t max, struct perfsink_kit_buf *out, uint64_t *size)
+{
+	struct stat st;
+	int rc;
+
+	perfsink_kit_buf_reset(out);
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (max && *size > max)
+		return -EFBIG;
+	if ((rc = perfsink_kit_buf_reserve(out, st.st_size ? (size_t)st.st_size : 65536)))
+		return rc;
+	for (;;) {
+		ssize_t k;
+
+		if (out->cap - out->len < 4096 && (rc = perfsink_kit_buf_reserve(out, out->cap)))
+			return rc;
+		k = read(fd, out->data + out->len, out->cap - out->len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			break;
+		out->len += (size_t)k;
+		*size = out->len > *size ? out->len : *size;
+		if (max && out->len > max)
+			return -EFBIG; /* /proc files have no size to check first */
+	}
+	return 0;
+}
+
+int perfsink_kit_file_read(const char *path, uint64_t max, struct perfsink_kit_buf *out, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	*size = 0;
+	if (fd < 0)
+		return -errno;
+	rc = fd_read(fd, max, out, size);
+	close(fd);
+	if (rc)
+		perfsink_kit_buf_reset(out);
+	return rc;
+}
+
+int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
+			  struct perfsink_kit_buf *out, uint64_t *size)
+{
+	uint8_t id[PERFSINK_KIT_BUILD_ID_MAX];
+	char hex[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
+	const uint8_t *img;
+	size_t len;
+	int rc;
+
+	*size = 0;
+	perfsink_kit_buf_reset(out);
+	switch (b->kind) {
+	case PERFSINK_KIT_SYM_KALLSYMS:
+		/* As perf's cache keeps it: the running kernel's table, whose
+		 * build-id is the recording's when recorded on this boot. */
+		return perfsink_kit_file_read("/proc/kallsyms", max, out, size);
+	case PERFSINK_KIT_SYM_VDSO:
+		/* The vdso of this process: the same kernel maps the same image. */
+		if ((rc = perfsink_kit_vdso_image(&img, &len)))
+			return rc;
+		*size = len;
+		if (max && len > max)
+			return -EFBIG;
+		return perfsink_kit_buf_append(out, img, len);
+	case PERFSINK_KIT_SYM_ELF:
+		break;
+	}
+	if ((rc = perfsink_kit_file_read(b->name, max, out, size)))
+		return rc;
+	/* The file may have been rebuilt or replaced since it was mapped. */
+	if (perfsink_kit_elf_build_id(out->data, out->len, id, &len) ||
+	    (perfsink_kit_build_id_hex(id, len, hex), strcmp(hex, b->hex))) {
+		perfsink_kit_buf_reset(out);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+void perfsink_kit_debug_path(const char *hex, char *out, size_t n)
+{
+	snprintf(out, n, "%s/%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
+}
+
+int perfsink_kit_debug_read(const char *hex, uint64_t max, struct perfsink_kit_buf *out, uint64_t *size)
+{
+	char path[sizeof(DEBUG_ROOT) + 2 * PERFSINK_KIT_BUILD_ID_MAX + 16];
+
+	perfsink_kit_debug_path(hex, path, sizeof(path));
+	return perfsink_kit_file_read(path, max, out, size);
+}
