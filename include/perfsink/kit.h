@@ -507,6 +507,20 @@ struct perfsink_kit_symarchive_stats {
 int perfsink_kit_symarchive_write(int fd, const uint8_t *build_ids, size_t len,
 				  struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen);
 
+/*
+ * The BUILD_ID feature payload of the perf.data file at path into out
+ * (replaced; empty when the file has none).  0, -EBADMSG (not a perf.data
+ * file, or its feature index is not readable), -errno, -ENOMEM.
+ */
+int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *out);
+/*
+ * The symbol archive of the perf.data file at path, written to archive
+ * (through archive.tmp, renamed when complete).  Same returns, why says
+ * which file and what failed.
+ */
+int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
+				    struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -150,3 +150,90 @@ int perfsink_kit_debug_read(const char *hex, uint64_t max, struct perfsink_kit_b
 	perfsink_kit_debug_path(hex, path, sizeof(path));
 	return perfsink_kit_file_read(path, max, out, size);
 }
+
+/* perf.data file header offsets (perf's struct perf_file_header). */
+#define PF_MAGIC "PERFILE2"
+#define PF_DATA 40      /* data section: offset, size */
+#define PF_FEATURES 72  /* adds_features bitmap, 256 bits */
+#define FEAT_TRACING_DATA 1
+#define FEAT_BUILD_ID 2
+
+int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *out)
+{
+	uint8_t h[PF_FEATURES + 8];
+	uint64_t data[2], bits, sec[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	size_t idx;
+
+	perfsink_kit_buf_reset(out);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, PF_MAGIC, 8)) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	memcpy(data, h + PF_DATA, sizeof(data));
+	memcpy(&bits, h + PF_FEATURES, 8);
+	if (!(bits & (1ull << FEAT_BUILD_ID)))
+		goto out; /* none: an empty list */
+	/* The index has an entry per set bit, in bit order from bit 1. */
+	idx = (bits >> FEAT_TRACING_DATA) & 1;
+	if (pread(fd, sec, sizeof(sec), (off_t)(data[0] + data[1] + idx * sizeof(sec))) != (ssize_t)sizeof(sec) ||
+	    sec[1] > (64u << 20)) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	if ((rc = perfsink_kit_buf_reserve(out, (size_t)sec[1])))
+		goto out;
+	if (pread(fd, out->data, (size_t)sec[1], (off_t)sec[0]) != (ssize_t)sec[1]) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	out->len = (size_t)sec[1];
+out:
+	close(fd);
+	return rc;
+}
+
+int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
+				    struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen)
+{
+	struct perfsink_kit_buf ids = { 0 };
+	size_t n = strlen(archive) + 16;
+	char tmp[4200];
+	int rc, fd;
+
+	memset(st, 0, sizeof(*st));
+	if (n > sizeof(tmp)) {
+		snprintf(why, whylen, "%s: name too long", archive);
+		return -ENAMETOOLONG;
+	}
+	rc = perfsink_kit_perf_file_build_ids(path, &ids);
+	if (rc) {
+		snprintf(why, whylen, "%s: %s", path,
+			 rc == -EBADMSG ? "not a perf.data file with a readable feature index" : strerror(-rc));
+		perfsink_kit_buf_free(&ids);
+		return rc;
+	}
+	/* Written aside and renamed: a reader never sees half an archive. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", archive);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(-rc));
+	} else {
+		rc = perfsink_kit_symarchive_write(fd, ids.data, ids.len, st, why, whylen);
+		if (close(fd) < 0 && !rc) {
+			rc = -errno;
+			snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(-rc));
+		}
+		if (!rc && rename(tmp, archive) < 0) {
+			rc = -errno;
+			snprintf(why, whylen, "cannot rename %s: %s", tmp, strerror(-rc));
+		}
+		if (rc)
+			unlink(tmp);
+	}
+	perfsink_kit_buf_free(&ids);
+	return rc;
+}

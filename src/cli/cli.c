@@ -389,6 +389,7 @@ void usage_main(void)
 	      "  sinks     list the sink plugins and their config keys\n"
 	      "  upload    send what earlier runs left in a sink's spool\n"
 	      "  recover   repair perf.data files a killed recorder left behind\n"
+	      "  archive   FILE.symbols.tar.zst: a recording's binaries for another machine\n"
 	      "\n"
 	      "  perfsink --version | --help\n", stdout);
 }

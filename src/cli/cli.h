@@ -7,6 +7,7 @@ int cmd_record(int argc, char **argv);
 int cmd_sinks(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
 int cmd_recover(int argc, char **argv); /* cli_recover.c */
+int cmd_archive(int argc, char **argv); /* cli_archive.c */
 void usage_main(void);
 
 #endif
