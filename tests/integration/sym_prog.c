@@ -2,7 +2,8 @@
  * The program whose symbols the symbol tests ship: built by the test into
  * a temporary directory (so no other copy of it exists), it burns CPU in
  * two functions of its own.  With "jit", it first writes the JIT symbol map
- * perf reads, /tmp/perf-PID.map, as a JIT runtime does.
+ * perf reads, /tmp/perf-PID.map, as a JIT runtime does, and prints
+ * "pid PID".
  *   sym_prog MS [jit]
  */
 #include <stdio.h>
@@ -47,6 +48,7 @@ int main(int argc, char **argv)
 			return 1;
 		fprintf(f, "7f0000001000 40 sym_jitted_function\n");
 		fclose(f);
+		printf("pid %d\n", (int)getpid());
 	}
 	while (now_s() < end) {
 		sym_alpha_work(200000);
