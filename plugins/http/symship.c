@@ -91,25 +91,30 @@ static int abort_at_deadline(void *arg, curl_off_t a, curl_off_t b, curl_off_t c
 	return past_deadline(arg);
 }
 
-/* A key handled in this run (k: 'e' executable, 'd' debuginfo); marks it. */
-static int seen(struct symship *s, char k, const char *hex)
+/* Whether key k ('e' executable, 'd' debuginfo) of hex is settled in this run. */
+static int settled(const struct symship *s, char k, const char *hex)
 {
 	for (size_t i = 0; i < s->ndone; i++)
 		if (s->done[i][0] == k && !strcmp(s->done[i] + 1, hex))
 			return 1;
+	return 0;
+}
+
+/* Sent, found there, or not to be sent: a later stream need not try again. */
+static void settle(struct symship *s, char k, const char *hex)
+{
 	if (s->ndone == s->capdone) {
 		size_t cap = s->capdone ? 2 * s->capdone : 64;
 		void *v = realloc(s->done, cap * sizeof(*s->done));
 
 		if (!v)
-			return 0;
+			return;
 		s->done = v;
 		s->capdone = cap;
 	}
 	s->done[s->ndone][0] = k;
 	snprintf(s->done[s->ndone] + 1, sizeof(s->done[0]) - 1, "%s", hex);
 	s->ndone++;
-	return 0;
 }
 
 /* PUT data to key on this thread, within the deadline; 0 or -errno. */
@@ -167,16 +172,17 @@ static void failed(struct symship *s)
 	s->fails++;
 }
 
-/* Send what buf holds to key; counts it. */
-static void send_buf(struct symship *s, const char *key)
+/* Send what buf holds to key; counts it.  1 when sent. */
+static int send_buf(struct symship *s, const char *key)
 {
 	if (put(s, key, s->buf.data, s->buf.len) == 0) {
 		s->c.files++;
 		s->c.bytes += s->buf.len;
 		s->fails = 0;
-	} else {
-		failed(s);
+		return 1;
 	}
+	failed(s);
+	return 0;
 }
 
 /* A read that did not give the bytes: counted by why. */
@@ -192,7 +198,8 @@ static void read_failed(struct symship *s, int rc, uint64_t size)
 	}
 }
 
-static void ship_executable(struct symship *s, const struct perfsink_kit_build_id *b)
+/* 1 when settled (sent, there, or not to send), 0 to try again with a later stream. */
+static int ship_executable(struct symship *s, const struct perfsink_kit_build_id *b)
 {
 	char key[128];
 	uint64_t remote = 0, size = 0;
@@ -203,33 +210,33 @@ static void ship_executable(struct symship *s, const struct perfsink_kit_build_i
 	if (b->kind == PERFSINK_KIT_SYM_ELF && stat(b->name, &st) == 0 &&
 	    (uint64_t)st.st_size > s->conf->symbols_max) {
 		read_failed(s, -EFBIG, (uint64_t)st.st_size);
-		return;
+		return 1;
 	}
 	have = head(s, key, &remote);
 	if (have < 0) {
 		failed(s);
-		return;
+		return 0;
 	}
 	/* Same build-id, smaller and ours has symbols: theirs was stripped. */
 	if (have && !(b->kind == PERFSINK_KIT_SYM_ELF && stat(b->name, &st) == 0 &&
 		      (uint64_t)st.st_size > remote)) {
 		s->c.present++;
-		return;
+		return 1;
 	}
 	rc = perfsink_kit_sym_read(b, s->conf->symbols_max, &s->buf, &size);
 	if (rc) {
 		read_failed(s, rc, size);
-		return;
+		return 1;
 	}
 	if (have && !perfsink_kit_elf_has_symbols(s->buf.data, s->buf.len)) {
 		s->c.present++;
-		return;
+		return 1;
 	}
 	s->c.replaced += have;
-	send_buf(s, key);
+	return send_buf(s, key);
 }
 
-static void ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id *b)
+static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id *b)
 {
 	char key[128], path[256];
 	uint64_t remote, size = 0;
@@ -238,22 +245,23 @@ static void ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id
 
 	perfsink_kit_debug_path(b->hex, path, sizeof(path));
 	if (stat(path, &st) < 0)
-		return; /* the machine has none: nothing to count */
+		return 1; /* the machine has none: nothing to count */
 	snprintf(key, sizeof(key), "buildid/%s/debuginfo", b->hex);
 	have = head(s, key, &remote);
 	if (have < 0) {
 		failed(s);
-		return;
+		return 0;
 	}
 	if (have) {
 		s->c.present++;
-		return;
+		return 1;
 	}
 	rc = perfsink_kit_debug_read(b->hex, s->conf->symbols_max, &s->buf, &size);
-	if (rc)
+	if (rc) {
 		read_failed(s, rc, size);
-	else
-		send_buf(s, key);
+		return 1;
+	}
+	return send_buf(s, key);
 }
 
 static void ship_jit(struct symship *s, const struct job *j)
@@ -300,11 +308,12 @@ static void run_job(struct symship *s, const struct job *j)
 			s->c.left++;
 			continue;
 		}
-		if ((what == SYMBOLS_EXECUTABLE || what == SYMBOLS_ALL) && !seen(s, 'e', b.hex))
-			ship_executable(s, &b);
+		if ((what == SYMBOLS_EXECUTABLE || what == SYMBOLS_ALL) && !settled(s, 'e', b.hex) &&
+		    ship_executable(s, &b))
+			settle(s, 'e', b.hex);
 		if ((what == SYMBOLS_DEBUGINFO || what == SYMBOLS_ALL) && b.kind == PERFSINK_KIT_SYM_ELF &&
-		    !seen(s, 'd', b.hex))
-			ship_debuginfo(s, &b);
+		    !settled(s, 'd', b.hex) && ship_debuginfo(s, &b))
+			settle(s, 'd', b.hex);
 	}
 	ship_jit(s, j);
 }
@@ -409,7 +418,7 @@ void symship_close(struct symship *s, int64_t deadline_ms)
 		LOG(s, INFO,
 		    "symbols: %u files shipped (%" PRIu64 " bytes, %u replacing a stripped upload), "
 		    "%u already on the collector, %u over symbols_max (%" PRIu64 " bytes), "
-		    "%u JIT maps, %u changed or gone since mapped, %u failed, %u left at drain_timeout",
+		    "%u JIT maps, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)",
 		    c->files, c->bytes, c->replaced, c->present, c->over_cap, c->over_cap_bytes, c->jit,
 		    c->changed + c->missing, c->failed, c->left);
 	perfsink_kit_buf_free(&s->buf);

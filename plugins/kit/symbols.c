@@ -106,7 +106,7 @@ int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 	uint8_t id[PERFSINK_KIT_BUILD_ID_MAX];
 	char hex[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
 	const uint8_t *img;
-	size_t len;
+	size_t len, idlen;
 	int rc;
 
 	*size = 0;
@@ -117,12 +117,16 @@ int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 		 * build-id is the recording's when recorded on this boot. */
 		return perfsink_kit_file_read("/proc/kallsyms", max, out, size);
 	case PERFSINK_KIT_SYM_VDSO:
-		/* The vdso of this process: the same kernel maps the same image. */
+		/* The vdso of this process: the same kernel maps the same image
+		 * into every process of our ABI (a 32-bit one has another id). */
 		if ((rc = perfsink_kit_vdso_image(&img, &len)))
 			return rc;
 		*size = len;
 		if (max && len > max)
 			return -EFBIG;
+		if (perfsink_kit_elf_build_id(img, len, id, &idlen) ||
+		    (perfsink_kit_build_id_hex(id, idlen, hex), strcmp(hex, b->hex)))
+			return -ESTALE;
 		return perfsink_kit_buf_append(out, img, len);
 	case PERFSINK_KIT_SYM_ELF:
 		break;
@@ -130,8 +134,8 @@ int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 	if ((rc = perfsink_kit_file_read(b->name, max, out, size)))
 		return rc;
 	/* The file may have been rebuilt or replaced since it was mapped. */
-	if (perfsink_kit_elf_build_id(out->data, out->len, id, &len) ||
-	    (perfsink_kit_build_id_hex(id, len, hex), strcmp(hex, b->hex))) {
+	if (perfsink_kit_elf_build_id(out->data, out->len, id, &idlen) ||
+	    (perfsink_kit_build_id_hex(id, idlen, hex), strcmp(hex, b->hex))) {
 		perfsink_kit_buf_reset(out);
 		return -ESTALE;
 	}
