@@ -12,7 +12,7 @@ command -v cc >/dev/null || { echo "1..0 # SKIP no C compiler to build the test 
 
 T=$(mktemp -d /tmp/http_symbols.XXXXXX)
 trap 'nginx_stop; rm -rf "$T"; rm -f /tmp/perf-$JIT_PID.map' EXIT
-echo "1..17"
+echo "1..18"
 
 P=$(free_port)
 nginx_conf "$T/ng" "$P"
@@ -44,6 +44,23 @@ check "the collector has buildid/<id>/executable of the program, byte for byte" 
 	cmp -s "$B/$ID/executable" "$T/bin/sym_prog"
 check "and the kernel's symbol table under the running kernel's build-id" \
 	bash -c "test -n '$KID' && head -n 1 '$B/$KID/executable' | grep -Eq '^[0-9a-f]+ [A-Za-z] '"
+# The separate debug files this host has for what the program mapped (libc's, when libc6-dbg is in).
+debug_shipped() {
+	local d id n=0
+	for d in "$B"/*/; do
+		id=$(basename "$d")
+		[ -f "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" ] || continue
+		cmp -s "$d/debuginfo" "/usr/lib/debug/.build-id/${id:0:2}/${id:2}.debug" || return 1
+		n=$((n + 1))
+	done
+	[ $n -gt 0 ]
+}
+if ls /usr/lib/debug/.build-id/*/*.debug >/dev/null 2>&1; then
+	check "each separate debug file the host has is at buildid/<id>/debuginfo, byte for byte" debug_shipped
+else
+	tap_n=$((tap_n + 1))
+	echo "ok $tap_n # SKIP no /usr/lib/debug/.build-id on this host"
+fi
 read -r n1 b1 < <(shipped a)
 check "the summary counts what was shipped ($n1 files, $b1 bytes)" test "${n1:-0}" -ge 2 -a "${b1:-0}" -gt 0 ||
 	sed 's/^/# /' "$T/a.err"
@@ -119,5 +136,5 @@ if command -v moto_server >/dev/null && python3 -c 'import boto3' 2>/dev/null; t
 		bash -c "cmp -s '$T/s3.got' '$T/bin/sym_prog' && grep -q '0 files shipped (0 bytes' '$T/s3_2.err'" ||
 		sed 's/^/# /' "$T/s3_1.err" "$T/s3_2.err" "$T/s3.keys"
 else
-	echo "ok 17 # SKIP moto_server or boto3 not installed"
+	echo "ok 18 # SKIP moto_server or boto3 not installed"
 fi
