@@ -22,7 +22,9 @@
  *   - a growable byte buffer;
  *   - the PERF_RECORD_COMPRESSED framer (zstd);
  *   - perf records: counting, validating, LOST records;
- *   - filling a sink's config struct from its key table by offset.
+ *   - filling a sink's config struct from its key table by offset;
+ *   - symbols (1.1): the files behind a recording's build-ids, and the
+ *     symbol archive (a tar.zst laid out as perf's ~/.debug).
  */
 #ifndef PERFSINK_KIT_H
 #define PERFSINK_KIT_H
@@ -37,7 +39,7 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 0
+#define PERFSINK_KIT_VERSION_MINOR 1
 
 /* ----------------------------------------------------------- output files */
 
@@ -408,6 +410,116 @@ struct perfsink_kit_key_map {
  */
 int perfsink_kit_conf_fill(const struct perfsink_key *keys, const struct perfsink_value *values,
 			   const struct perfsink_kit_key_map *map, void *conf);
+
+/* ---------------------------------------------------------- symbols (1.1) */
+
+/*
+ * The files a recording's build-ids name, as perf's build-id cache
+ * (~/.debug) keeps them: {path}/{build-id}/elf for an ELF file (kallsyms
+ * for the kernel, vdso for [vdso]), {path}/{build-id}/debug for its
+ * separate debug file, and the link .build-id/xx/yyyy -> ../../{path}/{build-id}.
+ * Pure functions of their arguments and the files they read: any thread.
+ */
+#define PERFSINK_KIT_BUILD_ID_MAX 20 /* perf's BUILD_ID_SIZE; longer ids are cut */
+
+enum perfsink_kit_sym_kind {
+	PERFSINK_KIT_SYM_ELF = 0,  /* a file: name is its absolute path */
+	PERFSINK_KIT_SYM_KALLSYMS, /* [kernel.kallsyms]: /proc/kallsyms */
+	PERFSINK_KIT_SYM_VDSO,     /* [vdso]: this process's vdso image */
+};
+
+struct perfsink_kit_build_id {
+	char hex[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
+	const char *name;          /* points into the records walked */
+	enum perfsink_kit_sym_kind kind;
+};
+
+/*
+ * Walk perf build-id records (the BUILD_ID feature's payload, or
+ * PERF_RECORD_HEADER_BUILD_ID records: the same layout) from *off (0 to
+ * begin).  Returns 1 with the next entry that names something readable in
+ * *out, 0 at the end (or at a malformed record).
+ */
+int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
+			       struct perfsink_kit_build_id *out);
+/* perf's name of the cached file: "elf", "kallsyms" or "vdso". */
+const char *perfsink_kit_sym_cache_name(enum perfsink_kit_sym_kind kind);
+/* Lower-case hex of id (len bytes, at most PERFSINK_KIT_BUILD_ID_MAX). */
+void perfsink_kit_build_id_hex(const uint8_t *id, size_t len,
+			       char out[2 * PERFSINK_KIT_BUILD_ID_MAX + 1]);
+
+/*
+ * The bytes perf's cache would hold for b into out (replaced), *size their
+ * size (also on -EFBIG).  An ELF file is read whole and its build-id checked
+ * against b's.  max: bytes at most, 0 for no cap.  Returns 0; -EFBIG over
+ * max (out empty); -ESTALE when the file at that path now has another
+ * build-id (rebuilt or replaced since it was mapped); -ENOENT, -EACCES, ...
+ * from open/read; -ENOMEM.
+ */
+int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
+			  struct perfsink_kit_buf *out, uint64_t *size);
+/*
+ * The whole regular file at path into out (replaced), *size its size (also
+ * on -EFBIG).  Files of /proc, whose size stat does not know, too.  Same
+ * returns as perfsink_kit_sym_read but -ESTALE; -EINVAL when not a regular file.
+ */
+int perfsink_kit_file_read(const char *path, uint64_t max, struct perfsink_kit_buf *out,
+			   uint64_t *size);
+/* The path of the separate debug file of build-id hex (n bytes of out, 80 are enough). */
+void perfsink_kit_debug_path(const char *hex, char *out, size_t n);
+/*
+ * The separate debug file of build-id hex, /usr/lib/debug/.build-id/xx/yyyy.debug,
+ * into out.  Same returns; -ENOENT when the machine has none.
+ */
+int perfsink_kit_debug_read(const char *hex, uint64_t max, struct perfsink_kit_buf *out,
+			    uint64_t *size);
+
+/* Build-id of the ELF image img[0..len) (notes of the program headers, else
+ * of the sections).  0, -ENOEXEC (not ELF), -ENOENT (no build-id). */
+int perfsink_kit_elf_build_id(const uint8_t *img, size_t len,
+			      uint8_t id[PERFSINK_KIT_BUILD_ID_MAX], size_t *idlen);
+/* 1 when the image has a non-empty .symtab (not stripped), else 0. */
+int perfsink_kit_elf_has_symbols(const uint8_t *img, size_t len);
+/* This process's vdso image (AT_SYSINFO_EHDR) and its length; 0 or -ENOENT/-ENOEXEC. */
+int perfsink_kit_vdso_image(const uint8_t **img, size_t *len);
+
+struct perfsink_kit_symarchive_stats {
+	unsigned entries;   /* build-ids walked */
+	unsigned files;     /* of them stored (elf, kallsyms, vdso) */
+	unsigned debug;     /* separate debug files stored */
+	unsigned missing;   /* file gone or unreadable: not stored */
+	unsigned changed;   /* file now has another build-id: not stored */
+	uint64_t bytes;     /* file bytes stored, before compression */
+	uint64_t out_bytes; /* bytes written to fd */
+};
+
+/*
+ * Write to fd the symbol archive of build_ids (perf build-id records, as
+ * for perfsink_kit_build_id_next): a tar compressed with zstd, one frame,
+ * holding for each build-id its file, its debug file when the machine has
+ * one, and the .build-id link, in perf's cache layout, so that
+ * `mkdir -p ~/.debug && tar -I zstd -xf ARCHIVE -C ~/.debug` makes perf
+ * report find them.  Files that are gone or changed are left out and
+ * counted.  The caller owns fd (written from its current offset, never
+ * closed).  Returns 0, or a negative errno with one line in why: a write
+ * error, -ENOMEM, -ENOTSUP when the kit was built without zstd.
+ */
+int perfsink_kit_symarchive_write(int fd, const uint8_t *build_ids, size_t len,
+				  struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen);
+
+/*
+ * The BUILD_ID feature payload of the perf.data file at path into out
+ * (replaced; empty when the file has none).  0, -EBADMSG (not a perf.data
+ * file, or its feature index is not readable), -errno, -ENOMEM.
+ */
+int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *out);
+/*
+ * The symbol archive of the perf.data file at path, written to archive
+ * (through archive.tmp, renamed when complete).  Same returns, why says
+ * which file and what failed.
+ */
+int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
+				    struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen);
 
 #ifdef __cplusplus
 }

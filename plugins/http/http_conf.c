@@ -63,6 +63,11 @@ const struct perfsink_key http_keys[K_COUNT + 1] = {
 	[K_COMPRESS] = KEYE("compress", "none", "zstd: COMPRESSED records in the stream (perf -z style)",
 			    "none|zstd"),
 	[K_COMPRESS_LEVEL] = KEYR("compress_level", PERFSINK_KEY_INT, "1", "zstd level", 1, 19),
+	[K_SYMBOLS] = KEYE("symbols", "all",
+			   "ship to {url}/buildid/ the mapped files (executable), their debug files (debuginfo), both, or none",
+			   "none|executable|debuginfo|all"),
+	[K_SYMBOLS_MAX] = KEYR("symbols_max", PERFSINK_KEY_SIZE, "512M",
+			       "a file larger than this is not shipped (counted)", 1, 0),
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -94,6 +99,8 @@ static const struct perfsink_kit_key_map http_map[] = {
 	MAP(K_MULTIPART_CHUNK, multipart_chunk),
 	MAP(K_COMPRESS, compress),
 	MAP(K_COMPRESS_LEVEL, compress_level),
+	MAP(K_SYMBOLS, symbols),
+	MAP(K_SYMBOLS_MAX, symbols_max),
 	PERFSINK_KIT_MAP_END,
 };
 #undef MAP

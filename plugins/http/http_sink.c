@@ -20,6 +20,7 @@
 #include "compress.h"
 #include "http_conf.h"
 #include "spool.h"
+#include "symship.h"
 #include "uploader.h"
 
 #include <curl/curl.h>
@@ -29,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct http_sink {
 	const struct perfsink_instance *inst;
@@ -36,6 +38,9 @@ struct http_sink {
 	struct spool spool;
 	struct uploader *up;
 	const struct perfsink_stream *stream; /* being sent; valid until rotate() returns or close() */
+	struct symship *ship;      /* symbols != none, else NULL */
+	struct pid_set pids;       /* processes of the stream being sent (JIT maps) */
+	char *key_base;            /* "{host}/{session}" of the stream being sent */
 };
 
 /* One line; with the FILE:LINE of the key at fault (key < 0: none) from a 1.3 host. */
@@ -91,11 +96,30 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 		curl_global_cleanup();
 		return rc;
 	}
+	if (h->conf.symbols != SYMBOLS_NONE && (rc = symship_new(inst, &h->conf, &h->ship)) < 0)
+		inst->host->log(inst, PERFSINK_LOG_WARN, "symbols are not shipped: cannot start their thread: %s",
+				strerror(-rc));
 	if (!h->conf.tls_verify)
 		inst->host->log(inst, PERFSINK_LOG_WARN,
 				"tls_verify = false: the collector's certificate is not checked");
 	*ctx = h;
 	return 0;
+}
+
+/* "{host}/{session}" as the uploader names the stream's folder. */
+static char *key_base_of(const char *host, const char *session)
+{
+	size_t hn = strlen(host), n = hn + strlen(session) + 2;
+	char *base = malloc(n);
+
+	if (!base)
+		return NULL;
+	snprintf(base, n, "%s/%s", host, session);
+	base[hn] = '\0';
+	http_name_sanitize(base);
+	http_name_sanitize(base + hn + 1);
+	base[hn] = '/';
+	return base;
 }
 
 /*
@@ -120,6 +144,8 @@ static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *
 	}
 	session = perfsink_kit_segment_path(stream->session, stream);
 	rc = session ? uploader_start(h->up, stream, session, hdr.data, hdr.len) : -ENOMEM;
+	free(h->key_base);
+	h->key_base = session ? key_base_of(stream->host_name, session) : NULL;
 	free(session);
 	host->bytes_free(&hdr);
 	return rc;
@@ -141,6 +167,11 @@ static void http_stream_end(struct http_sink *h)
 		uploader_epilogue(h->up, rec, len);
 	else if (len == 0 && rec == NULL)
 		h->inst->host->log(h->inst, PERFSINK_LOG_DEBUG, "no build-ids to send with the stream");
+	/* The earliest the build-ids reach a sink: the stream's end. */
+	if (h->ship && h->key_base &&
+	    symship_queue(h->ship, rec, len, h->key_base, h->pids.v, h->pids.cap) < 0)
+		h->inst->host->log(h->inst, PERFSINK_LOG_WARN, "symbols of this stream are not shipped: out of memory");
+	pid_set_free(&h->pids);
 	free(rec);
 	h->stream = NULL;
 }
@@ -166,6 +197,8 @@ static int http_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct http_sink *h = ctx;
 
+	if (h->ship)
+		pid_set_scan(&h->pids, buf->data, buf->len);
 	return uploader_write(h->up, buf);
 }
 
@@ -187,12 +220,20 @@ static int http_upload(void *ctx, int64_t deadline_ms)
 static int http_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct http_sink *h = ctx;
+	int64_t drain = sum ? h->conf.drain_timeout_ms : 0;
+	struct timespec ts;
 	int rc;
 
+	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (sum && sum->stop_reason >= 0)
 		http_stream_end(h);
 	/* After upload() the deadline was upload's; do not wait again. */
-	rc = uploader_close(h->up, sum ? h->conf.drain_timeout_ms : 0);
+	rc = uploader_close(h->up, drain);
+	/* Symbols went on meanwhile, on their own thread, within the same drain_timeout. */
+	if (h->ship)
+		symship_close(h->ship, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + drain);
+	pid_set_free(&h->pids);
+	free(h->key_base);
 
 	spool_close(&h->spool);
 	http_conf_free(&h->conf);

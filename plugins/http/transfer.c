@@ -11,7 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
-enum stage { ST_PUT, ST_MP_CREATE, ST_MP_PART, ST_MP_COMPLETE };
+enum stage { ST_PUT, ST_MP_CREATE, ST_MP_PART, ST_MP_COMPLETE, ST_HEAD };
 
 struct transfer {
 	const struct http_conf *conf;
@@ -238,7 +238,7 @@ static int headers_build(struct transfer *t)
 			rc = hdr_add(t, buf);
 			memset(buf, 0, sizeof(buf));
 		}
-		if (rc == 0 && t->stage != ST_PUT && t->stage != ST_MP_PART)
+		if (rc == 0 && t->stage != ST_PUT && t->stage != ST_MP_PART && t->stage != ST_HEAD)
 			/* Set, not removed: curl 7.88 signs a header it is told to drop. */
 			rc = hdr_add(t, t->stage == ST_MP_COMPLETE ? "Content-Type: application/xml"
 								   : "Content-Type: application/octet-stream");
@@ -386,6 +386,10 @@ static int request_setup(struct transfer *t)
 		if (t->body_len > chunk)
 			t->body_len = chunk;
 		break;
+	case ST_HEAD:
+		snprintf(t->url, n, "%s", t->obj_url);
+		t->body_len = 0;
+		break;
 	case ST_MP_COMPLETE:
 		snprintf(t->url, n, "%s?uploadId=%s", t->obj_url, t->upload_id);
 		t->body = (const uint8_t *)t->xml;
@@ -395,7 +399,10 @@ static int request_setup(struct transfer *t)
 	options_common(t);
 	curl_easy_setopt(t->easy, CURLOPT_URL, t->url);
 	curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->hdrs);
-	if (t->stage == ST_PUT || t->stage == ST_MP_PART) {
+	if (t->stage == ST_HEAD) {
+		t->method = "HEAD";
+		curl_easy_setopt(t->easy, CURLOPT_NOBODY, 1L);
+	} else if (t->stage == ST_PUT || t->stage == ST_MP_PART) {
 		t->method = "PUT";
 		curl_easy_setopt(t->easy, CURLOPT_UPLOAD, 1L);
 		curl_easy_setopt(t->easy, CURLOPT_READFUNCTION, body_read);
@@ -585,4 +592,45 @@ void transfer_free(struct transfer *t)
 	free(t->url);
 	free(t->obj_url);
 	free(t);
+}
+
+int transfer_head(const struct http_conf *c, const char *key, int64_t timeout_ms, uint64_t *size,
+		  char *msg, size_t msglen)
+{
+	struct part p = { .key = (char *)key };
+	struct transfer *t = calloc(1, sizeof(*t));
+	curl_off_t len = -1;
+	long status = 0;
+	CURLcode cc;
+	int rc;
+
+	msg[0] = '\0';
+	if (!t)
+		return -ENOMEM;
+	t->conf = c;
+	t->part = &p;
+	t->stage = ST_HEAD;
+	t->obj_url = transfer_url(c, key);
+	if (!t->obj_url || request_setup(t) < 0) {
+		transfer_free(t);
+		return -ENOMEM;
+	}
+	curl_easy_setopt(t->easy, CURLOPT_TIMEOUT_MS, (long)(timeout_ms > 1 ? timeout_ms : 1));
+	cc = curl_easy_perform(t->easy);
+	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);
+	if (cc != CURLE_OK) {
+		snprintf(msg, msglen, "HEAD %s: %s", t->url, curl_easy_strerror(cc));
+		rc = cc == CURLE_OPERATION_TIMEDOUT ? -ETIMEDOUT : -EIO;
+	} else if (status >= 200 && status < 300) {
+		*size = len > 0 ? (uint64_t)len : 0;
+		rc = 1;
+	} else if (status == 404) {
+		rc = 0;
+	} else {
+		snprintf(msg, msglen, "HEAD %s: HTTP %ld", t->url, status);
+		rc = -EIO;
+	}
+	transfer_free(t);
+	return rc;
 }

@@ -31,6 +31,8 @@
  * on one without samples.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <perfsink/kit.h>
@@ -39,7 +41,7 @@
 #include "zs_file.h"
 #include "zs_pipe.h"
 
-enum { KEY_PATH, KEY_LEVEL, KEY_THREADS, KEY_MIN_BATCH, KEY_MAX_PENDING, KEY_CBLOCKS };
+enum { KEY_PATH, KEY_LEVEL, KEY_THREADS, KEY_MIN_BATCH, KEY_MAX_PENDING, KEY_CBLOCKS, KEY_SYMBOLS };
 
 static const struct perfsink_key zstd_keys[] = {
 	[KEY_PATH] = { "path", PERFSINK_KEY_PATH, "perf.data",
@@ -58,6 +60,9 @@ static const struct perfsink_key zstd_keys[] = {
 			      1LL << 20, 0, NULL },
 	[KEY_CBLOCKS] = { "cblocks", PERFSINK_KEY_INT, "4",
 			  "AIO writes in flight", 1, 64, NULL },
+	[KEY_SYMBOLS] = { "symbols", PERFSINK_KEY_BOOL, "false",
+			  "write OUTPUT.symbols.tar.zst (its binaries, as perfsink archive) as each output closes",
+			  0, 0, NULL },
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -68,6 +73,10 @@ struct zsink {
 	int level;
 	unsigned threads, cblocks;
 	uint64_t min_batch, max_pending;
+	int symbols;
+	pthread_t sym_thread;     /* writes the symbol archive of the last output */
+	int sym_running;
+	char *sym_path;           /* that output */
 
 	struct zs_file file;
 	int file_ok;              /* file is open */
@@ -90,6 +99,7 @@ static const struct perfsink_kit_key_map zstd_map[] = {
 	PERFSINK_KIT_MAP(KEY_MIN_BATCH, struct zsink, min_batch),
 	PERFSINK_KIT_MAP(KEY_MAX_PENDING, struct zsink, max_pending),
 	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct zsink, cblocks),
+	PERFSINK_KIT_MAP(KEY_SYMBOLS, struct zsink, symbols),
 	PERFSINK_KIT_MAP_END,
 };
 
@@ -272,6 +282,51 @@ static void zsink_say_kept(struct zsink *z, int r, const struct zs_file_result *
 }
 
 /* Make the current file final and log what it holds. */
+/* The symbol archive of a finished output, off the engine thread. */
+static void *symbols_thread(void *arg)
+{
+	struct zsink *z = arg;
+	struct perfsink_kit_symarchive_stats st;
+	size_t n = strlen(z->sym_path) + sizeof(".symbols.tar.zst");
+	char *out = malloc(n), why[512];
+
+	if (!out) {
+		LOG(z, PERFSINK_LOG_WARN, "no symbol archive for '%s': out of memory", z->sym_path);
+		return NULL;
+	}
+	snprintf(out, n, "%s.symbols.tar.zst", z->sym_path);
+	if (perfsink_kit_symarchive_of_file(z->sym_path, out, &st, why, sizeof(why)))
+		LOG(z, PERFSINK_LOG_WARN, "no symbol archive: %s", why);
+	else
+		LOG(z, PERFSINK_LOG_INFO, "'%s': %u build-ids, %u files and %u debug files (%.2f MB) in %.2f MB%s",
+		    out, st.entries, st.files, st.debug, st.bytes / 1048576.0, st.out_bytes / 1048576.0,
+		    st.missing + st.changed ? " (some left out: gone or rebuilt)" : "");
+	free(out);
+	return NULL;
+}
+
+static void symbols_join(struct zsink *z)
+{
+	if (z->sym_running)
+		pthread_join(z->sym_thread, NULL);
+	z->sym_running = 0;
+	free(z->sym_path);
+	z->sym_path = NULL;
+}
+
+/* One archive at a time: the previous output's is finished first. */
+static void symbols_start(struct zsink *z)
+{
+	int r;
+
+	symbols_join(z);
+	z->sym_path = strdup(z->file.path);
+	r = z->sym_path ? pthread_create(&z->sym_thread, NULL, symbols_thread, z) : ENOMEM;
+	if (r)
+		LOG(z, PERFSINK_LOG_WARN, "no symbol archive for '%s': %s", z->file.path, strerror(r));
+	z->sym_running = r == 0;
+}
+
 static int zsink_finish(struct zsink *z)
 {
 	struct zs_pipe_stats ps;
@@ -300,6 +355,8 @@ static int zsink_finish(struct zsink *z)
 		return 0;
 	}
 	z->st.files++;
+	if (r == 0 && z->symbols)
+		symbols_start(z);
 	return r;
 }
 
@@ -342,6 +399,7 @@ static int zstd_close(void *ctx, const struct perfsink_summary *sum)
 	}
 	if (!r)
 		r = z->err;
+	symbols_join(z);
 	free(z);
 	return r;
 }

@@ -408,6 +408,7 @@ void usage_main(void)
 	      "  recover   repair perf.data files a killed recorder left behind\n"
 	      "  ls        list the hosts and sessions on a collector (http, s3)\n"
 	      "  fetch     get a session back from a collector as a perf.data file\n"
+	      "  archive   FILE.symbols.tar.zst: a recording's binaries for another machine\n"
 	      "\n"
 	      "  perfsink --version | --help\n", stdout);
 }

@@ -36,6 +36,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "recover"))
 		return cmd_recover(argc - 1, argv + 1);
+	if (!strcmp(cmd, "archive"))
+		return cmd_archive(argc - 1, argv + 1);
 	pr_err("unknown command '%s' (perfsink --help lists them)", cmd);
 	return EXIT_BAD_INPUT;
 }

@@ -1,0 +1,489 @@
+/* The http sink's symbol shipper; see symship.h. */
+#include "symship.h"
+#include "http_conf.h"
+#include "part.h"
+#include "transfer.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <perfsink/kit.h>
+
+#define REC_COMM 3
+#define REC_FORK 7
+/* A collector that failed this many requests in a row is given up on for
+ * the rest of a stream's work: each would wait for its timeout again. */
+#define FAILS_MAX 2
+
+struct job {
+	struct job *next;
+	uint8_t *recs;
+	size_t len;
+	char *key_base;
+	int32_t *pids;
+	size_t npids;
+};
+
+struct ship_counts {
+	unsigned files, present, over_cap, changed, missing, failed, left, jit, replaced;
+	uint64_t bytes, over_cap_bytes;
+};
+
+struct symship {
+	const struct perfsink_instance *inst;
+	const struct http_conf *conf;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct job *head, *tail;
+	int stopping;
+	_Atomic int64_t deadline;  /* 0 until close; then CLOCK_MONOTONIC ms */
+
+	/* Thread only. */
+	char (*done)[2 * PERFSINK_KIT_BUILD_ID_MAX + 2]; /* kind letter + hex, handled */
+	size_t ndone, capdone;
+	unsigned fails;
+	struct perfsink_kit_buf buf;
+	struct ship_counts c;
+};
+
+#define LOG(s, lvl, ...) (s)->inst->host->log((s)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int past_deadline(struct symship *s)
+{
+	int64_t d = atomic_load(&s->deadline);
+
+	return d && now_ms() >= d;
+}
+
+/* Time a request may take: what is left before the deadline, if any. */
+static int64_t request_budget(struct symship *s, int64_t dflt)
+{
+	int64_t d = atomic_load(&s->deadline), left;
+
+	if (!d)
+		return dflt;
+	left = d - now_ms();
+	return left < 1 ? 1 : left < dflt ? left : dflt;
+}
+
+static int abort_at_deadline(void *arg, curl_off_t a, curl_off_t b, curl_off_t c, curl_off_t d)
+{
+	(void)a;
+	(void)b;
+	(void)c;
+	(void)d;
+	return past_deadline(arg);
+}
+
+/* Whether key k ('e' executable, 'd' debuginfo) of hex is settled in this run. */
+static int settled(const struct symship *s, char k, const char *hex)
+{
+	for (size_t i = 0; i < s->ndone; i++)
+		if (s->done[i][0] == k && !strcmp(s->done[i] + 1, hex))
+			return 1;
+	return 0;
+}
+
+/* Sent, found there, or not to be sent: a later stream need not try again. */
+static void settle(struct symship *s, char k, const char *hex)
+{
+	if (s->ndone == s->capdone) {
+		size_t cap = s->capdone ? 2 * s->capdone : 64;
+		void *v = realloc(s->done, cap * sizeof(*s->done));
+
+		if (!v)
+			return;
+		s->done = v;
+		s->capdone = cap;
+	}
+	s->done[s->ndone][0] = k;
+	snprintf(s->done[s->ndone] + 1, sizeof(s->done[0]) - 1, "%s", hex);
+	s->ndone++;
+}
+
+/* PUT data to key on this thread, within the deadline; 0 or -errno. */
+static int put(struct symship *s, const char *key, const uint8_t *data, size_t len)
+{
+	struct part p = { .key = (char *)key };
+	struct transfer *t;
+	char msg[512];
+	int tries = 0, rc = -EIO;
+
+	p.body.data = (uint8_t *)data;
+	p.body.len = len;
+	t = transfer_new(s->conf, &p);
+	if (!t)
+		return -ENOMEM;
+	while (!past_deadline(s)) {
+		CURL *e = transfer_easy(t);
+		enum transfer_result r;
+
+		curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, abort_at_deadline);
+		curl_easy_setopt(e, CURLOPT_XFERINFODATA, s);
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
+		curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, (long)(s->conf->stall_timeout_ms / 1000));
+		r = transfer_done(t, curl_easy_perform(e), msg, sizeof(msg));
+		if (r == XFER_DONE) {
+			rc = 0;
+			break;
+		}
+		if (r == XFER_NEXT)
+			continue;
+		LOG(s, DEBUG, "symbols: %s", msg);
+		if (r == XFER_FATAL || ++tries > 1)
+			break;
+	}
+	transfer_free(t);
+	return rc;
+}
+
+/* HEAD of key: 1 present (*size), 0 absent, <0 failed (counted). */
+static int head(struct symship *s, const char *key, uint64_t *size)
+{
+	char msg[512];
+	int rc = transfer_head(s->conf, key, request_budget(s, s->conf->connect_timeout_ms +
+								  s->conf->stall_timeout_ms),
+			       size, msg, sizeof(msg));
+
+	if (rc < 0)
+		LOG(s, DEBUG, "symbols: %s", msg);
+	return rc;
+}
+
+static void failed(struct symship *s)
+{
+	s->c.failed++;
+	s->fails++;
+}
+
+/* Send what buf holds to key; counts it.  1 when sent. */
+static int send_buf(struct symship *s, const char *key)
+{
+	if (put(s, key, s->buf.data, s->buf.len) == 0) {
+		s->c.files++;
+		s->c.bytes += s->buf.len;
+		s->fails = 0;
+		return 1;
+	}
+	failed(s);
+	return 0;
+}
+
+/* A read that did not give the bytes: counted by why. */
+static void read_failed(struct symship *s, int rc, uint64_t size)
+{
+	if (rc == -EFBIG) {
+		s->c.over_cap++;
+		s->c.over_cap_bytes += size;
+	} else if (rc == -ESTALE) {
+		s->c.changed++;
+	} else {
+		s->c.missing++;
+	}
+}
+
+/* 1 when settled (sent, there, or not to send), 0 to try again with a later stream. */
+static int ship_executable(struct symship *s, const struct perfsink_kit_build_id *b)
+{
+	char key[128];
+	uint64_t remote = 0, size = 0;
+	struct stat st;
+	int have, rc;
+
+	snprintf(key, sizeof(key), "buildid/%s/executable", b->hex);
+	if (b->kind == PERFSINK_KIT_SYM_ELF && stat(b->name, &st) == 0 &&
+	    (uint64_t)st.st_size > s->conf->symbols_max) {
+		read_failed(s, -EFBIG, (uint64_t)st.st_size);
+		return 1;
+	}
+	have = head(s, key, &remote);
+	if (have < 0) {
+		failed(s);
+		return 0;
+	}
+	/* Same build-id, smaller and ours has symbols: theirs was stripped. */
+	if (have && !(b->kind == PERFSINK_KIT_SYM_ELF && stat(b->name, &st) == 0 &&
+		      (uint64_t)st.st_size > remote)) {
+		s->c.present++;
+		return 1;
+	}
+	rc = perfsink_kit_sym_read(b, s->conf->symbols_max, &s->buf, &size);
+	if (rc) {
+		read_failed(s, rc, size);
+		return 1;
+	}
+	if (have && !perfsink_kit_elf_has_symbols(s->buf.data, s->buf.len)) {
+		s->c.present++;
+		return 1;
+	}
+	s->c.replaced += have;
+	return send_buf(s, key);
+}
+
+static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id *b)
+{
+	char key[128], path[256];
+	uint64_t remote, size = 0;
+	struct stat st;
+	int have, rc;
+
+	perfsink_kit_debug_path(b->hex, path, sizeof(path));
+	if (stat(path, &st) < 0)
+		return 1; /* the machine has none: nothing to count */
+	snprintf(key, sizeof(key), "buildid/%s/debuginfo", b->hex);
+	have = head(s, key, &remote);
+	if (have < 0) {
+		failed(s);
+		return 0;
+	}
+	if (have) {
+		s->c.present++;
+		return 1;
+	}
+	rc = perfsink_kit_debug_read(b->hex, s->conf->symbols_max, &s->buf, &size);
+	if (rc) {
+		read_failed(s, rc, size);
+		return 1;
+	}
+	return send_buf(s, key);
+}
+
+static void ship_jit(struct symship *s, const struct job *j)
+{
+	for (size_t i = 0; i < j->npids && !past_deadline(s) && s->fails < FAILS_MAX; i++) {
+		char path[64], key[1024];
+		uint64_t size = 0;
+		struct stat st;
+		int rc;
+
+		if (j->pids[i] <= 0)
+			continue; /* an empty slot of the pid set */
+		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)j->pids[i]);
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			continue;
+		if ((uint64_t)st.st_size > s->conf->symbols_max) {
+			read_failed(s, -EFBIG, (uint64_t)st.st_size);
+			continue;
+		}
+		rc = perfsink_kit_file_read(path, s->conf->symbols_max, &s->buf, &size);
+		if (rc) {
+			read_failed(s, rc, size);
+			continue;
+		}
+		snprintf(key, sizeof(key), "%s/jit/perf-%d.map", j->key_base, (int)j->pids[i]);
+		if (put(s, key, s->buf.data, s->buf.len) == 0) {
+			s->c.jit++;
+			s->c.bytes += s->buf.len;
+		} else {
+			failed(s);
+		}
+	}
+}
+
+static void run_job(struct symship *s, const struct job *j)
+{
+	const enum http_symbols what = s->conf->symbols;
+	struct perfsink_kit_build_id b;
+	size_t off = 0;
+
+	s->fails = 0;
+	while (perfsink_kit_build_id_next(j->recs, j->len, &off, &b)) {
+		if (past_deadline(s) || s->fails >= FAILS_MAX) {
+			s->c.left++;
+			continue;
+		}
+		if ((what == SYMBOLS_EXECUTABLE || what == SYMBOLS_ALL) && !settled(s, 'e', b.hex) &&
+		    ship_executable(s, &b))
+			settle(s, 'e', b.hex);
+		if ((what == SYMBOLS_DEBUGINFO || what == SYMBOLS_ALL) && b.kind == PERFSINK_KIT_SYM_ELF &&
+		    !settled(s, 'd', b.hex) && ship_debuginfo(s, &b))
+			settle(s, 'd', b.hex);
+	}
+	ship_jit(s, j);
+}
+
+static void job_free(struct job *j)
+{
+	free(j->recs);
+	free(j->key_base);
+	free(j->pids);
+	free(j);
+}
+
+static void *ship_thread(void *arg)
+{
+	struct symship *s = arg;
+
+	pthread_mutex_lock(&s->lock);
+	for (;;) {
+		struct job *j = s->head;
+
+		if (!j) {
+			if (s->stopping)
+				break;
+			pthread_cond_wait(&s->cond, &s->lock);
+			continue;
+		}
+		s->head = j->next;
+		if (!s->head)
+			s->tail = NULL;
+		pthread_mutex_unlock(&s->lock);
+		run_job(s, j);
+		job_free(j);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int symship_new(const struct perfsink_instance *inst, const struct http_conf *conf,
+		struct symship **out)
+{
+	struct symship *s = calloc(1, sizeof(*s));
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	s->inst = inst;
+	s->conf = conf;
+	pthread_mutex_init(&s->lock, NULL);
+	pthread_cond_init(&s->cond, NULL);
+	rc = pthread_create(&s->thread, NULL, ship_thread, s);
+	if (rc) {
+		pthread_cond_destroy(&s->cond);
+		pthread_mutex_destroy(&s->lock);
+		free(s);
+		return -rc;
+	}
+	*out = s;
+	return 0;
+}
+
+int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
+		  const int32_t *pids, size_t npids)
+{
+	struct job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return -ENOMEM;
+	j->recs = malloc(len ? len : 1);
+	j->key_base = strdup(key_base);
+	j->pids = malloc(npids ? npids * sizeof(*pids) : 1);
+	if (!j->recs || !j->key_base || !j->pids) {
+		job_free(j);
+		return -ENOMEM;
+	}
+	memcpy(j->recs, recs, len);
+	j->len = len;
+	memcpy(j->pids, pids, npids * sizeof(*pids));
+	j->npids = npids;
+	pthread_mutex_lock(&s->lock);
+	if (s->tail)
+		s->tail->next = j;
+	else
+		s->head = j;
+	s->tail = j;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	return 0;
+}
+
+void symship_close(struct symship *s, int64_t deadline_ms)
+{
+	const struct ship_counts *c = &s->c;
+
+	atomic_store(&s->deadline, deadline_ms > 0 ? deadline_ms : 1);
+	pthread_mutex_lock(&s->lock);
+	s->stopping = 1;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	if (c->files || c->present || c->over_cap || c->changed || c->failed || c->left || c->jit)
+		LOG(s, INFO,
+		    "symbols: %u files shipped (%" PRIu64 " bytes, %u replacing a stripped upload), "
+		    "%u already on the collector, %u over symbols_max (%" PRIu64 " bytes), "
+		    "%u JIT maps, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)",
+		    c->files, c->bytes, c->replaced, c->present, c->over_cap, c->over_cap_bytes, c->jit,
+		    c->changed + c->missing, c->failed, c->left);
+	perfsink_kit_buf_free(&s->buf);
+	free(s->done);
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+	free(s);
+}
+
+/* --------------------------------------------------------------- pid set */
+
+static void pid_add(struct pid_set *p, int32_t pid)
+{
+	size_t i;
+
+	if (pid <= 0)
+		return;
+	if ((p->n + 1) * 2 > p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		int32_t *v = calloc(cap, sizeof(*v));
+
+		if (!v)
+			return;
+		for (i = 0; i < p->cap; i++)
+			if (p->v[i]) {
+				size_t h = (size_t)p->v[i] * 2654435761u & (cap - 1);
+
+				while (v[h])
+					h = (h + 1) & (cap - 1);
+				v[h] = p->v[i];
+			}
+		free(p->v);
+		p->v = v;
+		p->cap = cap;
+	}
+	for (i = (size_t)pid * 2654435761u & (p->cap - 1); p->v[i]; i = (i + 1) & (p->cap - 1))
+		if (p->v[i] == pid)
+			return;
+	p->v[i] = pid;
+	p->n++;
+}
+
+void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len)
+{
+	size_t off = 0;
+
+	while (off + 8 <= len) {
+		uint32_t type;
+		uint16_t size;
+		int32_t pid;
+
+		memcpy(&type, data + off, 4);
+		memcpy(&size, data + off + 6, 2);
+		if (size < 8 || size > len - off)
+			break;
+		if ((type == REC_COMM || type == REC_FORK) && size >= 12) {
+			memcpy(&pid, data + off + 8, 4);
+			pid_add(p, pid);
+		}
+		off += size;
+	}
+}
+
+void pid_set_free(struct pid_set *p)
+{
+	free(p->v);
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,62 @@
+/*
+ * The symbol shipper: the http sink's second thread, which puts the files
+ * behind a stream's build-ids on the collector in the debuginfod layout
+ *
+ *     {url}/buildid/{build-id}/executable   the mapped file; the kernel's
+ *                                           is a copy of /proc/kallsyms,
+ *                                           [vdso] the vdso image
+ *     {url}/buildid/{build-id}/debuginfo    its separate debug file
+ *     {url}/{host}/{session}/jit/perf-PID.map   JIT maps of recorded processes
+ *
+ * (s3: the same keys under [{prefix}/]).  A file is sent once per
+ * collector: a HEAD finds what is already there.  An executable already
+ * there that is smaller than ours while ours has a symbol table (a
+ * stripped upload of the same build-id) is replaced; never the other way
+ * round.  Files over symbols_max are not sent.  All counted, and logged in
+ * one line at close.
+ *
+ * It has its own connections, so the sample stream never waits for it.
+ * Build-ids reach a streaming sink only at the end of a stream (the
+ * BUILD_ID feature, read through the format helpers in rotate() and
+ * close()): that is when work is queued.
+ *
+ * THREADS.  symship_* are called from the engine thread (the sink ops);
+ * the work runs on the shipper's thread.
+ */
+#ifndef HTTP_SYMSHIP_H
+#define HTTP_SYMSHIP_H
+#include <perfsink/sink.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct symship;
+struct http_conf;
+
+/* Start the thread (idle).  conf outlives the shipper.  0 or -errno. */
+int symship_new(const struct perfsink_instance *inst, const struct http_conf *conf,
+		struct symship **out);
+/*
+ * Queue one ended stream's work: recs are its build-id records (copied),
+ * key_base its "{host}/{session}" (copied), pids the processes it
+ * recorded (copied; entries <= 0 are skipped), whose /tmp/perf-PID.map is shipped when it exists.
+ */
+int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
+		  const int32_t *pids, size_t npids);
+/*
+ * Finish the queued work, but stop at CLOCK_MONOTONIC ms deadline (what
+ * is left is counted, not sent); log the counts; stop the thread; free s.
+ */
+void symship_close(struct symship *s, int64_t deadline_ms);
+
+/*
+ * The pids of the processes in a block of perf records (COMM and FORK
+ * records), added to a set.  Engine thread; a walk of record headers.
+ */
+struct pid_set {
+	int32_t *v;
+	size_t n, cap;
+};
+void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len);
+void pid_set_free(struct pid_set *p);
+
+#endif

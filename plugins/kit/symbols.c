@@ -1,0 +1,243 @@
+/* The files behind a recording's build-ids; see kit.h. */
+#include <perfsink/kit.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define REC_HDR 8
+#define MISC_BUILD_ID_SIZE (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+#define KERNEL_NAME "[kernel.kallsyms]"
+#define VDSO_NAME "[vdso]"
+#define DEBUG_ROOT "/usr/lib/debug/.build-id"
+
+int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
+			       struct perfsink_kit_build_id *out)
+{
+	/* struct perf_record_header_build_id: header, pid, id[24], name. */
+	while (*off + REC_HDR + 4 + 24 <= len) {
+		const uint8_t *r = p + *off;
+		uint16_t misc, size;
+		size_t n, nl;
+
+		memcpy(&misc, r + 4, 2);
+		memcpy(&size, r + 6, 2);
+		if (size < REC_HDR + 4 + 24 || size > len - *off)
+			return 0;
+		*off += size;
+		n = misc & MISC_BUILD_ID_SIZE ? r[REC_HDR + 4 + 20] : 20;
+		nl = strnlen((const char *)r + 36, size - 36u);
+		if (n < 1 || n > PERFSINK_KIT_BUILD_ID_MAX || nl == size - 36u || !nl)
+			continue;
+		perfsink_kit_build_id_hex(r + 12, n, out->hex);
+		out->name = (const char *)r + 36;
+		out->kind = !strcmp(out->name, KERNEL_NAME) ? PERFSINK_KIT_SYM_KALLSYMS
+			    : !strcmp(out->name, VDSO_NAME) ? PERFSINK_KIT_SYM_VDSO
+							    : PERFSINK_KIT_SYM_ELF;
+		if (out->kind == PERFSINK_KIT_SYM_ELF && out->name[0] != '/')
+			continue; /* no file to read: another special map */
+		return 1;
+	}
+	return 0;
+}
+
+const char *perfsink_kit_sym_cache_name(enum perfsink_kit_sym_kind kind)
+{
+	/* perf's build_id_cache__basename */
+	return kind == PERFSINK_KIT_SYM_KALLSYMS ? "kallsyms" : kind == PERFSINK_KIT_SYM_VDSO ? "vdso" : "elf";
+}
+
+/* The whole of fd into out, failing with -EFBIG past max bytes (0: no cap). */
+static int fd_read(int fd, uint64_t max, struct perfsink_kit_buf *out, uint64_t *size)
+{
+	struct stat st;
+	int rc;
+
+	perfsink_kit_buf_reset(out);
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	*size = (uint64_t)st.st_size;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
+	if (max && *size > max)
+		return -EFBIG;
+	if ((rc = perfsink_kit_buf_reserve(out, st.st_size ? (size_t)st.st_size : 65536)))
+		return rc;
+	for (;;) {
+		ssize_t k;
+
+		if (out->cap - out->len < 4096 && (rc = perfsink_kit_buf_reserve(out, out->cap)))
+			return rc;
+		k = read(fd, out->data + out->len, out->cap - out->len);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -errno;
+		if (k == 0)
+			break;
+		out->len += (size_t)k;
+		*size = out->len > *size ? out->len : *size;
+		if (max && out->len > max)
+			return -EFBIG; /* /proc files have no size to check first */
+	}
+	return 0;
+}
+
+int perfsink_kit_file_read(const char *path, uint64_t max, struct perfsink_kit_buf *out, uint64_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc;
+
+	*size = 0;
+	if (fd < 0)
+		return -errno;
+	rc = fd_read(fd, max, out, size);
+	close(fd);
+	if (rc)
+		perfsink_kit_buf_reset(out);
+	return rc;
+}
+
+int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
+			  struct perfsink_kit_buf *out, uint64_t *size)
+{
+	uint8_t id[PERFSINK_KIT_BUILD_ID_MAX];
+	char hex[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
+	const uint8_t *img;
+	size_t len, idlen;
+	int rc;
+
+	*size = 0;
+	perfsink_kit_buf_reset(out);
+	switch (b->kind) {
+	case PERFSINK_KIT_SYM_KALLSYMS:
+		/* As perf's cache keeps it: the running kernel's table, whose
+		 * build-id is the recording's when recorded on this boot. */
+		return perfsink_kit_file_read("/proc/kallsyms", max, out, size);
+	case PERFSINK_KIT_SYM_VDSO:
+		/* The vdso of this process: the same kernel maps the same image
+		 * into every process of our ABI (a 32-bit one has another id). */
+		if ((rc = perfsink_kit_vdso_image(&img, &len)))
+			return rc;
+		*size = len;
+		if (max && len > max)
+			return -EFBIG;
+		if (perfsink_kit_elf_build_id(img, len, id, &idlen) ||
+		    (perfsink_kit_build_id_hex(id, idlen, hex), strcmp(hex, b->hex)))
+			return -ESTALE;
+		return perfsink_kit_buf_append(out, img, len);
+	case PERFSINK_KIT_SYM_ELF:
+		break;
+	}
+	if ((rc = perfsink_kit_file_read(b->name, max, out, size)))
+		return rc;
+	/* The file may have been rebuilt or replaced since it was mapped. */
+	if (perfsink_kit_elf_build_id(out->data, out->len, id, &idlen) ||
+	    (perfsink_kit_build_id_hex(id, idlen, hex), strcmp(hex, b->hex))) {
+		perfsink_kit_buf_reset(out);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+void perfsink_kit_debug_path(const char *hex, char *out, size_t n)
+{
+	snprintf(out, n, "%s/%.2s/%s.debug", DEBUG_ROOT, hex, hex + 2);
+}
+
+int perfsink_kit_debug_read(const char *hex, uint64_t max, struct perfsink_kit_buf *out, uint64_t *size)
+{
+	char path[sizeof(DEBUG_ROOT) + 2 * PERFSINK_KIT_BUILD_ID_MAX + 16];
+
+	perfsink_kit_debug_path(hex, path, sizeof(path));
+	return perfsink_kit_file_read(path, max, out, size);
+}
+
+/* perf.data file header offsets (perf's struct perf_file_header). */
+#define PF_MAGIC "PERFILE2"
+#define PF_DATA 40      /* data section: offset, size */
+#define PF_FEATURES 72  /* adds_features bitmap, 256 bits */
+#define FEAT_TRACING_DATA 1
+#define FEAT_BUILD_ID 2
+
+int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *out)
+{
+	uint8_t h[PF_FEATURES + 8];
+	uint64_t data[2], bits, sec[2];
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	size_t idx;
+
+	perfsink_kit_buf_reset(out);
+	if (fd < 0)
+		return -errno;
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, PF_MAGIC, 8)) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	memcpy(data, h + PF_DATA, sizeof(data));
+	memcpy(&bits, h + PF_FEATURES, 8);
+	if (!(bits & (1ull << FEAT_BUILD_ID)))
+		goto out; /* none: an empty list */
+	/* The index has an entry per set bit, in bit order from bit 1. */
+	idx = (bits >> FEAT_TRACING_DATA) & 1;
+	if (pread(fd, sec, sizeof(sec), (off_t)(data[0] + data[1] + idx * sizeof(sec))) != (ssize_t)sizeof(sec) ||
+	    sec[1] > (64u << 20)) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	if ((rc = perfsink_kit_buf_reserve(out, (size_t)sec[1])))
+		goto out;
+	if (pread(fd, out->data, (size_t)sec[1], (off_t)sec[0]) != (ssize_t)sec[1]) {
+		rc = -EBADMSG;
+		goto out;
+	}
+	out->len = (size_t)sec[1];
+out:
+	close(fd);
+	return rc;
+}
+
+int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
+				    struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen)
+{
+	struct perfsink_kit_buf ids = { 0 };
+	size_t n = strlen(archive) + 16;
+	char tmp[4200];
+	int rc, fd;
+
+	memset(st, 0, sizeof(*st));
+	if (n > sizeof(tmp)) {
+		snprintf(why, whylen, "%s: name too long", archive);
+		return -ENAMETOOLONG;
+	}
+	rc = perfsink_kit_perf_file_build_ids(path, &ids);
+	if (rc) {
+		snprintf(why, whylen, "%s: %s", path,
+			 rc == -EBADMSG ? "not a perf.data file with a readable feature index" : strerror(-rc));
+		perfsink_kit_buf_free(&ids);
+		return rc;
+	}
+	/* Written aside and renamed: a reader never sees half an archive. */
+	snprintf(tmp, sizeof(tmp), "%s.tmp", archive);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		rc = -errno;
+		snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(-rc));
+	} else {
+		rc = perfsink_kit_symarchive_write(fd, ids.data, ids.len, st, why, whylen);
+		if (close(fd) < 0 && !rc) {
+			rc = -errno;
+			snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(-rc));
+		}
+		if (!rc && rename(tmp, archive) < 0) {
+			rc = -errno;
+			snprintf(why, whylen, "cannot rename %s: %s", tmp, strerror(-rc));
+		}
+		if (rc)
+			unlink(tmp);
+	}
+	perfsink_kit_buf_free(&ids);
+	return rc;
+}
