@@ -49,7 +49,8 @@ same_report() { # same_report A B
 	report "$1" > "$T/ra.txt" && report "$2" > "$T/rb.txt" &&
 	[ "$(grep -c '%' "$T/ra.txt")" -gt 3 ] && diff -q "$T/ra.txt" "$T/rb.txt" >/dev/null
 }
-session_of() { basename "$(find "$ROOT/$1" -mindepth 2 -maxdepth 2 -type d | head -n 1)"; }
+# buildid/ beside the hosts is the symbols the sink ships, not a host.
+session_of() { basename "$(find "$ROOT/$1" -mindepth 2 -maxdepth 2 -type d -not -path "*/buildid/*" | head -n 1)"; }
 HOST=
 
 # ---------------------------------------------------------------- record
@@ -57,7 +58,7 @@ config "$T/c1.ini" "$T/l1.data" "$URL/c"
 (cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 -g --config c1.ini -- "$WORKLOAD" cpu 800 \
 	>"$T/r1.out" 2>"$T/r1.err")
 check "record fanned out to aio_file and http" test $? = 0
-HOST=$(ls "$ROOT/c")
+HOST=$(ls "$ROOT/c" | grep -vx buildid)
 S1=$(session_of c)
 check "the end marker {session}.end says how many parts" \
 	grep -qx "{\"parts\": $(ls "$ROOT/c/$HOST/$S1" | wc -l)}" "$ROOT/c/$HOST/$S1.end"
@@ -216,7 +217,7 @@ check "without the binary and without symbols, the report misses the program's f
 HOME=$T/home "$PERFSINK" fetch -o "$T/s1.data" "$URL/c/$HOST/$S1" >"$T/s1.out" 2>"$T/s1.err"
 check "fetch fills ~/.debug from buildid/ (perf's layout)" \
 	bash -c "cmp -s '$T/home/.debug/.build-id/${BID:0:2}/${BID:2}/elf' '$T/workload.moved' &&
-		grep -q 'symbols: [0-9]* build-ids: 1 fetched' '$T/s1.err'" || sed 's/^/# /' "$T/s1.err"
+		grep -q 'symbols: [0-9]* build-ids: [1-9][0-9]* fetched' '$T/s1.err'" || sed 's/^/# /' "$T/s1.err"
 RHOME=$T/home own "$T/s1.data" > "$T/after.txt"
 check "and perf report names the program's functions as on the recording host" \
 	bash -c "grep -q hot_alpha '$T/before.txt' && diff -q '$T/before.txt' '$T/after.txt' >/dev/null" ||

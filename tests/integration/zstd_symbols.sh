@@ -55,6 +55,8 @@ top_syms "$first" "$T/h0" >z.orig
 mv bin/sym_prog bin/gone
 mkdir -p h3/.debug && tar -I zstd -xf "$first.symbols.tar.zst" -C h3/.debug
 top_syms "$first" "$T/h3" >z.top
+# The program's own functions: the kernel's and the vdso's frames may come
+# out better from the archive (it carries kallsyms and the vdso image).
 check "an output's archive symbolizes it without the program, as the recording machine did" \
-	sh -c 'grep -q sym_alpha_work z.orig && cmp z.orig z.top' || show z.orig z.top
+	sh -c 'grep -q sym_alpha_work z.orig && [ "$(grep sym_ z.orig)" = "$(grep sym_ z.top)" ]' || show z.orig z.top
 done_testing
