@@ -19,6 +19,7 @@
 #include "compress.h"
 #include "http_conf.h"
 #include "spool.h"
+#include "transfer.h"
 #include "uploader.h"
 
 #include <curl/curl.h>
@@ -34,6 +35,8 @@ struct http_sink {
 	struct http_conf conf;
 	struct spool spool;
 	struct uploader *up;
+	char **urls;      /* every stream's {url}/{host}/{session}/, as reported */
+	unsigned nr_urls;
 };
 
 /* One line; with the FILE:LINE of the key at fault (key < 0: none) from a 1.3 host. */
@@ -96,6 +99,38 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 	return 0;
 }
 
+/* {url}/{host}/{session}/ (s3: with bucket and prefix), as the parts' URLs begin. */
+static char *session_url(const struct http_sink *h, const struct perfsink_stream *s,
+			 const char *session)
+{
+	size_t n = strlen(s->host_name) + strlen(session) + 4;
+	char *key = malloc(n), *url = NULL, *slash;
+
+	if (!key)
+		return NULL;
+	snprintf(key, n, "%s/%s/0", s->host_name, session);
+	url = transfer_url(&h->conf, key);
+	free(key);
+	if (url && (slash = strrchr(url, '/')))
+		slash[1] = '\0';
+	return url;
+}
+
+/* Tell the host where this stream goes (sink ABI 1.4): it prints the URL at once. */
+static void stream_report(struct http_sink *h, const struct perfsink_stream *s, const char *session)
+{
+	char *url = session_url(h, s, session);
+	char **v = url ? realloc(h->urls, (h->nr_urls + 1) * sizeof(*v)) : NULL;
+
+	if (!v) {
+		free(url);
+		return;
+	}
+	h->urls = v;
+	v[h->nr_urls++] = url;
+	perfsink_output(h->inst, PERFSINK_OUTPUT_BEGUN, url, 0);
+}
+
 /*
  * Start a stream (start, or rotate after a barrier).  With rotation every
  * segment, the first too, is a stream of its own under
@@ -118,6 +153,8 @@ static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *
 	}
 	session = perfsink_kit_segment_path(stream->session, stream);
 	rc = session ? uploader_start(h->up, stream, session, hdr.data, hdr.len) : -ENOMEM;
+	if (rc == 0)
+		stream_report(h, stream, session);
 	free(session);
 	host->bytes_free(&hdr);
 	return rc;
@@ -155,12 +192,43 @@ static int http_upload(void *ctx, int64_t deadline_ms)
 	return uploader_upload(h->up, t);
 }
 
+/*
+ * End of a recording: send what is queued for at most drain_timeout, say
+ * so first (an operator must not read the wait as a hang), spool the rest.
+ * A stream whose parts were all sent is done; one with parts left in the
+ * spool stays open until `perfsink upload` or a later run sends them.
+ */
+static int http_drain(void *ctx)
+{
+	struct http_sink *h = ctx;
+	struct perfsink_sink_stats st = { 0 };
+	int rc;
+
+	uploader_stats(h->up, &st);
+	if (st.pending_bytes > st.backlog_bytes)
+		h->inst->host->log(h->inst, PERFSINK_LOG_INFO,
+				   "sending the last %.1f MB to %s; waiting at most %.0f s (drain_timeout); "
+				   "Ctrl-C again leaves it in the spool %s and exits now",
+				   (double)(st.pending_bytes - st.backlog_bytes) / (1024.0 * 1024.0),
+				   h->nr_urls ? h->urls[h->nr_urls - 1] : h->conf.url,
+				   (double)h->conf.drain_timeout_ms / 1000.0, h->spool.dir);
+	rc = uploader_drain(h->up, h->conf.drain_timeout_ms);
+	uploader_stats(h->up, &st);
+	for (unsigned i = 0; i < h->nr_urls && !st.spooled_parts && !st.lost_parts; i++)
+		perfsink_output(h->inst, PERFSINK_OUTPUT_DONE, h->urls[i],
+				h->nr_urls == 1 ? st.bytes_out - st.backlog_sent_bytes : 0);
+	return rc;
+}
+
 static int http_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct http_sink *h = ctx;
-	/* After upload() the deadline was upload's; do not wait again. */
+	/* After upload() the deadline was upload's; after drain() it is over. */
 	int rc = uploader_close(h->up, sum ? h->conf.drain_timeout_ms : 0);
 
+	for (unsigned i = 0; i < h->nr_urls; i++)
+		free(h->urls[i]);
+	free(h->urls);
 	spool_close(&h->spool);
 	http_conf_free(&h->conf);
 	free(h);
@@ -191,6 +259,7 @@ static const struct perfsink_sink_ops http_ops = {
 	.close = http_close,
 	.stats = http_stats,
 	.upload = http_upload,
+	.drain = http_drain,
 };
 
 PERFSINK_DEFINE_SINK(http_ops)

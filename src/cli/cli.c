@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/summary.h"
+#include "cli/watch.h"
 #include "config/config_file.h"
 #include "loader/bind.h"
 #include "engine/engine.h"
@@ -55,6 +56,11 @@ static const char record_usage[] =
 	"      --exclude-self[=BOOL] with -a/-C, drop perfsink's own samples and\n"
 	"                           tracepoint hits in the kernel (default yes; no to\n"
 	"                           see perfsink itself)\n"
+	"      --no-status          no live status line (default: one on a terminal)\n"
+	"      --summary-json FILE  write the summary as JSON to FILE at the end\n"
+	"      --stats-file PATH    keep the counters in PATH (Prometheus text format),\n"
+	"                           rewritten every 2 s, for node_exporter's textfile\n"
+	"                           collector\n"
 	"  -q, --quiet              print errors only\n"
 	"  -v, --verbose            more messages (repeatable)\n"
 	"  -h, --help               this text\n"
@@ -64,7 +70,9 @@ static const char record_usage[] =
 	"SIGTERM, SIGHUP or --duration.  See perfsink(1) and perfsink.ini(5).\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
-       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF };
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF,
+       /* operator outputs */
+       OPT_NO_STATUS, OPT_SUMMARY_JSON, OPT_STATS_FILE };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -87,6 +95,9 @@ static const struct option record_long[] = {
 	{ "realtime", required_argument, NULL, 'r' },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
+	{ "summary-json", required_argument, NULL, OPT_SUMMARY_JSON },
+	{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -145,6 +156,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");
 			break;
 		case OPT_OVERWRITE: r = push(sets, nsets, "overwrite", "true"); break;
+		case OPT_NO_STATUS: r = push(sets, nsets, "status", "false"); break;
 		case OPT_EXCLUDE_SELF:
 			r = push(sets, nsets, "exclude-self", optarg ? optarg : "true");
 			break;
@@ -235,7 +247,11 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	record_opts_default_ring(&o);
-	code = engine_record(&o, &sinks, argc, argv, log_verbosity() >= 0 ? summary_print : NULL);
+	struct watch w;
+	struct record_observer obs;
+	watch_init(&w, &o);
+	watch_observer(&w, &obs);
+	code = engine_record(&o, &sinks, argc, argv, &obs);
 out:
 	free(sets);
 	bind_free(&sinks);

@@ -36,6 +36,10 @@ struct record_opts {
 	bool overwrite;            /* flight recorder: dump the rings on SIGUSR2 and exit */
 	bool exclude_self;         /* -a/-C: drop perfsink's own records in the kernel (default) */
 	uint32_t realtime;         /* -r: SCHED_FIFO priority of perfsink's threads; 0: normal */
+	/* Operator outputs (cli/status.c, cli/summary_json.c, cli/stats_file.c) */
+	bool status;               /* live status line on a terminal stderr (default) */
+	char *summary_json;        /* --summary-json: the summary as JSON, NULL: none */
+	char *stats_file;          /* --stats-file: Prometheus text, rewritten every few s */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */

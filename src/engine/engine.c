@@ -323,11 +323,36 @@ static int drain_all(struct engine *e)
 	return 0;
 }
 
+static uint64_t kernel_lost(const struct engine *e);
+
+/* The run so far, for the observer's status line and stats file. */
+static void progress_give(struct engine *e)
+{
+	const struct record_observer *obs = e->obs;
+	int64_t now = engine_now_ns(CLOCK_MONOTONIC);
+	unsigned every = obs && obs->progress_ms ? obs->progress_ms : 1000;
+
+	if (!obs || !obs->progress || now < e->next_progress_ns)
+		return;
+	e->next_progress_ns = now + (int64_t)every * 1000000;
+	struct record_sink_report sinks[e->ss.n ? e->ss.n : 1];
+	struct record_report r = {
+		.secs = (double)(now - ((int64_t)e->t0.tv_sec * 1000000000 + e->t0.tv_nsec)) / 1e9,
+		.ring_bytes = e->ring_bytes, .samples = e->samples, .buffers = e->buffers,
+		.kernel_lost = kernel_lost(e), .lost_records = e->lost_records,
+		.nr_rings = e->nr_rings, .rotations = e->rotations, /* rings: NULL, per-ring loss is for the end */
+		.sinks = sinks, .nr_sinks = e->ss.n,
+	};
+	sinkset_progress(&e->ss, sinks);
+	obs->progress(&r, obs->arg);
+}
+
 static void record_loop(struct engine *e)
 {
 	int64_t deadline = e->o->duration_ms
 		? engine_now_ns(CLOCK_MONOTONIC) + (int64_t)e->o->duration_ms * 1000000 : 0;
 	for (;;) {
+		progress_give(e);
 		int timeout = POLL_MS;
 		if (deadline) {
 			int64_t left = (deadline - engine_now_ns(CLOCK_MONOTONIC)) / 1000000;
@@ -374,8 +399,8 @@ static uint64_t kernel_lost(const struct engine *e)
 	return e->lost_samples > e->lost_in_records ? e->lost_samples : e->lost_in_records;
 }
 
-/* What the run did, for the caller's summary; sinks still open. */
-static void report_give(struct engine *e, record_report_fn *report)
+/* What the run did, for the caller's summary; after the sinks closed. */
+static void report_give(struct engine *e, const struct record_observer *obs)
 {
 	struct record_ring_loss rings[e->nr_rings ? e->nr_rings : 1];
 	struct record_sink_report sinks[e->ss.n ? e->ss.n : 1];
@@ -396,7 +421,7 @@ static void report_give(struct engine *e, record_report_fn *report)
 		r.pool_waits += e->pools[c]->waits;
 	}
 	sinkset_reports(&e->ss, sinks);
-	report(&r);
+	obs->report(&r, obs->arg);
 }
 
 static void engine_free(struct engine *e)
@@ -418,9 +443,9 @@ static void engine_free(struct engine *e)
 }
 
 int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv,
-		  record_report_fn *report)
+		  const struct record_observer *obs)
 {
-	struct engine eng = { .o = o, .wl = { .go_fd = -1, .err_fd = -1 } };
+	struct engine eng = { .o = o, .obs = obs, .wl = { .go_fd = -1, .err_fd = -1 } };
 	struct engine *e = &eng;
 	char err[512] = "";
 	int code = EXIT_BAD_INPUT;
@@ -492,11 +517,14 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	drain_lost_samples(e);
 	sinkset_barrier(&e->ss);
 	sinkset_settle(&e->ss);
+	if (obs && obs->progress) {
+		e->next_progress_ns = 0;
+		progress_give(e); /* the status line as recording ends */
+	}
+	sinkset_drain(&e->ss);
 	segment_build_ids_update(e);
 	if (e->error && err[0])
 		pr_err("%s", err);
-	if (report)
-		report_give(e, report);
 	struct perfsink_summary sum = {
 		.samples = e->samples,
 		.lost_events = kernel_lost(e),
@@ -506,6 +534,8 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	};
 	bool sink_failed = e->ss.nr_stop_failed || !sinkset_alive(&e->ss);
 	int cr = sinkset_close(&e->ss, &sum);
+	if (obs && obs->report)
+		report_give(e, obs);
 	if (e->wl.pid && !e->child_done) {
 		int st;
 		if (waitpid(e->wl.pid, &st, 0) == e->wl.pid) {

@@ -37,6 +37,8 @@ struct segment {
 
 struct engine {
 	const struct record_opts *o;
+	const struct record_observer *obs; /* NULL: nobody listens */
+	int64_t next_progress_ns;   /* CLOCK_MONOTONIC of the next progress report */
 	struct ps_evlist evl;
 	struct ring *rings;
 	struct pool **pools;
