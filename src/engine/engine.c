@@ -351,6 +351,8 @@ static void record_loop(struct engine *e)
 {
 	int64_t deadline = e->o->duration_ms
 		? engine_now_ns(CLOCK_MONOTONIC) + (int64_t)e->o->duration_ms * 1000000 : 0;
+	/* The first report after a whole period: a rate needs one. */
+	e->next_progress_ns = engine_now_ns(CLOCK_MONOTONIC) + 1000000000;
 	for (;;) {
 		progress_give(e);
 		int timeout = POLL_MS;
