@@ -56,7 +56,9 @@ static const char record_usage[] =
 	"      --exclude-self[=BOOL] with -a/-C, drop perfsink's own samples and\n"
 	"                           tracepoint hits in the kernel (default yes; no to\n"
 	"                           see perfsink itself)\n"
-	"      --no-status          no live status line (default: one on a terminal)\n"
+	"      --status[=BOOL]      one live status line on a terminal, refreshed every\n"
+	"                           second (default true; never with -q or a pipe)\n"
+	"      --no-status          the same as --status=no\n"
 	"      --summary-json FILE  write the summary as JSON to FILE at the end\n"
 	"      --stats-file PATH    keep the counters in PATH (Prometheus text format),\n"
 	"                           rewritten every 2 s, for node_exporter's textfile\n"
@@ -72,7 +74,7 @@ static const char record_usage[] =
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
        OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF,
        /* operator outputs */
-       OPT_NO_STATUS, OPT_SUMMARY_JSON, OPT_STATS_FILE };
+       OPT_STATUS, OPT_NO_STATUS, OPT_SUMMARY_JSON, OPT_STATS_FILE };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -95,6 +97,7 @@ static const struct option record_long[] = {
 	{ "realtime", required_argument, NULL, 'r' },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "status", optional_argument, NULL, OPT_STATUS },
 	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
 	{ "summary-json", required_argument, NULL, OPT_SUMMARY_JSON },
 	{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
@@ -156,6 +159,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			r = push(sets, nsets, "switch-output", optarg ? optarg : "signal");
 			break;
 		case OPT_OVERWRITE: r = push(sets, nsets, "overwrite", "true"); break;
+		case OPT_STATUS: r = push(sets, nsets, "status", optarg ? optarg : "true"); break;
 		case OPT_NO_STATUS: r = push(sets, nsets, "status", "false"); break;
 		case OPT_EXCLUDE_SELF:
 			r = push(sets, nsets, "exclude-self", optarg ? optarg : "true");
