@@ -24,6 +24,15 @@ static int synth_target(struct engine *e, struct bytes *b, bool initial)
 	return synth_process(b, &e->evl.events, pid);
 }
 
+/* Every event excludes the kernel (:u, or the non-root fallback): no kernel symbols needed. */
+static bool user_only(const struct engine *e)
+{
+	for (unsigned i = 0; i < e->evl.nr; i++)
+		if (!e->evl.ev[i].attr.exclude_kernel)
+			return false;
+	return true;
+}
+
 /*
  * Records that let perf resolve symbols, at the start of every output:
  * kernel MMAP, the target's tasks, FINISHED_INIT.  With --overwrite they go
@@ -35,7 +44,7 @@ int segment_synthesize(struct engine *e, bool initial)
 	struct bytes b;
 	bytes_init(&b);
 	int r = synth_kernel_mmap(&b, &e->evl.events);
-	if (r < 0 && initial)
+	if (r < 0 && initial && !user_only(e))
 		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
 	r = synth_target(e, &b, initial);
 	if (r < 0 && initial)
