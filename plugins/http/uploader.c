@@ -575,8 +575,9 @@ static void uploader_finish(struct uploader *u)
 	 */
 	if (u->backlog_scanned && !u->recording)
 		LOG(u, INFO, "sent %" PRIu64 " parts (%" PRIu64 " bytes), %" PRIu64 " retries, "
-		    "left %" PRIu64 " parts (%" PRIu64 " bytes) in the spool", u->st.files,
-		    u->st.bytes_out, u->st.retries, parts, bytes);
+		    "left %" PRIu64 " parts (%" PRIu64 " bytes) in the spool, lost %" PRIu64 " bytes (%"
+		    PRIu64 " records) in %" PRIu64 " parts", u->st.files, u->st.bytes_out, u->st.retries,
+		    parts, bytes, u->st.dropped_bytes, u->st.dropped_records, u->lost_parts);
 	if (u->interrupted)
 		LOG(u, WARN, "interrupted: %" PRIu64 " parts (%" PRIu64 " bytes) left unsent in %s; the "
 		    "next run or `perfsink upload` sends them", parts, bytes, u->spool->dir);

@@ -107,11 +107,6 @@ static const struct option record_long[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Options are applied after the config, so the CLI wins: keep them in order. */
-struct cli_set {
-	const char *name;
-	const char *value;
-};
 
 static const char *long_name(int c)
 {
@@ -204,64 +199,75 @@ static int apply_sets(struct record_opts *o, const struct cli_set *sets, unsigne
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+int record_prepare(int argc, char **argv, struct record_prep *p)
 {
-	struct record_opts o;
-	struct config cfg = { 0 };
-	struct bound_sinks sinks = { 0 };
-	struct cli_set *sets = NULL;
-	unsigned nsets = 0;
 	char err[512] = "";
-	int code = EXIT_BAD_INPUT;
+	struct record_opts *o = &p->o;
 
-	record_opts_init(&o);
-	int r = parse_record_args(argc, argv, &o, &sets, &nsets);
-	if (r > 0) {
-		code = 0; /* --help */
-		goto out;
-	}
+	memset(p, 0, sizeof(*p));
+	record_opts_init(o);
+	int r = parse_record_args(argc, argv, o, &p->sets, &p->nsets);
+	if (r > 0)
+		return 1; /* --help */
 	if (r < 0)
-		goto out;
+		return -EINVAL;
 	/* The config's plugins must be looked up in --plugin-dir too. */
-	for (unsigned i = 0; i < nsets; i++) {
-		if (!strcmp(sets[i].name, "plugin-dir")) {
-			free(o.plugin_dir);
-			o.plugin_dir = strdup(sets[i].value);
+	for (unsigned i = 0; i < p->nsets; i++) {
+		if (!strcmp(p->sets[i].name, "plugin-dir")) {
+			free(o->plugin_dir);
+			o->plugin_dir = strdup(p->sets[i].value);
 		}
 	}
-	int cli_verbose = o.verbose;
-	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0 ||
-	    bind_load(&sinks, &cfg, o.plugin_dir, err, sizeof(err)) < 0) {
+	int cli_verbose = o->verbose;
+	if (config_load(&p->cfg, o->config_path, o, err, sizeof(err)) < 0 ||
+	    bind_load(&p->sinks, &p->cfg, o->plugin_dir, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
-		goto out;
+		return -EINVAL;
 	}
-	if (apply_sets(&o, sets, nsets) < 0)
-		goto out;
+	if (apply_sets(o, p->sets, p->nsets) < 0)
+		return -EINVAL;
 	/* -q / -v on the command line win over [record] verbose. */
 	if (cli_verbose != 1)
-		o.verbose = cli_verbose;
-	log_set_verbosity(o.verbose);
-	if (record_opts_check(&o, err, sizeof(err)) < 0 ||
-	    bind_select(&sinks, &o, err, sizeof(err)) < 0) {
+		o->verbose = cli_verbose;
+	log_set_verbosity(o->verbose);
+	if (record_opts_check(o, err, sizeof(err)) < 0 ||
+	    bind_select(&p->sinks, o, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
-		goto out;
+		return -EINVAL;
 	}
-	if (!o.argv && !o.all_cpus && !o.cpu_list && !o.pid && !o.tid) {
+	if (!o->argv && !o->all_cpus && !o->cpu_list && !o->pid && !o->tid) {
 		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
-		goto out;
+		return -EINVAL;
 	}
-	record_opts_default_ring(&o);
-	struct watch w;
-	struct record_observer obs;
-	watch_init(&w, &o);
-	watch_observer(&w, &obs);
-	code = engine_record(&o, &sinks, argc, argv, &obs);
-out:
-	free(sets);
-	bind_free(&sinks);
-	config_free(&cfg);
-	o.argv = NULL; /* points into argv */
-	record_opts_free(&o);
+	record_opts_default_ring(o);
+	return 0;
+}
+
+void record_prep_free(struct record_prep *p)
+{
+	free(p->sets);
+	bind_free(&p->sinks);
+	config_free(&p->cfg);
+	p->o.argv = NULL; /* points into argv */
+	record_opts_free(&p->o);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_prep p;
+	int code = EXIT_BAD_INPUT;
+	int r = record_prepare(argc, argv, &p);
+
+	if (r > 0)
+		code = 0; /* --help */
+	if (r == 0) {
+		struct watch w;
+		struct record_observer obs;
+		watch_init(&w, &p.o);
+		watch_observer(&w, &obs);
+		code = engine_record(&p.o, &p.sinks, argc, argv, &obs);
+	}
+	record_prep_free(&p);
 	return code;
 }
 
@@ -408,6 +414,7 @@ void usage_main(void)
 	      "  record    record perf events into sinks (perfsink record --help)\n"
 	      "  sinks     list the sink plugins and their config keys\n"
 	      "  upload    send what earlier runs left in a sink's spool\n"
+	      "  check     validate a config and record options; print the result\n"
 	      "  recover   repair perf.data files a killed recorder left behind\n"
 	      "\n"
 	      "  perfsink --version | --help\n", stdout);

@@ -26,6 +26,8 @@ int main(int argc, char **argv)
 		return cmd_sinks(argc - 1, argv + 1);
 	if (!strcmp(cmd, "upload"))
 		return cmd_upload(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "recover"))
 		return cmd_recover(argc - 1, argv + 1);
 	pr_err("unknown command '%s' (perfsink --help lists them)", cmd);
