@@ -46,7 +46,8 @@ nginx_conf "$T/ng" "$P"
 nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
 (cd "$T" && "$PERFSINK" record -F 499 --config down.ini --summary-json "$T/up.json" -- \
 	"$TESTS_BUILDDIR/workload" cpu 300 > "$T/up.out" 2> "$T/up.err")
-check "collector up: the run succeeds and sends the backlog" eval "test \$? = 0 && [ \$(spooled) = 0 ]" ||
+rc=$?
+check "collector up: the run succeeds and sends the backlog" eval "test $rc = 0 && [ \$(spooled) = 0 ]" ||
 	show "$T/up.err"
 URL=$(sed -n 's/^\[ sink net (http): streaming to \(.*\) \]$/\1/p' "$T/up.err")
 REL=${URL#http://127.0.0.1:$P/}
