@@ -74,8 +74,8 @@ check "no libtool archive in the plugin directory" \
 	test -z "$(find "$D$INST_PKGLIBDIR" -name '*.la' | tee "$T/la.txt")" || show "$T/la.txt"
 check "the kit library in $INST_LIBDIR" logged /dev/null compgen -G "$D$INST_LIBDIR/libperfsink-sink.so*"
 check "headers sink.h and kit.h" present "$D$INST_PKGINCLUDEDIR" sink.h kit.h
-check "man pages perfsink.1 and perfsink.ini.5" \
-	present "$D$INST_MANDIR" man1/perfsink.1 man5/perfsink.ini.5
+check "man pages perfsink.1, perfsink.ini.5 and perfsink-sink.3" \
+	present "$D$INST_MANDIR" man1/perfsink.1 man5/perfsink.ini.5 man3/perfsink-sink.3
 check "example config and docs" present "$D" "$INST_SYSCONFDIR/perfsink/perfsink.ini" \
 	"$INST_DOCDIR/README.md" "$INST_DOCDIR/ARCHITECTURE.md" "$INST_DOCDIR/perf-format.md"
 check "fleet files: perfsink@.service, fleet.ini, bash completion" present "$D" \

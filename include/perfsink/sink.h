@@ -26,8 +26,23 @@
  * final before the summary counts it as lost.
  *
  * close() may come without a barrier() when the run was aborted before
- * recording began (summary->stop_reason < 0), and with summary NULL only
- * after upload() (`perfsink upload`: open, upload, close, no start).
+ * recording began (summary->stop_reason < 0), and with summary NULL after
+ * upload() (`perfsink upload`: open, upload, close, no start) or right
+ * after open() (`perfsink check`: open, close, to run the sink's own
+ * checks; it must create no output then).
+ *
+ * REQUIRED AND OPTIONAL OPS.  open, start, write, barrier and close are
+ * required: the loader refuses a plugin where one is NULL.  rotate (NULL:
+ * the sink cannot rotate; --switch-output and --overwrite are refused
+ * unless its instances set rotate = false), stats (NULL: the summary has
+ * no line for it and counts nothing of it as lost), upload (NULL: no
+ * spool; `perfsink upload` skips it) and drain (NULL, or a sink older than
+ * ABI 1.4: nothing to send at the end) may be NULL.
+ *
+ * A SYNCHRONOUS write() -- one that has read or copied every byte it needs
+ * by the time it returns -- need not take a reference: the engine holds
+ * its own until write() returns.  Only bytes used after the return need
+ * host->buf_get (and a later buf_put, exactly once per get).
  * stats() may be called at any time between open() and close(), also for an
  * instance that failed or never started.
  *
@@ -132,6 +147,42 @@ struct perfsink_instance {
 	const struct perfsink_host *host;   /* services of the engine */
 	const struct perfsink_value *values; /* one per key, in table order */
 	void *host_priv;                    /* engine's own; do not touch */
+};
+
+/* ----------------------------------------------------------- record types */
+
+/*
+ * Record types found in buffers and pipe headers.  The kernel's
+ * (PERF_RECORD_SAMPLE = 9, MMAP2 = 10, LOST = 2, COMM = 3, LOST_SAMPLES =
+ * 13, ...) are in <linux/perf_event.h>; these are perf's user-space types
+ * (tools/perf/util/event.h), which the kernel header lacks.  perfsink
+ * writes FINISHED_ROUND (the tail_round of a drain pass), FINISHED_INIT
+ * (after the synthesized records that begin every output), LOST_SAMPLES
+ * (per-event counts at the end, as perf 6.1), and in pipe headers
+ * HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA and EVENT_UPDATE; the
+ * zstd sinks write COMPRESSED.  A sink that walks records (perfsink/kit.h
+ * helps) must pass every type on unchanged, known or not.
+ */
+enum perfsink_record_type {
+	PERFSINK_RECORD_HEADER_ATTR = 64,
+	PERFSINK_RECORD_HEADER_EVENT_TYPE = 65,
+	PERFSINK_RECORD_HEADER_TRACING_DATA = 66,
+	PERFSINK_RECORD_HEADER_BUILD_ID = 67,
+	PERFSINK_RECORD_FINISHED_ROUND = 68,
+	PERFSINK_RECORD_ID_INDEX = 69,
+	PERFSINK_RECORD_AUXTRACE_INFO = 70,
+	PERFSINK_RECORD_AUXTRACE = 71,
+	PERFSINK_RECORD_AUXTRACE_ERROR = 72,
+	PERFSINK_RECORD_THREAD_MAP = 73,
+	PERFSINK_RECORD_CPU_MAP = 74,
+	PERFSINK_RECORD_STAT_CONFIG = 75,
+	PERFSINK_RECORD_STAT = 76,
+	PERFSINK_RECORD_STAT_ROUND = 77,
+	PERFSINK_RECORD_EVENT_UPDATE = 78,
+	PERFSINK_RECORD_TIME_CONV = 79,
+	PERFSINK_RECORD_HEADER_FEATURE = 80,
+	PERFSINK_RECORD_COMPRESSED = 81,
+	PERFSINK_RECORD_FINISHED_INIT = 82,
 };
 
 /* ---------------------------------------------------------------- buffers */
@@ -352,9 +403,9 @@ struct perfsink_host {
 	 * --summary-json; it never guesses a sink's file names.  `where` is a
 	 * path or a URL (copied; any length), `bytes` the output's size when
 	 * done (0 otherwise).  A sink reports BEGUN when it creates an output
-	 * or begins a remote stream (a sink without PERFSINK_SINK_WRITES_FILES
-	 * gets that line printed at once: an operator needs the URL while it
-	 * runs), DONE when the output is complete and readable, REMOVED when
+	 * or begins a remote stream (a `where` with "://", a URL, is printed at
+	 * once: an operator needs it while the run goes on; the summary says
+	 * "sent to" it), DONE when the output is complete and readable, REMOVED when
 	 * it deleted one (empty, or older than stream->max_files).  Engine
 	 * thread only: call it from inside an op, never from a sink thread.
 	 */

@@ -8,6 +8,7 @@
 #include <config.h>
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -103,7 +104,15 @@ static unsigned outputs_kept(const struct record_sink_report *s, const struct re
 	return n;
 }
 
-/* "written to PATH", "sent to URL in N parts", or "written to N outputs" (listed after). */
+static bool is_url(const char *where)
+{
+	return where && strstr(where, "://");
+}
+
+/*
+ * "written to PATH", "sent to URL in N parts", or "written to N outputs"
+ * (listed after).  Sent: the sink's outputs are URLs (a remote stream).
+ */
 static void say_where(struct line *l, const struct record_sink_report *s, unsigned kept,
 		      const struct record_output *one)
 {
@@ -111,10 +120,10 @@ static void say_where(struct line *l, const struct record_sink_report *s, unsign
 	char out[32];
 
 	human(out, sizeof(out), st->bytes_out);
-	if (!s->writes_files) {
-		say(l, ", %s sent", out);
-		if (one)
-			say(l, " to %s", one->where);
+	if (one && is_url(one->where)) {
+		say(l, ", %s sent to %s", out, kept == 1 ? one->where : "");
+		if (kept > 1)
+			say(l, "%u streams", kept);
 		if (st->files)
 			say(l, " in %llu parts", (unsigned long long)st->files);
 		if (st->backlog_sent_bytes)
@@ -123,7 +132,7 @@ static void say_where(struct line *l, const struct record_sink_report *s, unsign
 	} else if (kept == 1) {
 		say(l, ", %s written to %s", out, one->where);
 	} else {
-		say(l, ", %s written%s", out, kept ? "" : " (no output kept)");
+		say(l, ", %s written%s", out, kept || !s->nr_outputs ? "" : " (no output kept)");
 		if (kept)
 			say(l, " to %u outputs", kept);
 	}
@@ -172,7 +181,7 @@ static void print_sink(const struct record_sink_report *s)
 		    (unsigned long long)s->lost_records, (unsigned long long)s->lost_samples,
 		    (unsigned long long)s->lost_bytes);
 	log_summary(st->dropped_bytes || s->failed ? LOG_WARN : LOG_INFO, "%s ]", l.s);
-	if (s->writes_files && kept > 1)
+	if (kept > 1)
 		for (unsigned k = 0; k < s->nr_outputs; k++)
 			if (s->outputs[k].event != PERFSINK_OUTPUT_REMOVED)
 				log_summary(LOG_INFO, "[ sink %s: %s (%.3f MB) ]", s->name,

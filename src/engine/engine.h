@@ -36,7 +36,6 @@ struct record_output {
 /* One sink instance at the end of the run (or now, in a progress report). */
 struct record_sink_report {
 	const char *name, *plugin;   /* instance and plugin names */
-	bool writes_files;           /* PERFSINK_SINK_WRITES_FILES */
 	const struct record_output *outputs; /* in the order begun */
 	unsigned nr_outputs;
 	bool has_stats;              /* opened, with a stats call: st is set */

@@ -81,11 +81,11 @@ static void host_output(const struct perfsink_instance *inst, enum perfsink_outp
 		return;
 	o->event = ev;
 	o->bytes = ev == PERFSINK_OUTPUT_DONE ? bytes : 0;
-	bool files = si->ops->flags & PERFSINK_SINK_WRITES_FILES;
+	bool remote = strstr(where, "://") != NULL; /* a URL: said at once */
 	bool ending = !si->set || si->set->ending; /* `perfsink upload` has no set */
 	if (ev == PERFSINK_OUTPUT_BEGUN)
-		log_summary(files ? LOG_DEBUG : LOG_INFO, "[ sink %s (%s): %s %s ]", si->pub.name,
-			    si->ops->name, files ? "writing" : "streaming to", where);
+		log_summary(remote ? LOG_INFO : LOG_DEBUG, "[ sink %s (%s): %s %s ]", si->pub.name,
+			    si->ops->name, remote ? "streaming to" : "writing", where);
 	else if (ev == PERFSINK_OUTPUT_DONE && !ending)
 		log_summary(LOG_INFO, "[ sink %s (%s): Dump %s (%.3f MB) ]", si->pub.name,
 			    si->ops->name, where, (double)bytes / (1024.0 * 1024.0));
@@ -306,7 +306,6 @@ static struct record_sink_report report_head(const struct sink_inst *si)
 {
 	return (struct record_sink_report){
 		.name = si->pub.name, .plugin = si->ops->name, .failed = si->err != 0,
-		.writes_files = si->ops->flags & PERFSINK_SINK_WRITES_FILES,
 		.outputs = si->outputs, .nr_outputs = si->nr_outputs,
 	};
 }
