@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include "base/log.h"
 #include "cli/summary.h"
@@ -54,7 +55,13 @@ void watch_progress(const struct record_report *p, void *arg)
 
 	stats_write(w, p, false);
 	if (w->status) {
+		struct winsize ws;
+
 		status_format(w, p, line, sizeof(line));
+		/* A line that wraps could not be cleared: cut it to the terminal's width. */
+		if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 &&
+		    strlen(line) >= ws.ws_col)
+			line[ws.ws_col - 1] = '\0';
 		log_status(line);
 		w->drawn = true;
 	}
