@@ -172,9 +172,12 @@ static void print_sink(const struct record_sink_report *s)
 	if (st->retries)
 		say(&l, ", %llu retries", (unsigned long long)st->retries);
 	say_spool(&l, st);
-	if (st->dropped_bytes || st->dropped_records)
-		say(&l, ", LOST %llu bytes (%llu records%s)", (unsigned long long)st->dropped_bytes,
-		    (unsigned long long)st->dropped_records, st->lost_parts ? " in parts" : "");
+	if ((st->dropped_bytes || st->dropped_records) && st->lost_parts)
+		say(&l, ", LOST %llu bytes (%llu records in %llu parts)", (unsigned long long)st->dropped_bytes,
+		    (unsigned long long)st->dropped_records, (unsigned long long)st->lost_parts);
+	else if (st->dropped_bytes || st->dropped_records)
+		say(&l, ", LOST %llu bytes (%llu records)", (unsigned long long)st->dropped_bytes,
+		    (unsigned long long)st->dropped_records);
 	/* A failed sink also lost what it was no longer given. */
 	if (s->failed)
 		say(&l, ", FAILED: lost %llu records (%llu samples, %llu bytes) in all",
