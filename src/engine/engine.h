@@ -2,7 +2,9 @@
  * The recorder: opens the events, maps one ring per CPU, drains the rings
  * into pooled buffers, ends every full pass with FINISHED_ROUND, counts what
  * the kernel lost, and hands every buffer to every sink.  Runs on the
- * calling thread; sinks run their own I/O threads.
+ * calling thread; sinks run their own I/O threads.  engine_record is the
+ * session (session.c), which runs the drainer (drain.h) and the output
+ * (output.h); see the README here.
  */
 #ifndef PS_ENGINE_H
 #define PS_ENGINE_H
@@ -69,10 +71,11 @@ struct record_report {
 typedef void record_report_fn(const struct record_report *r, void *arg);
 
 /*
- * While recording, about every progress_ms, on the engine thread: the
- * counters so far (rings, ring_bytes, samples, kernel_lost, secs) and every
- * sink's current stats; `drained` true once recording stopped and sinks
- * are being drained.  p lives for the call only.
+ * While recording, about every progress_ms, on the engine thread, and once
+ * more when recording stops (before the sinks drain): the counters so far
+ * (secs, ring_bytes, samples, buffers, kernel_lost, lost_records,
+ * rotations; rings is NULL) and every sink's current stats and outputs.
+ * p lives for the call only.
  */
 typedef void record_progress_fn(const struct record_report *p, void *arg);
 

@@ -10,7 +10,7 @@
 #include "engine/pool.h"
 #include "engine/engine.h"
 #include "engine/sinkset.h"
-#include "engine/engine_priv.h"
+#include "engine/signals.h"
 
 static void host_log(const struct perfsink_instance *inst, enum perfsink_log_level lvl,
 		     const char *fmt, ...)
@@ -96,7 +96,7 @@ static void host_output(const struct perfsink_instance *inst, enum perfsink_outp
 static int host_stop_requested(const struct perfsink_instance *inst)
 {
 	(void)inst;
-	return engine_stop_requested != 0;
+	return signals_stop_requested != 0; /* "Any thread": a flag read */
 }
 
 const struct perfsink_host sinkset_host = {
