@@ -51,8 +51,8 @@ static const char *type_name(unsigned type)
 	case 7: return "FORK";
 	case 9: return "SAMPLE";
 	case 10: return "MMAP2";
-	case 68: return "FINISHED_ROUND";
-	case 82: return "FINISHED_INIT";
+	case PERFSINK_RECORD_FINISHED_ROUND: return "FINISHED_ROUND";
+	case PERFSINK_RECORD_FINISHED_INIT: return "FINISHED_INIT";
 	default: return NULL;
 	}
 }
@@ -135,7 +135,12 @@ static int write_report(const struct count_ctx *c)
 	return err;
 }
 
-/* close(ctx, NULL) comes after `perfsink upload`: nothing was counted. */
+/*
+ * close(ctx, NULL) comes after `perfsink upload` or `perfsink check`:
+ * nothing was counted, and nothing may be created.  Otherwise the report is
+ * this sink's one output: the host names it in its summary (sink ABI 1.4;
+ * perfsink_output() does nothing with an older host).
+ */
 static int count_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct count_ctx *c = ctx;
@@ -146,6 +151,8 @@ static int count_close(void *ctx, const struct perfsink_summary *sum)
 		if (err)
 			c->inst->host->log(c->inst, PERFSINK_LOG_ERROR, "%s: %s",
 					   c->report, strerror(-err));
+		else
+			perfsink_output(c->inst, PERFSINK_OUTPUT_DONE, c->report, 0);
 	}
 	free(c->report);
 	free(c);

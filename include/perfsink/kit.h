@@ -129,6 +129,19 @@ int perfsink_kit_segment_name_matches(const char *bname, const char *name);
  * how many were deleted or a negative errno (the first failure).
  */
 int perfsink_kit_segments_prune(const char *base, unsigned keep);
+/*
+ * Kit 1.1: the same, and each deleted segment reported to the host as
+ * PERFSINK_OUTPUT_REMOVED for inst (sink ABI 1.4; nothing with an older
+ * host), so the summary does not name files that are gone.  Engine thread
+ * (host->output is), i.e. from inside an op.
+ */
+int perfsink_kit_segments_prune_report(const struct perfsink_instance *inst, const char *base,
+				       unsigned keep);
+/*
+ * Kit 1.1: report path, a file output just closed, to the host as
+ * PERFSINK_OUTPUT_DONE with its size on disk (sink ABI 1.4).  Engine thread.
+ */
+void perfsink_kit_output_report_done(const struct perfsink_instance *inst, const char *path);
 
 /* -------------------------------------------------------------- AIO writer */
 

@@ -26,8 +26,23 @@
  * final before the summary counts it as lost.
  *
  * close() may come without a barrier() when the run was aborted before
- * recording began (summary->stop_reason < 0), and with summary NULL only
- * after upload() (`perfsink upload`: open, upload, close, no start).
+ * recording began (summary->stop_reason < 0), and with summary NULL after
+ * upload() (`perfsink upload`: open, upload, close, no start) or right
+ * after open() (`perfsink check`: open, close, to run the sink's own
+ * checks; it must create no output then).
+ *
+ * REQUIRED AND OPTIONAL OPS.  open, start, write, barrier and close are
+ * required: the loader refuses a plugin where one is NULL.  rotate (NULL:
+ * the sink cannot rotate; --switch-output and --overwrite are refused
+ * unless its instances set rotate = false), stats (NULL: the summary has
+ * no line for it and counts nothing of it as lost), upload (NULL: no
+ * spool; `perfsink upload` skips it) and drain (NULL, or a sink older than
+ * ABI 1.4: nothing to send at the end) may be NULL.
+ *
+ * A SYNCHRONOUS write() -- one that has read or copied every byte it needs
+ * by the time it returns -- need not take a reference: the engine holds
+ * its own until write() returns.  Only bytes used after the return need
+ * host->buf_get (and a later buf_put, exactly once per get).
  * stats() may be called at any time between open() and close(), also for an
  * instance that failed or never started.
  *
@@ -75,8 +90,12 @@ extern "C" {
  * 1.2: buffer data placed at its stream offset modulo PERFSINK_BUF_ALIGN,
  *      and file_header() a multiple of it long (O_DIRECT writers).
  * 1.3: perfsink_host.value_origin (where a key's value came from).
+ * 1.4: perfsink_host.output (where the data went) and .stop_requested;
+ *      perfsink_sink_stats.state and the spool/backlog counters after
+ *      `files`; perfsink_sink_ops.drain (send what is left before the
+ *      summary).
  */
-#define PERFSINK_ABI_MINOR 3
+#define PERFSINK_ABI_MINOR 4
 /* Alignment unit of buffer data and of the file-mode data offset (1.2). */
 #define PERFSINK_BUF_ALIGN 4096
 #define PERFSINK_ENTRY_SYMBOL "perfsink_sink_entry"
@@ -131,6 +150,42 @@ struct perfsink_instance {
 	const struct perfsink_host *host;   /* services of the engine */
 	const struct perfsink_value *values; /* one per key, in table order */
 	void *host_priv;                    /* engine's own; do not touch */
+};
+
+/* ----------------------------------------------------------- record types */
+
+/*
+ * Record types found in buffers and pipe headers.  The kernel's
+ * (PERF_RECORD_SAMPLE = 9, MMAP2 = 10, LOST = 2, COMM = 3, LOST_SAMPLES =
+ * 13, ...) are in <linux/perf_event.h>; these are perf's user-space types
+ * (tools/perf/util/event.h), which the kernel header lacks.  perfsink
+ * writes FINISHED_ROUND (the tail_round of a drain pass), FINISHED_INIT
+ * (after the synthesized records that begin every output), LOST_SAMPLES
+ * (per-event counts at the end, as perf 6.1), and in pipe headers
+ * HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA and EVENT_UPDATE; the
+ * zstd sinks write COMPRESSED.  A sink that walks records (perfsink/kit.h
+ * helps) must pass every type on unchanged, known or not.
+ */
+enum perfsink_record_type {
+	PERFSINK_RECORD_HEADER_ATTR = 64,
+	PERFSINK_RECORD_HEADER_EVENT_TYPE = 65,
+	PERFSINK_RECORD_HEADER_TRACING_DATA = 66,
+	PERFSINK_RECORD_HEADER_BUILD_ID = 67,
+	PERFSINK_RECORD_FINISHED_ROUND = 68,
+	PERFSINK_RECORD_ID_INDEX = 69,
+	PERFSINK_RECORD_AUXTRACE_INFO = 70,
+	PERFSINK_RECORD_AUXTRACE = 71,
+	PERFSINK_RECORD_AUXTRACE_ERROR = 72,
+	PERFSINK_RECORD_THREAD_MAP = 73,
+	PERFSINK_RECORD_CPU_MAP = 74,
+	PERFSINK_RECORD_STAT_CONFIG = 75,
+	PERFSINK_RECORD_STAT = 76,
+	PERFSINK_RECORD_STAT_ROUND = 77,
+	PERFSINK_RECORD_EVENT_UPDATE = 78,
+	PERFSINK_RECORD_TIME_CONV = 79,
+	PERFSINK_RECORD_HEADER_FEATURE = 80,
+	PERFSINK_RECORD_COMPRESSED = 81,
+	PERFSINK_RECORD_FINISHED_INIT = 82,
 };
 
 /* ---------------------------------------------------------------- buffers */
@@ -236,7 +291,27 @@ struct perfsink_summary {
 	int stop_reason;       /* 0 normal end, else a negative errno */
 };
 
-/* Per-instance counters, filled by ops->stats. */
+/* host->output events (1.4). */
+enum perfsink_output_event {
+	PERFSINK_OUTPUT_BEGUN = 1, /* created / stream begun; bytes 0 */
+	PERFSINK_OUTPUT_DONE,      /* complete and readable; bytes: its size */
+	PERFSINK_OUTPUT_REMOVED,   /* deleted by the sink; bytes 0 */
+};
+
+/* perfsink_sink_stats.state (1.4): what the status line shows for the instance. */
+enum perfsink_sink_state {
+	PERFSINK_STATE_OK = 0,     /* writing or sending as fast as it comes */
+	PERFSINK_STATE_RETRYING,   /* the destination refused; next try in retry_in_ms */
+	PERFSINK_STATE_SPOOLING,   /* destination down: data goes to a spool (spooled_bytes) */
+	PERFSINK_STATE_FAILED,     /* gave up; what it gets from now on is lost */
+};
+
+/*
+ * Per-instance counters, filled by ops->stats.  The host zeroes the struct
+ * before the call, so a sink fills only what it counts.  Fields after
+ * `files` came with ABI 1.4; the loader never runs a sink built for a newer
+ * minor than the host's, so a sink may fill every field of its own header.
+ */
 struct perfsink_sink_stats {
 	uint64_t bytes_in;        /* bytes accepted from the engine */
 	uint64_t bytes_out;       /* bytes written or sent (after compression) */
@@ -246,6 +321,15 @@ struct perfsink_sink_stats {
 	uint64_t dropped_records; /* perf records in dropped_bytes */
 	uint64_t pending_bytes;   /* left for later (e.g. a spool), not lost */
 	uint64_t files;           /* outputs completed (segments, parts, ...) */
+	/* 1.4 */
+	uint32_t state;           /* enum perfsink_sink_state */
+	uint32_t retry_in_ms;     /* RETRYING: time to the next try */
+	uint64_t spooled_bytes;   /* of this run's data, bytes waiting in a spool */
+	uint64_t spooled_parts;   /* the parts (outputs) they make */
+	uint64_t backlog_bytes;   /* earlier runs' data still waiting in the spool */
+	uint64_t backlog_parts;
+	uint64_t backlog_sent_bytes; /* of bytes_out, earlier runs' data sent by this run */
+	uint64_t lost_parts;      /* outputs replaced by a LOST marker or never stored */
 };
 
 /* ------------------------------------------------------------------- host */
@@ -314,6 +398,29 @@ struct perfsink_host {
 	 * Any thread; the string lives until close() returns.
 	 */
 	const char *(*value_origin)(const struct perfsink_instance *inst, unsigned key);
+
+	/*
+	 * Since ABI 1.4 (check with PERFSINK_HOST_HAS).  Where the data went:
+	 * the host names every output in its summary, prints each one that
+	 * is done while recording (a rotation) at once, and writes them to
+	 * --summary-json; it never guesses a sink's file names.  `where` is a
+	 * path or a URL (copied; any length), `bytes` the output's size when
+	 * done (0 otherwise).  A sink reports BEGUN when it creates an output
+	 * or begins a remote stream (a `where` with "://", a URL, is printed at
+	 * once: an operator needs it while the run goes on; the summary says
+	 * "sent to" it), DONE when the output is complete and readable, REMOVED when
+	 * it deleted one (empty, or older than stream->max_files).  Engine
+	 * thread only: call it from inside an op, never from a sink thread.
+	 */
+	void (*output)(const struct perfsink_instance *inst, enum perfsink_output_event ev,
+		       const char *where, uint64_t bytes);
+	/*
+	 * Since ABI 1.4.  Non-zero once the user asked a second time to stop
+	 * (a second SIGINT/SIGTERM): a sink waiting on the network in drain()
+	 * or close() leaves the rest where the next run finds it (a spool),
+	 * says so, and returns at once.  Any thread; cheap (a flag read).
+	 */
+	int (*stop_requested)(const struct perfsink_instance *inst);
 };
 
 /* Whether host h has member m (fields appended by later minors). */
@@ -332,6 +439,26 @@ static inline const char *perfsink_value_origin(const struct perfsink_instance *
 	if (!PERFSINK_HOST_HAS(h, value_origin) || !h->value_origin)
 		return NULL;
 	return h->value_origin(inst, key);
+}
+
+/* host->output(inst, ev, where, bytes) when the host has it (ABI 1.4), else nothing. */
+static inline void perfsink_output(const struct perfsink_instance *inst,
+				   enum perfsink_output_event ev, const char *where,
+				   uint64_t bytes)
+{
+	const struct perfsink_host *h = inst->host;
+
+	if (PERFSINK_HOST_HAS(h, output) && h->output)
+		h->output(inst, ev, where, bytes);
+}
+
+/* host->stop_requested(inst) when the host has it (ABI 1.4), else 0. */
+static inline int perfsink_stop_requested(const struct perfsink_instance *inst)
+{
+	const struct perfsink_host *h = inst->host;
+
+	return PERFSINK_HOST_HAS(h, stop_requested) && h->stop_requested
+		? h->stop_requested(inst) : 0;
 }
 
 /* -------------------------------------------------------------------- ops */
@@ -363,6 +490,19 @@ struct perfsink_sink_ops {
 	 * close(ctx, NULL) with no start() in between.
 	 */
 	int (*upload)(void *ctx, int64_t deadline_ms);
+	/*
+	 * Optional, since ABI 1.4 (the host checks struct_size).  Called once
+	 * at the end of a recording, after the final barrier() and before the
+	 * host reads stats() for the summary and calls close(): send what is
+	 * still queued, for at most the sink's own deadline, and leave the
+	 * rest where a later run finds it, so that stats() then tell the
+	 * final sent / spooled / lost counts.  It returns early when
+	 * host->stop_requested() turns non-zero.  It logs, before it waits,
+	 * what it waits for and for how long.  close() after drain() must
+	 * not wait for the network again.  0, or a negative errno (logged
+	 * by the sink; the run's exit status reports it as a sink failure).
+	 */
+	int (*drain)(void *ctx);
 };
 
 /* ops->flags */

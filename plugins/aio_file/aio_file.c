@@ -272,8 +272,10 @@ static int new_output(struct aio_file *f, const struct perfsink_stream *s)
 	else
 		f->host->bytes_free(&hdr);
 	f->begun = r == 0;
+	if (r == 0)
+		perfsink_output(f->inst, PERFSINK_OUTPUT_BEGUN, p, 0);
 	if (r == 0 && s->max_files) {
-		int n = perfsink_kit_segments_prune(f->base_path, s->max_files);
+		int n = perfsink_kit_segments_prune_report(f->inst, f->base_path, s->max_files);
 		if (n < 0)
 			LOG(f, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
 			    f->base_path, strerror(-n));
@@ -495,11 +497,21 @@ static int finish_file(struct aio_file *f)
 	return f->err ? f->err : r;
 }
 
+/* The current output is closed (c: close's result) or removed: tell the host. */
+static void output_ended(struct aio_file *f, int c)
+{
+	if (f->no_samples)
+		perfsink_output(f->inst, PERFSINK_OUTPUT_REMOVED, f->path, 0);
+	else if (c == 0)
+		perfsink_kit_output_report_done(f->inst, f->path);
+}
+
 static int aio_file_rotate(void *ctx, const struct perfsink_stream *next)
 {
 	struct aio_file *f = ctx;
 	int r = finish_file(f);
 	int c = f->no_samples ? perfsink_kit_output_discard(&f->out) : perfsink_kit_output_close(&f->out);
+	output_ended(f, c);
 	f->fd = -1;
 	f->begun = 0;
 	f->stream = NULL;
@@ -521,6 +533,8 @@ static void discard_output(struct aio_file *f)
 	close_direct(f);
 	f->fd = -1;
 	int r = perfsink_kit_output_discard(&f->out);
+	if (r == 0 && f->begun)
+		perfsink_output(f->inst, PERFSINK_OUTPUT_REMOVED, f->path, 0);
 	if (r < 0)
 		LOG(f, PERFSINK_LOG_WARN, "cannot remove '%s' after the failed start: %s", f->path,
 		    strerror(-r));
@@ -540,6 +554,7 @@ static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
 	} else {
 		r = finish_file(f);
 		int c = f->no_samples ? perfsink_kit_output_discard(&f->out) : perfsink_kit_output_close(&f->out);
+		output_ended(f, c);
 		if (c < 0 && r == 0)
 			r = c;
 	}

@@ -21,6 +21,7 @@
 #include "http_conf.h"
 #include "spool.h"
 #include "symship.h"
+#include "transfer.h"
 #include "uploader.h"
 
 #include <curl/curl.h>
@@ -41,6 +42,9 @@ struct http_sink {
 	struct symship *ship;      /* symbols != none, else NULL */
 	struct pid_set pids;       /* processes of the stream being sent (JIT maps) */
 	char *key_base;            /* "{host}/{session}" of the stream being sent */
+	char **urls;      /* every stream's {url}/{host}/{session}/, as reported */
+	unsigned nr_urls;
+	int64_t drain_start_ms;    /* when drain() began: symbols share its drain_timeout; 0: not yet */
 };
 
 /* One line; with the FILE:LINE of the key at fault (key < 0: none) from a 1.3 host. */
@@ -122,6 +126,38 @@ static char *key_base_of(const char *host, const char *session)
 	return base;
 }
 
+/* {url}/{host}/{session}/ (s3: with bucket and prefix), as the parts' URLs begin. */
+static char *session_url(const struct http_sink *h, const struct perfsink_stream *s,
+			 const char *session)
+{
+	size_t n = strlen(s->host_name) + strlen(session) + 4;
+	char *key = malloc(n), *url = NULL, *slash;
+
+	if (!key)
+		return NULL;
+	snprintf(key, n, "%s/%s/0", s->host_name, session);
+	url = transfer_url(&h->conf, key);
+	free(key);
+	if (url && (slash = strrchr(url, '/')))
+		slash[1] = '\0';
+	return url;
+}
+
+/* Tell the host where this stream goes (sink ABI 1.4): it prints the URL at once. */
+static void stream_report(struct http_sink *h, const struct perfsink_stream *s, const char *session)
+{
+	char *url = session_url(h, s, session);
+	char **v = url ? realloc(h->urls, (h->nr_urls + 1) * sizeof(*v)) : NULL;
+
+	if (!v) {
+		free(url);
+		return;
+	}
+	h->urls = v;
+	v[h->nr_urls++] = url;
+	perfsink_output(h->inst, PERFSINK_OUTPUT_BEGUN, url, 0);
+}
+
 /*
  * Start a stream (start, or rotate after a barrier).  With rotation every
  * segment, the first too, is a stream of its own under
@@ -146,6 +182,8 @@ static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *
 	rc = session ? uploader_start(h->up, stream, session, hdr.data, hdr.len) : -ENOMEM;
 	free(h->key_base);
 	h->key_base = session ? key_base_of(stream->host_name, session) : NULL;
+	if (rc == 0)
+		stream_report(h, stream, session);
 	free(session);
 	host->bytes_free(&hdr);
 	return rc;
@@ -217,6 +255,40 @@ static int http_upload(void *ctx, int64_t deadline_ms)
 	return uploader_upload(h->up, t);
 }
 
+/*
+ * End of a recording: send what is queued for at most drain_timeout, say
+ * so first (an operator must not read the wait as a hang), spool the rest.
+ * A stream whose parts were all sent is done; one with parts left in the
+ * spool stays open until `perfsink upload` or a later run sends them.
+ */
+static int http_drain(void *ctx)
+{
+	struct http_sink *h = ctx;
+	struct perfsink_sink_stats st = { 0 };
+	struct timespec ts;
+	int rc;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	h->drain_start_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	/* The build-ids and the end marker go out with the last parts (the
+	 * host updates BUILD_ID before drain()), and the symbols start. */
+	http_stream_end(h);
+	uploader_stats(h->up, &st);
+	if (st.pending_bytes > st.backlog_bytes)
+		h->inst->host->log(h->inst, PERFSINK_LOG_INFO,
+				   "sending the last %.1f MB to %s; waiting at most %.0f s (drain_timeout); "
+				   "Ctrl-C again leaves it in the spool %s and exits now",
+				   (double)(st.pending_bytes - st.backlog_bytes) / (1024.0 * 1024.0),
+				   h->nr_urls ? h->urls[h->nr_urls - 1] : h->conf.url,
+				   (double)h->conf.drain_timeout_ms / 1000.0, h->spool.dir);
+	rc = uploader_drain(h->up, h->conf.drain_timeout_ms);
+	uploader_stats(h->up, &st);
+	for (unsigned i = 0; i < h->nr_urls && !st.spooled_parts && !st.lost_parts; i++)
+		perfsink_output(h->inst, PERFSINK_OUTPUT_DONE, h->urls[i],
+				h->nr_urls == 1 ? st.bytes_out - st.backlog_sent_bytes : 0);
+	return rc;
+}
+
 static int http_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct http_sink *h = ctx;
@@ -225,16 +297,21 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 	int rc;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (!h->drain_start_ms)
+		h->drain_start_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 	if (sum && sum->stop_reason >= 0)
 		http_stream_end(h);
-	/* After upload() the deadline was upload's; do not wait again. */
+	/* After upload() the deadline was upload's; after drain() it is over. */
 	rc = uploader_close(h->up, drain);
 	/* Symbols went on meanwhile, on their own thread, within the same drain_timeout. */
 	if (h->ship)
-		symship_close(h->ship, (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000 + drain);
+		symship_close(h->ship, h->drain_start_ms + drain);
 	pid_set_free(&h->pids);
 	free(h->key_base);
 
+	for (unsigned i = 0; i < h->nr_urls; i++)
+		free(h->urls[i]);
+	free(h->urls);
 	spool_close(&h->spool);
 	http_conf_free(&h->conf);
 	free(h);
@@ -265,6 +342,7 @@ static const struct perfsink_sink_ops http_ops = {
 	.close = http_close,
 	.stats = http_stats,
 	.upload = http_upload,
+	.drain = http_drain,
 };
 
 PERFSINK_DEFINE_SINK(http_ops)

@@ -71,6 +71,11 @@ struct uploader {
 	int loss_warned;
 	int end_queued;            /* the end marker of key_base is queued */
 	int have_stream;           /* key_base names a stream begun by start() */
+	/* Whose data waits in the spool: this run's parts, earlier runs' (backlog). */
+	uint64_t spooled_parts, spooled_bytes, backlog_parts, backlog_bytes, backlog_sent;
+	int interrupted;           /* a second Ctrl-C ended the drain */
+	int recording;             /* a stream began: the host prints the summary */
+	int joined;                /* engine side: the thread has ended (drain) */
 };
 
 static int64_t now_ms(void)
@@ -149,7 +154,23 @@ static void part_spill(struct uploader *u, struct part *p)
 	if (rc == 0) {
 		if (was_mem && p->kind == PART_DATA)
 			u->q_mem -= p->body.len;
+		u->spooled_parts++;
+		u->spooled_bytes += p->body.len;
 		part_unload(p);
+	}
+}
+
+/* p leaves the queue or the backlog (sent, or gone from the spool): uncount it. */
+static void part_leaves(struct uploader *u, const struct part *p, int sent)
+{
+	if (p != u->q_head) {
+		u->backlog_parts--;
+		u->backlog_bytes -= p->body.len;
+		if (sent)
+			u->backlog_sent += p->body.len;
+	} else if (p->spool_path) {
+		u->spooled_parts--;
+		u->spooled_bytes -= p->body.len;
 	}
 }
 
@@ -205,6 +226,7 @@ static void part_unlink_head(struct part **head, struct part **tail, struct part
 /* p, the head of the queue or of the backlog, is gone from the spool. */
 static void part_forget(struct uploader *u, struct part *p)
 {
+	part_leaves(u, p, 0);
 	if (p == u->q_head)
 		part_unlink_head(&u->q_head, &u->q_tail, p);
 	else
@@ -250,6 +272,7 @@ static void part_delivered(struct uploader *u, struct part *p)
 {
 	if (part_in_memory_only(p))
 		u->q_mem -= p->body.len;
+	part_leaves(u, p, 1);
 	if (p == u->q_head)
 		part_unlink_head(&u->q_head, &u->q_tail, p);
 	else
@@ -446,6 +469,8 @@ static void backlog_scan(struct uploader *u)
 		fail(u, n);
 		return;
 	}
+	u->backlog_parts = (uint64_t)n;
+	u->backlog_bytes = u->spool->used;
 	if (n > 0)
 		LOG(u, INFO, "%d parts of earlier runs in %s (%" PRIu64 " bytes): sending them", n,
 		    u->spool->dir, u->spool->used);
@@ -490,6 +515,9 @@ static int64_t poll_timeout(struct uploader *u, int64_t now)
 		t = transfer_stall_deadline(u->xfer) - now;
 	if (u->t_stopping && u->t_drain_until - now < t)
 		t = u->t_drain_until - now;
+	/* While draining, look at host->stop_requested often enough to leave at once. */
+	if (u->t_stopping && t > 100)
+		t = 100;
 	return t < 0 ? 0 : t;
 }
 
@@ -533,6 +561,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	if (epi)
 		epilogue_take(u, epi, epi_len);
 	if (pro) {
+		u->recording = 1;
 		backlog_scan(u);
 		prologue_take(u, key_base, pro, pro_len);
 	}
@@ -545,10 +574,25 @@ static void shared_publish(struct uploader *u)
 {
 	uint64_t pending = u->spool->used + u->q_mem + (u->cut.open ? u->cut.open->body.len : 0);
 
+	int64_t wait = u->next_try - now_ms();
+
 	pthread_mutex_lock(&u->lock);
 	u->taking = 0;
 	u->sending = (u->q_head || u->cut.open) && !u->down && !u->err;
 	u->st.pending_bytes = pending;
+	u->st.spooled_bytes = u->spooled_bytes;
+	u->st.spooled_parts = u->spooled_parts;
+	u->st.backlog_bytes = u->backlog_bytes;
+	u->st.backlog_parts = u->backlog_parts;
+	u->st.backlog_sent_bytes = u->backlog_sent;
+	u->st.lost_parts = u->lost_parts;
+	u->st.retry_in_ms = u->down && wait > 0 ? (uint32_t)wait : 0;
+	if (u->err)
+		u->st.state = PERFSINK_STATE_FAILED;
+	else if (u->down)
+		u->st.state = u->spooled_parts ? PERFSINK_STATE_SPOOLING : PERFSINK_STATE_RETRYING;
+	else
+		u->st.state = PERFSINK_STATE_OK;
 	if (u->upload_req && !u->backlog && !u->upload_done) {
 		u->upload_done = 1;
 	}
@@ -586,12 +630,20 @@ static void uploader_finish(struct uploader *u)
 		part_unlink_head(&u->backlog, NULL, p);
 		part_free(p);
 	}
-	if (u->backlog_scanned) /* a stream began, or upload() ran */
-		LOG(u, INFO, "summary: sent %" PRIu64 " parts (%" PRIu64 " bytes), %" PRIu64 " retries, "
+	/*
+	 * `perfsink upload` has no host summary: say what was sent there.  A
+	 * recording's summary line (the host's, from stats()) says it instead,
+	 * with the same counts.
+	 */
+	if (u->backlog_scanned && !u->recording)
+		LOG(u, INFO, "sent %" PRIu64 " parts (%" PRIu64 " bytes), %" PRIu64 " retries, "
 		    "left %" PRIu64 " parts (%" PRIu64 " bytes) in the spool, lost %" PRIu64 " bytes (%"
 		    PRIu64 " records) in %" PRIu64 " parts", u->st.files, u->st.bytes_out, u->st.retries,
 		    parts, bytes, u->st.dropped_bytes, u->st.dropped_records, u->lost_parts);
-	if (parts)
+	if (u->interrupted)
+		LOG(u, WARN, "interrupted: %" PRIu64 " parts (%" PRIu64 " bytes) left unsent in %s; the "
+		    "next run or `perfsink upload` sends them", parts, bytes, u->spool->dir);
+	else if (parts)
 		LOG(u, WARN, "%" PRIu64 " parts (%" PRIu64 " bytes) not sent; they wait in %s for the next "
 		    "run or `perfsink upload`", parts, bytes, u->spool->dir);
 	if (u->quarantined)
@@ -627,6 +679,11 @@ static void *uploader_main(void *arg)
 		shared_publish(u);
 		if (stop && (!u->q_head || now >= u->t_drain_until || u->err))
 			break;
+		/* A second Ctrl-C: what is left goes to the spool now. */
+		if (stop && perfsink_stop_requested(u->inst)) {
+			u->interrupted = 1;
+			break;
+		}
 		if (n == TAKE_MAX)
 			continue;
 		curl_multi_poll(u->multi, NULL, 0, (int)poll_timeout(u, now_ms()), NULL);
@@ -829,18 +886,30 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 	return rc;
 }
 
-int uploader_close(struct uploader *u, int64_t drain_ms)
+int uploader_drain(struct uploader *u, int64_t drain_ms)
 {
-	size_t i;
 	int rc;
 
+	if (u->joined)
+		return u->err;
 	pthread_mutex_lock(&u->lock);
 	u->stopping = 1;
 	u->drain_until = now_ms() + drain_ms;
 	pthread_mutex_unlock(&u->lock);
 	wake(u);
 	pthread_join(u->thread, NULL);
+	u->joined = 1;
+	pthread_mutex_lock(&u->lock);
 	rc = u->err;
+	pthread_mutex_unlock(&u->lock);
+	return rc;
+}
+
+int uploader_close(struct uploader *u, int64_t drain_ms)
+{
+	size_t i;
+	int rc = uploader_drain(u, drain_ms);
+
 	/* Only a thread that died early could leave references here. */
 	for (i = 0; i < u->bq_len; i++)
 		u->host->buf_put(u->bq[(u->bq_head + i) % u->bq_cap]);

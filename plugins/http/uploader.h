@@ -47,8 +47,15 @@ int uploader_barrier(struct uploader *u);
 /* Send the spool's backlog; wait at most timeout_ms. 0, -ETIMEDOUT, or the fatal error. */
 int uploader_upload(struct uploader *u, int64_t timeout_ms);
 /*
- * Seal the last part, keep sending for at most drain_ms, spool the rest,
- * stop the thread and free u.  Returns the fatal error, if any.
+ * Seal the last part, keep sending for at most drain_ms (less when the
+ * host's stop_requested turns non-zero), spool the rest and stop the
+ * thread; stats are final after it.  Once only: later calls return the
+ * fatal error at once.  Returns the fatal error, if any.
+ */
+int uploader_drain(struct uploader *u, int64_t drain_ms);
+/*
+ * uploader_drain (no wait if it ran already), then free u.  Returns the
+ * fatal error, if any.
  */
 int uploader_close(struct uploader *u, int64_t drain_ms);
 void uploader_stats(struct uploader *u, struct perfsink_sink_stats *out);

@@ -306,3 +306,12 @@ int perfsink_kit_output_close(struct perfsink_kit_output *o)
 	perfsink_kit_output_init(o);
 	return r;
 }
+
+void perfsink_kit_output_report_done(const struct perfsink_instance *inst, const char *path)
+{
+	struct stat st;
+
+	if (inst && path)
+		perfsink_output(inst, PERFSINK_OUTPUT_DONE, path,
+				stat(path, &st) == 0 ? (uint64_t)st.st_size : 0);
+}

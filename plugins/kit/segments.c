@@ -66,7 +66,27 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void report_removed(const struct perfsink_instance *inst, const char *dir,
+			   const char *name)
+{
+	size_t n = (dir ? strlen(dir) + 1 : 0) + strlen(name) + 1;
+	char *path = inst ? malloc(n) : NULL;
+
+	if (!path)
+		return;
+	/* Spelled as perfsink_kit_segment_path spelled it when the output began. */
+	snprintf(path, n, "%s%s%s", dir ? dir : "", dir ? "/" : "", name);
+	perfsink_output(inst, PERFSINK_OUTPUT_REMOVED, path, 0);
+	free(path);
+}
+
 int perfsink_kit_segments_prune(const char *base, unsigned keep)
+{
+	return perfsink_kit_segments_prune_report(NULL, base, keep);
+}
+
+int perfsink_kit_segments_prune_report(const struct perfsink_instance *inst, const char *base,
+				       unsigned keep)
 {
 	char *d1 = strdup(base), *d2 = strdup(base);
 	if (!d1 || !d2) {
@@ -111,6 +131,7 @@ int perfsink_kit_segments_prune(const char *base, unsigned keep)
 				ret = -errno;
 			else if (ret >= 0)
 				ret++;
+			report_removed(inst, strchr(base, '/') ? dir : NULL, names[i]);
 		}
 	}
 	closedir(dh);

@@ -173,11 +173,13 @@ static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 	if (!p)
 		return -ENOMEM;
 	r = zsink_open_file(z, p);
-	free(p);
 	if (r == 0)
 		r = zsink_begin(z, s);
+	if (r == 0)
+		perfsink_output(z->inst, PERFSINK_OUTPUT_BEGUN, p, 0);
+	free(p);
 	if (r == 0 && s->max_files) {
-		int n = perfsink_kit_segments_prune(z->base_path, s->max_files);
+		int n = perfsink_kit_segments_prune_report(z->inst, z->base_path, s->max_files);
 
 		if (n < 0)
 			LOG(z, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
@@ -248,6 +250,8 @@ static void zsink_discard(struct zsink *z, const char *why)
 	int r = zs_file_discard(&z->file);
 
 	z->file_ok = 0;
+	if (r == 0 && path)
+		perfsink_output(z->inst, PERFSINK_OUTPUT_REMOVED, path, 0);
 	if (r < 0)
 		LOG(z, PERFSINK_LOG_WARN, "cannot remove '%s': %s", path ? path : "?", strerror(-r));
 	else if (why)
@@ -360,6 +364,18 @@ static int zsink_finish(struct zsink *z)
 	return r;
 }
 
+/* Close the current file; a complete one is reported to the host with its size. */
+static int zsink_close_file(struct zsink *z)
+{
+	char *path = z->file.begun && z->file.path ? strdup(z->file.path) : NULL;
+	int c = zs_file_close(&z->file);
+
+	if (c == 0 && path)
+		perfsink_kit_output_report_done(z->inst, path);
+	free(path);
+	return c;
+}
+
 static int zstd_rotate(void *ctx, const struct perfsink_stream *next)
 {
 	struct zsink *z = ctx;
@@ -368,7 +384,7 @@ static int zstd_rotate(void *ctx, const struct perfsink_stream *next)
 	if (z->err)
 		return z->err;
 	r = zsink_finish(z);
-	zs_file_close(&z->file);
+	zsink_close_file(z);
 	z->file_ok = 0;
 	z->stream = NULL;
 	if (r < 0 || z->err)
@@ -392,7 +408,7 @@ static int zstd_close(void *ctx, const struct perfsink_summary *sum)
 	}
 	zs_pipe_destroy(z->pipe);
 	if (z->file_ok) {
-		int c = zs_file_close(&z->file);
+		int c = zsink_close_file(z);
 
 		if (!r)
 			r = c;

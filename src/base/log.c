@@ -1,6 +1,15 @@
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include "base/log.h"
+
+/*
+ * The live status line (log_status): kept here so that every line logged
+ * from any thread first clears it and then draws it again below, instead
+ * of being appended to it.  `lock` orders whole lines of every thread.
+ */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char status[512];
 
 static int verbosity = 1;
 
@@ -25,9 +34,11 @@ void log_vmsg(enum log_level lvl, const char *prefix, const char *fmt, va_list a
 	int n = vsnprintf(line, sizeof(line), fmt, ap);
 	if (n > 0 && line[n < (int)sizeof(line) ? n - 1 : (int)sizeof(line) - 2] == '\n')
 		line[n < (int)sizeof(line) ? n - 1 : (int)sizeof(line) - 2] = '\0';
-	/* One fprintf per line so lines from several threads do not interleave. */
-	fprintf(stderr, "perfsink: %s%s%s%s\n", prefix ? prefix : "", prefix ? ": " : "",
-		level_tag[lvl], line);
+	pthread_mutex_lock(&lock);
+	fprintf(stderr, "%sperfsink: %s%s%s%s\n%s", status[0] ? "\r\033[K" : "",
+		prefix ? prefix : "", prefix ? ": " : "", level_tag[lvl], line, status);
+	fflush(stderr);
+	pthread_mutex_unlock(&lock);
 }
 
 void log_msg(enum log_level lvl, const char *prefix, const char *fmt, ...)
@@ -48,5 +59,19 @@ void log_summary(enum log_level lvl, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", line);
+	pthread_mutex_lock(&lock);
+	fprintf(stderr, "%s%s\n%s", status[0] ? "\r\033[K" : "", line, status);
+	fflush(stderr);
+	pthread_mutex_unlock(&lock);
+}
+
+void log_status(const char *line)
+{
+	pthread_mutex_lock(&lock);
+	if (status[0] || (line && line[0]))
+		fputs("\r\033[K", stderr);
+	snprintf(status, sizeof(status), "%s", line ? line : "");
+	fputs(status, stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&lock);
 }

@@ -20,6 +20,14 @@ void log_vmsg(enum log_level lvl, const char *prefix, const char *fmt, va_list a
 void log_summary(enum log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The live status line on a terminal: drawn at the bottom of stderr with no
+ * newline, replaced by the next call, cleared by "" or NULL.  Lines logged
+ * meanwhile (any thread) clear it, print, and draw it again.  Only for a
+ * terminal: the caller decides (isatty, -q, --no-status).
+ */
+void log_status(const char *line);
+
 #define pr_err(...)   log_msg(LOG_ERR, NULL, __VA_ARGS__)
 #define pr_warn(...)  log_msg(LOG_WARN, NULL, __VA_ARGS__)
 #define pr_info(...)  log_msg(LOG_INFO, NULL, __VA_ARGS__)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "cli/cli.h"
 #include "cli/summary.h"
+#include "cli/watch.h"
 #include "config/config_file.h"
 #include "loader/bind.h"
 #include "engine/engine.h"
@@ -64,6 +65,13 @@ static const char record_usage[] =
 	"  -N, --no-buildid-cache   do not add the recorded binaries to perf's build-id\n"
 	"                           cache ($HOME/.debug), which perf record fills by default\n"
 	"  -B, --no-buildid         no build-id list in the header (and no cache), as perf -B\n"
+	"      --status[=BOOL]      one live status line on a terminal, refreshed every\n"
+	"                           second (default true; never with -q or a pipe)\n"
+	"      --no-status          the same as --status=no\n"
+	"      --summary-json FILE  write the summary as JSON to FILE at the end\n"
+	"      --stats-file PATH    keep the counters in PATH (Prometheus text format),\n"
+	"                           rewritten every 2 s, for node_exporter's textfile\n"
+	"                           collector\n"
 	"  -q, --quiet              print errors only\n"
 	"  -v, --verbose            more messages (repeatable)\n"
 	"  -h, --help               this text\n"
@@ -74,7 +82,9 @@ static const char record_usage[] =
 
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
        OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF,
-       OPT_FILTER, OPT_EXCLUDE_PERF };
+       OPT_FILTER, OPT_EXCLUDE_PERF,
+       /* operator outputs */
+       OPT_STATUS, OPT_NO_STATUS, OPT_SUMMARY_JSON, OPT_STATS_FILE };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -101,17 +111,16 @@ static const struct option record_long[] = {
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "no-buildid-cache", no_argument, NULL, 'N' },
 	{ "no-buildid", no_argument, NULL, 'B' },
+	{ "status", optional_argument, NULL, OPT_STATUS },
+	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
+	{ "summary-json", required_argument, NULL, OPT_SUMMARY_JSON },
+	{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Options are applied after the config, so the CLI wins: keep them in order. */
-struct cli_set {
-	const char *name;
-	const char *value;
-};
 
 static const char *long_name(int c)
 {
@@ -162,6 +171,8 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			break;
 		case OPT_OVERWRITE: r = push(sets, nsets, "overwrite", "true"); break;
 		case OPT_EXCLUDE_PERF: r = push(sets, nsets, "exclude-perf", "true"); break;
+		case OPT_STATUS: r = push(sets, nsets, "status", optarg ? optarg : "true"); break;
+		case OPT_NO_STATUS: r = push(sets, nsets, "status", "false"); break;
 		case OPT_EXCLUDE_SELF:
 			r = push(sets, nsets, "exclude-self", optarg ? optarg : "true");
 			break;
@@ -205,60 +216,75 @@ static int apply_sets(struct record_opts *o, const struct cli_set *sets, unsigne
 	return 0;
 }
 
-int cmd_record(int argc, char **argv)
+int record_prepare(int argc, char **argv, struct record_prep *p)
 {
-	struct record_opts o;
-	struct config cfg = { 0 };
-	struct bound_sinks sinks = { 0 };
-	struct cli_set *sets = NULL;
-	unsigned nsets = 0;
 	char err[512] = "";
-	int code = EXIT_BAD_INPUT;
+	struct record_opts *o = &p->o;
 
-	record_opts_init(&o);
-	int r = parse_record_args(argc, argv, &o, &sets, &nsets);
-	if (r > 0) {
-		code = 0; /* --help */
-		goto out;
-	}
+	memset(p, 0, sizeof(*p));
+	record_opts_init(o);
+	int r = parse_record_args(argc, argv, o, &p->sets, &p->nsets);
+	if (r > 0)
+		return 1; /* --help */
 	if (r < 0)
-		goto out;
+		return -EINVAL;
 	/* The config's plugins must be looked up in --plugin-dir too. */
-	for (unsigned i = 0; i < nsets; i++) {
-		if (!strcmp(sets[i].name, "plugin-dir")) {
-			free(o.plugin_dir);
-			o.plugin_dir = strdup(sets[i].value);
+	for (unsigned i = 0; i < p->nsets; i++) {
+		if (!strcmp(p->sets[i].name, "plugin-dir")) {
+			free(o->plugin_dir);
+			o->plugin_dir = strdup(p->sets[i].value);
 		}
 	}
-	int cli_verbose = o.verbose;
-	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0 ||
-	    bind_load(&sinks, &cfg, o.plugin_dir, err, sizeof(err)) < 0) {
+	int cli_verbose = o->verbose;
+	if (config_load(&p->cfg, o->config_path, o, err, sizeof(err)) < 0 ||
+	    bind_load(&p->sinks, &p->cfg, o->plugin_dir, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
-		goto out;
+		return -EINVAL;
 	}
-	if (apply_sets(&o, sets, nsets) < 0)
-		goto out;
+	if (apply_sets(o, p->sets, p->nsets) < 0)
+		return -EINVAL;
 	/* -q / -v on the command line win over [record] verbose. */
 	if (cli_verbose != 1)
-		o.verbose = cli_verbose;
-	log_set_verbosity(o.verbose);
-	if (record_opts_check(&o, err, sizeof(err)) < 0 ||
-	    bind_select(&sinks, &o, err, sizeof(err)) < 0) {
+		o->verbose = cli_verbose;
+	log_set_verbosity(o->verbose);
+	if (record_opts_check(o, err, sizeof(err)) < 0 ||
+	    bind_select(&p->sinks, o, err, sizeof(err)) < 0) {
 		pr_err("%s", err);
-		goto out;
+		return -EINVAL;
 	}
-	if (!o.argv && !o.all_cpus && !o.cpu_list && !o.pid && !o.tid) {
+	if (!o->argv && !o->all_cpus && !o->cpu_list && !o->pid && !o->tid) {
 		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
-		goto out;
+		return -EINVAL;
 	}
-	record_opts_default_ring(&o);
-	code = engine_record(&o, &sinks, argc, argv, log_verbosity() >= 0 ? summary_print : NULL);
-out:
-	free(sets);
-	bind_free(&sinks);
-	config_free(&cfg);
-	o.argv = NULL; /* points into argv */
-	record_opts_free(&o);
+	record_opts_default_ring(o);
+	return 0;
+}
+
+void record_prep_free(struct record_prep *p)
+{
+	free(p->sets);
+	bind_free(&p->sinks);
+	config_free(&p->cfg);
+	p->o.argv = NULL; /* points into argv */
+	record_opts_free(&p->o);
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_prep p;
+	int code = EXIT_BAD_INPUT;
+	int r = record_prepare(argc, argv, &p);
+
+	if (r > 0)
+		code = 0; /* --help */
+	if (r == 0) {
+		struct watch w;
+		struct record_observer obs;
+		watch_init(&w, &p.o);
+		watch_observer(&w, &obs);
+		code = engine_record(&p.o, &p.sinks, argc, argv, &obs);
+	}
+	record_prep_free(&p);
 	return code;
 }
 
@@ -405,6 +431,7 @@ void usage_main(void)
 	      "  record    record perf events into sinks (perfsink record --help)\n"
 	      "  sinks     list the sink plugins and their config keys\n"
 	      "  upload    send what earlier runs left in a sink's spool\n"
+	      "  check     validate a config and record options; print the result\n"
 	      "  recover   repair perf.data files a killed recorder left behind\n"
 	      "  ls        list the hosts and sessions on a collector (http, s3)\n"
 	      "  fetch     get a session back from a collector as a perf.data file\n"

@@ -34,6 +34,8 @@ int main(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 #endif
 	}
+	if (!strcmp(cmd, "check"))
+		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "recover"))
 		return cmd_recover(argc - 1, argv + 1);
 	if (!strcmp(cmd, "archive"))

@@ -7,11 +7,14 @@
  */
 #include <config.h>
 
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/log.h"
 #include "cli/summary.h"
+#include "cli/watch.h"
 
 /* The failed sink that lost the most samples: its index, or -1 when none lost any. */
 static int worst_sink(const struct record_report *r)
@@ -67,33 +70,126 @@ static void human(char *out, size_t n, uint64_t bytes)
 	snprintf(out, n, "%.3f MB", (double)bytes / (1024.0 * 1024.0));
 }
 
-/* One line per sink with stats; a failed one also says what it lost. */
+/* Appends to a fixed line; stops quietly when it is full. */
+struct line {
+	char s[1024];
+	size_t k;
+};
+
+static void say(struct line *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void say(struct line *l, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (l->k >= sizeof(l->s))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(l->s + l->k, sizeof(l->s) - l->k, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		l->k += (size_t)n;
+}
+
+/* Outputs that still exist: begun or done, not removed. */
+static unsigned outputs_kept(const struct record_sink_report *s, const struct record_output **last)
+{
+	unsigned n = 0;
+
+	for (unsigned k = 0; k < s->nr_outputs; k++)
+		if (s->outputs[k].event != PERFSINK_OUTPUT_REMOVED) {
+			n++;
+			*last = &s->outputs[k];
+		}
+	return n;
+}
+
+static bool is_url(const char *where)
+{
+	return where && strstr(where, "://");
+}
+
+/*
+ * "written to PATH", "sent to URL in N parts", or "written to N outputs"
+ * (listed after).  Sent: the sink's outputs are URLs (a remote stream).
+ */
+static void say_where(struct line *l, const struct record_sink_report *s, unsigned kept,
+		      const struct record_output *one)
+{
+	const struct perfsink_sink_stats *st = &s->st;
+	char out[32];
+
+	human(out, sizeof(out), st->bytes_out);
+	if (one && is_url(one->where)) {
+		say(l, ", %s sent to %s", out, kept == 1 ? one->where : "");
+		if (kept > 1)
+			say(l, "%u streams", kept);
+		if (st->files)
+			say(l, " in %llu parts", (unsigned long long)st->files);
+		if (st->backlog_sent_bytes)
+			say(l, " (%.3f MB of it earlier runs' backlog)",
+			    (double)st->backlog_sent_bytes / (1024.0 * 1024.0));
+	} else if (kept == 1) {
+		say(l, ", %s written to %s", out, one->where);
+	} else {
+		say(l, ", %s written%s", out, kept || !s->nr_outputs ? "" : " (no output kept)");
+		if (kept)
+			say(l, " to %u outputs", kept);
+	}
+	if (s->nr_outputs > kept)
+		say(l, " (%u removed: empty, or older than --switch-max-files)", s->nr_outputs - kept);
+}
+
+/* The spool: this run's part left for later, and the earlier runs' backlog. */
+static void say_spool(struct line *l, const struct perfsink_sink_stats *st)
+{
+	uint64_t other = st->pending_bytes > st->spooled_bytes + st->backlog_bytes
+		? st->pending_bytes - st->spooled_bytes - st->backlog_bytes : 0;
+
+	if (st->spooled_bytes)
+		say(l, ", this run's %llu bytes (%llu parts) left in the spool to send later",
+		    (unsigned long long)st->spooled_bytes, (unsigned long long)st->spooled_parts);
+	if (st->backlog_bytes)
+		say(l, ", earlier runs' backlog of %llu bytes (%llu parts) still in the spool",
+		    (unsigned long long)st->backlog_bytes, (unsigned long long)st->backlog_parts);
+	/* A sink before ABI 1.4 says only how much waits, not whose. */
+	if (other)
+		say(l, ", %llu bytes left to send later", (unsigned long long)other);
+}
+
+/* One line per sink with stats, naming where its data went; a failed one also says what it lost. */
 static void print_sink(const struct record_sink_report *s)
 {
 	const struct perfsink_sink_stats *st = &s->st;
-	char in[32], out[32], extra[256] = "";
-	size_t k = 0;
+	const struct record_output *one = NULL;
+	unsigned kept = outputs_kept(s, &one);
+	struct line l = { .k = 0 };
+	char in[32];
 
 	human(in, sizeof(in), st->bytes_in);
-	human(out, sizeof(out), st->bytes_out);
+	say(&l, "[ sink %s (%s): %s in", s->name, s->plugin, in);
+	say_where(&l, s, kept, one);
 	if (st->retries)
-		k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", %llu retries",
-				      (unsigned long long)st->retries);
-	if (st->pending_bytes && k < sizeof(extra))
-		k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", %llu bytes left to send later",
-				      (unsigned long long)st->pending_bytes);
-	if ((st->dropped_bytes || st->dropped_records) && k < sizeof(extra))
-		k += (size_t)snprintf(extra + k, sizeof(extra) - k, ", LOST %llu bytes (%llu records)",
-				      (unsigned long long)st->dropped_bytes,
-				      (unsigned long long)st->dropped_records);
+		say(&l, ", %llu retries", (unsigned long long)st->retries);
+	say_spool(&l, st);
+	if ((st->dropped_bytes || st->dropped_records) && st->lost_parts)
+		say(&l, ", LOST %llu bytes (%llu records in %llu parts)", (unsigned long long)st->dropped_bytes,
+		    (unsigned long long)st->dropped_records, (unsigned long long)st->lost_parts);
+	else if (st->dropped_bytes || st->dropped_records)
+		say(&l, ", LOST %llu bytes (%llu records)", (unsigned long long)st->dropped_bytes,
+		    (unsigned long long)st->dropped_records);
 	/* A failed sink also lost what it was no longer given. */
-	if (s->failed && k < sizeof(extra))
-		snprintf(extra + k, sizeof(extra) - k, ", FAILED: lost %llu records (%llu "
-			 "samples, %llu bytes) in all",
-			 (unsigned long long)s->lost_records, (unsigned long long)s->lost_samples,
-			 (unsigned long long)s->lost_bytes);
-	log_summary(st->dropped_bytes || s->failed ? LOG_WARN : LOG_INFO,
-		"[ sink %s (%s): %s in, %s written%s ]", s->name, s->plugin, in, out, extra);
+	if (s->failed)
+		say(&l, ", FAILED: lost %llu records (%llu samples, %llu bytes) in all",
+		    (unsigned long long)s->lost_records, (unsigned long long)s->lost_samples,
+		    (unsigned long long)s->lost_bytes);
+	log_summary(st->dropped_bytes || s->failed ? LOG_WARN : LOG_INFO, "%s ]", l.s);
+	if (kept > 1)
+		for (unsigned k = 0; k < s->nr_outputs; k++)
+			if (s->outputs[k].event != PERFSINK_OUTPUT_REMOVED)
+				log_summary(LOG_INFO, "[ sink %s: %s (%.3f MB) ]", s->name,
+					    s->outputs[k].where,
+					    (double)s->outputs[k].bytes / (1024.0 * 1024.0));
 }
 
 /*
@@ -118,11 +214,18 @@ static void print_stack_cut(const struct record_report *r)
 		100.0 * (double)r->stack_cut / (double)r->samples, (unsigned)r->stack_user, hint);
 }
 
-void summary_print(const struct record_report *r)
+uint64_t summary_samples_written(const struct record_report *r)
 {
 	int sink = worst_sink(r);
 	uint64_t not_written = sink >= 0 ? r->sinks[sink].lost_samples : 0;
-	uint64_t written = r->samples > not_written ? r->samples - not_written : 0;
+
+	return r->samples > not_written ? r->samples - not_written : 0;
+}
+
+void summary_print(const struct record_report *r)
+{
+	int sink = worst_sink(r);
+	uint64_t written = summary_samples_written(r);
 	char of[64] = "";
 
 	if (sink >= 0)

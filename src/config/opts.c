@@ -468,18 +468,42 @@ static int set_no_buildid(struct record_opts *o, const char *v, char *err, size_
 	return 0;
 }
 
+/* ---- operator outputs: where the run's counters go besides the summary */
+
+static int set_status(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	if (parse_bool(v, &o->status)) {
+		snprintf(err, errlen, "'%s' is not a boolean; accepted: true, false, yes, no, "
+			 "on, off, 1, 0", v);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int set_summary_json(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	return str_replace(&o->summary_json, v, "path for --summary-json", err, errlen);
+}
+
+static int set_stats_file(struct record_opts *o, const char *v, char *err, size_t errlen)
+{
+	return str_replace(&o->stats_file, v, "path for --stats-file", err, errlen);
+}
+
 static const opt_setter setters[] = {
 	set_event, set_freq, set_count, set_call_graph, set_mmap_pages, set_aio,
 	set_all_cpus, set_cpu, set_pid, set_tid, set_output, set_duration,
 	set_plugin_dir, set_verbose, set_switch_output, set_switch_max_files,
 	set_overwrite, set_exclude_self, set_realtime, set_no_buildid_cache, set_no_buildid, set_filter, set_exclude_perf,
+	set_status, set_summary_json, set_stats_file,
 };
 
 const char *const record_opt_names[] = {
 	"event", "freq", "count", "call-graph", "mmap-pages", "aio",
 	"all-cpus", "cpu", "pid", "tid", "output", "duration",
 	"plugin-dir", "verbose", "switch-output", "switch-max-files",
-	"overwrite", "exclude-self", "realtime", "no-buildid-cache", "no-buildid", "filter", "exclude-perf", NULL,
+	"overwrite", "exclude-self", "realtime", "no-buildid-cache", "no-buildid", "filter", "exclude-perf",
+	"status", "summary-json", "stats-file", NULL,
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))
@@ -515,6 +539,7 @@ void record_opts_init(struct record_opts *o)
 	o->aio = DEFAULT_AIO;
 	o->dwarf_stack = DEFAULT_DWARF_STACK;
 	o->exclude_self = true;
+	o->status = true;
 	o->verbose = 1;
 	if (events_add(o, DEFAULT_EVENT))
 		o->nr_events = 0; /* record_opts_check reports it */
@@ -535,6 +560,8 @@ void record_opts_free(struct record_opts *o)
 	free(o->output);
 	free(o->plugin_dir);
 	free(o->config_path);
+	free(o->summary_json);
+	free(o->stats_file);
 	strv_free(o->sinks, o->nr_sinks);
 	strv_free(o->argv, UINT_MAX);
 	memset(o, 0, sizeof(*o));

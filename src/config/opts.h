@@ -50,6 +50,10 @@ struct record_opts {
 	uint32_t realtime;         /* -r: SCHED_FIFO priority of perfsink's threads; 0: normal */
 	bool no_buildid_cache;     /* -N: do not add the DSOs to perf's build-id cache (~/.debug) */
 	bool no_buildid;           /* -B: no BUILD_ID feature (and no cache), as perf record -B */
+	/* Operator outputs (cli/status.c, cli/summary_json.c, cli/stats_file.c) */
+	bool status;               /* live status line on a terminal stderr (default) */
+	char *summary_json;        /* --summary-json: the summary as JSON, NULL: none */
+	char *stats_file;          /* --stats-file: Prometheus text, rewritten every few s */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */

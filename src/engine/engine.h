@@ -33,9 +33,18 @@ struct record_ring_loss {
 	uint64_t lost;               /* samples */
 };
 
-/* One sink instance at the end of the run. */
+/* One output a sink reported through host->output (sink ABI 1.4). */
+struct record_output {
+	char *where;                 /* path or URL */
+	uint64_t bytes;              /* size once done, else 0 */
+	int event;                   /* the last enum perfsink_output_event for it */
+};
+
+/* One sink instance at the end of the run (or now, in a progress report). */
 struct record_sink_report {
 	const char *name, *plugin;   /* instance and plugin names */
+	const struct record_output *outputs; /* in the order begun */
+	unsigned nr_outputs;
 	bool has_stats;              /* opened, with a stats call: st is set */
 	struct perfsink_sink_stats st;
 	bool failed;
@@ -60,20 +69,37 @@ struct record_report {
 
 /*
  * Called once at the end of a recording that ran, on the engine thread,
- * after the last data and before the sinks close (their stats are final; what
- * they say when closing comes after).  r and what it points to live for the
- * call only.
+ * after the sinks closed (their stats were read after their drain() and
+ * before close(), so they are final; what they said when closing comes
+ * before).  r and what it points to live for the call only.
  */
-typedef void record_report_fn(const struct record_report *r);
+typedef void record_report_fn(const struct record_report *r, void *arg);
+
+/*
+ * While recording, about every progress_ms, on the engine thread, and once
+ * more when recording stops (before the sinks drain): the counters so far
+ * (secs, ring_bytes, samples, buffers, kernel_lost, lost_records,
+ * rotations; rings is NULL) and every sink's current stats and outputs.
+ * p lives for the call only.
+ */
+typedef void record_progress_fn(const struct record_report *p, void *arg);
+
+/* Who hears about a recording; any member may be NULL. */
+struct record_observer {
+	record_report_fn *report;
+	record_progress_fn *progress;
+	unsigned progress_ms;        /* 0: 1000 */
+	void *arg;
+};
 
 /*
  * Record until the workload exits, a signal (SIGINT/SIGTERM) or the
  * duration.  argc/argv: perfsink's own command line (CMDLINE feature).
  * Returns the process exit code: the workload's status when there is one
  * and the recording succeeded, 127 when it could not be executed, else 0
- * or an EXIT_* code.  report (NULL: none) gets what the recording did.
+ * or an EXIT_* code.  obs (NULL: none) hears what the recording does.
  */
 int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv,
-		  record_report_fn *report);
+		  const struct record_observer *obs);
 
 #endif

@@ -103,14 +103,21 @@ static bool needs_pmu(const struct perf_event_attr *a)
 	       a->type == PERF_TYPE_RAW;
 }
 
+static int paranoid_level(void);
+
 static void open_error(const struct ps_event *ev, int cpu, pid_t tid, int e, char *err, size_t errlen)
 {
 	const char *why = strerror(e);
-	char hint[160] = "";
+	char hint[256] = "";
 	if (e == ENOENT || e == EOPNOTSUPP || e == ENODEV || e == ENXIO)
 		snprintf(hint, sizeof(hint), needs_pmu(&ev->attr)
 			 ? ": no hardware PMU for this event on this machine; use a software event such as cpu-clock"
 			 : ": not supported here");
+	else if ((e == EACCES || e == EPERM) && tid == -1)
+		snprintf(hint, sizeof(hint), ": recording every CPU (-a, -C) needs root, CAP_PERFMON or "
+			 "kernel.perf_event_paranoid 0 or lower (it is %d); a command of your own, or "
+			 "-p, is recorded without them (user space only)",
+			 paranoid_level());
 	else if (e == EACCES || e == EPERM)
 		snprintf(hint, sizeof(hint), ": run as root or lower /proc/sys/kernel/perf_event_paranoid");
 	else if (e == ESRCH)
@@ -124,6 +131,42 @@ static void open_error(const struct ps_event *ev, int cpu, pid_t tid, int e, cha
 	else if (e == EINVAL && ev->attr.freq)
 		snprintf(hint, sizeof(hint), ": is -F above /proc/sys/kernel/perf_event_max_sample_rate?");
 	snprintf(err, errlen, "cannot open event '%s' on CPU %d: %s%s", ev->name, cpu, why, hint);
+}
+
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+/*
+ * As perf does (evsel__fallback): when perf_event_paranoid forbids kernel
+ * samples to this user, record user space only instead of failing, and say
+ * so once, with what to change for more.  True when ev was changed.
+ */
+static bool kernel_fallback(struct ps_event *ev, int e)
+{
+	static bool said;
+	int paranoid;
+
+	if ((e != EACCES && e != EPERM) || ev->attr.exclude_kernel || ev->tp_sys ||
+	    (paranoid = paranoid_level()) < 2)
+		return false;
+	ev->attr.exclude_kernel = 1;
+	ev->attr.exclude_hv = 1;
+	if (!said)
+		pr_warn("kernel.perf_event_paranoid = %d forbids kernel samples to this user: recording "
+			"user space only (as -e %s:u); to record the kernel too, run as root, grant "
+			"CAP_PERFMON, or set kernel.perf_event_paranoid to 1 (sysctl)", paranoid, ev->name);
+	said = true;
+	return true;
 }
 
 /* perf's evsel__add_modifiers: the name suffix of a renamed event (":uH"). */
@@ -207,8 +250,14 @@ static int open_one(struct ps_evlist *evl, unsigned e, unsigned c, unsigned t, b
 	for (;;) {
 		fd = (int)syscall(SYS_perf_event_open, &ev->attr, evl->threads[t], evl->cpus[c],
 				  group_fd, PERF_FLAG_FD_CLOEXEC);
-		if (fd >= 0 || !first || !open_fallback(ev, errno))
+		if (fd >= 0 || !first)
 			break;
+		int er = errno;
+		/* Per task only: recording every CPU needs more than user space. */
+		if (!open_fallback(ev, er) && !(evl->threads[t] != -1 && kernel_fallback(ev, er))) {
+			errno = er;
+			break;
+		}
 	}
 	if (fd < 0) {
 		int er = errno;

@@ -156,10 +156,19 @@ static int synth_target(struct output *out, struct bytes *b, bool initial, bool 
  * With --overwrite they go with each dump instead (perf's
  * --tail-synthesize), since the ring has long overwritten the originals.
  */
+/* Every event excludes the kernel (:u, or the non-root fallback): no kernel symbols needed. */
+static bool user_only(const struct ps_events *ev)
+{
+	for (unsigned i = 0; i < ev->nr; i++)
+		if (!ev->ev[i].attr.exclude_kernel)
+			return false;
+	return true;
+}
+
 void output_synthesize(struct output *out, bool initial, bool target_gone, struct bytes *b)
 {
 	int r = synth_kernel_mmap(b, out->events);
-	if (r < 0 && initial)
+	if (r < 0 && initial && !user_only(out->events))
 		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
 	/* As perf: KSYMBOL and BPF_EVENT for the BPF programs already loaded. */
 	r = bpf_progs_read(&out->bpf, b, out->events);

@@ -45,6 +45,8 @@ struct session {
 	struct pollfd *pfds;        /* rings, then the signal pipe */
 	bool rotate_requested;      /* SIGUSR2 */
 	struct timespec t0;
+	const struct record_observer *obs; /* NULL: nobody listens */
+	int64_t next_progress_ns;   /* CLOCK_MONOTONIC of the next progress report */
 	uint64_t wakeups;           /* polls that found a ring ready: a counter for the summary */
 	uint64_t unread_bytes;      /* left in the rings at the stop: every buffer was held */
 	int error;                  /* first runtime error (negative errno), from any part */
@@ -229,12 +231,41 @@ static int poll_timeout(int64_t deadline)
 	return left < POLL_MS ? (int)left : POLL_MS;
 }
 
+static int64_t elapsed_ns(const struct session *s);
+
+/* The run so far, for the observer's status line and stats file. */
+static void progress_give(struct session *s)
+{
+	const struct record_observer *obs = s->obs;
+	const struct drainer *d = &s->dr;
+	int64_t now = engine_now_ns(CLOCK_MONOTONIC);
+	unsigned every = obs && obs->progress_ms ? obs->progress_ms : 1000;
+
+	if (!obs || !obs->progress || now < s->next_progress_ns)
+		return;
+	s->next_progress_ns = now + (int64_t)every * 1000000;
+	struct record_sink_report sinks[s->ss.n ? s->ss.n : 1];
+	struct record_report r = {
+		.secs = (double)elapsed_ns(s) / 1e9,
+		.ring_bytes = d->ring_bytes, .samples = d->samples, .buffers = d->buffers,
+		.kernel_lost = drainer_kernel_lost(d), .lost_records = d->lost_records,
+		/* rings: NULL; the per-ring loss is for the end */
+		.nr_rings = d->nr_rings, .rotations = s->out.rotations,
+		.sinks = sinks, .nr_sinks = s->ss.n,
+	};
+	sinkset_progress(&s->ss, sinks);
+	obs->progress(&r, obs->arg);
+}
+
 static void record_loop(struct session *s)
 {
 	int64_t deadline = s->o->duration_ms
 		? engine_now_ns(CLOCK_MONOTONIC) + (int64_t)s->o->duration_ms * 1000000 : 0;
 	unsigned nr_rings = s->dr.nr_rings;
+	/* The first report after a whole period: a rate needs one. */
+	s->next_progress_ns = engine_now_ns(CLOCK_MONOTONIC) + 1000000000;
 	for (;;) {
+		progress_give(s);
 		int timeout = poll_timeout(deadline);
 		if (timeout < 0)
 			break;
@@ -291,8 +322,8 @@ static int64_t elapsed_ns(const struct session *s)
 	return engine_now_ns(CLOCK_MONOTONIC) - ((int64_t)s->t0.tv_sec * 1000000000 + s->t0.tv_nsec);
 }
 
-/* What the run did, for the caller's summary; sinks still open. */
-static void report_give(struct session *s, record_report_fn *report)
+/* What the run did, for the caller's summary; after the sinks closed (their stats read before). */
+static void report_give(struct session *s, const struct record_observer *obs)
 {
 	const struct drainer *d = &s->dr;
 	struct record_ring_loss rings[d->nr_rings ? d->nr_rings : 1];
@@ -314,7 +345,7 @@ static void report_give(struct session *s, record_report_fn *report)
 		r.pool_waits += d->pools[c]->waits;
 	}
 	sinkset_reports(&s->ss, sinks);
-	report(&r);
+	obs->report(&r, obs->arg);
 }
 
 static void session_free(struct session *s)
@@ -367,8 +398,8 @@ static int setup(struct session *s, int argc, char **argv, char *err, size_t err
 	return 0;
 }
 
-/* Stopped: the last data out, the sinks' stats final, the summary given. */
-static void finish(struct session *s, const char *err, record_report_fn *report)
+/* Stopped: the last data out, the sinks drained, their stats final. */
+static void finish(struct session *s, const char *err)
 {
 	evlist_disable(&s->evl);
 	if (s->wl.pid && !s->child_done)
@@ -383,11 +414,15 @@ static void finish(struct session *s, const char *err, record_report_fn *report)
 	note_error(s, s->dr.error);
 	sinkset_barrier(&s->ss);
 	sinkset_settle(&s->ss);
+	if (s->obs && s->obs->progress) {
+		s->next_progress_ns = 0;
+		progress_give(s); /* the status line as recording ends */
+	}
+	/* BUILD_ID first: a streaming sink sends it with its last parts in drain(). */
 	output_build_ids_update(&s->out, &s->dr.dsos);
+	sinkset_drain(&s->ss);
 	if (s->error && err[0])
 		pr_err("%s", err);
-	if (report)
-		report_give(s, report);
 }
 
 static void wait_child(struct session *s)
@@ -400,9 +435,9 @@ static void wait_child(struct session *s)
 }
 
 int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv,
-		  record_report_fn *report)
+		  const struct record_observer *obs)
 {
-	struct session ses = { .o = o, .wl = { .go_fd = -1, .err_fd = -1 } };
+	struct session ses = { .o = o, .obs = obs, .wl = { .go_fd = -1, .err_fd = -1 } };
 	struct session *s = &ses;
 	char err[512] = "";
 
@@ -444,7 +479,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	if (!s->error)
 		record_loop(s);
 	int64_t stopped_ns = engine_now_ns(CLOCK_MONOTONIC);
-	finish(s, err, report);
+	finish(s, err);
 
 	struct perfsink_summary sum = {
 		.samples = s->dr.samples,
@@ -456,6 +491,8 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	bool sink_failed = s->ss.nr_stop_failed || !sinkset_alive(&s->ss);
 	bool reader_gone = sinkset_reader_gone(&s->ss);
 	int cr = sinkset_close(&s->ss, &sum);
+	if (obs && obs->report)
+		report_give(s, obs);
 	wait_child(s);
 	cache_step_end(s->bidc, &s->dr.dsos, stopped_ns + CACHE_WAIT_MS * 1000000LL);
 	signals_restore();

@@ -10,6 +10,7 @@
 #include "engine/pool.h"
 #include "engine/engine.h"
 #include "engine/sinkset.h"
+#include "engine/signals.h"
 
 static void host_log(const struct perfsink_instance *inst, enum perfsink_log_level lvl,
 		     const char *fmt, ...)
@@ -36,6 +37,68 @@ static const char *host_value_origin(const struct perfsink_instance *inst, unsig
 	return c->where;
 }
 
+static struct record_output *output_find(struct sink_inst *si, const char *where)
+{
+	for (unsigned k = si->nr_outputs; k-- > 0;)
+		if (!strcmp(si->outputs[k].where, where))
+			return &si->outputs[k];
+	return NULL;
+}
+
+static struct record_output *output_add(struct sink_inst *si, const char *where)
+{
+	if (si->nr_outputs == si->cap_outputs) {
+		unsigned cap = si->cap_outputs ? 2 * si->cap_outputs : 8;
+		struct record_output *v = realloc(si->outputs, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		si->outputs = v;
+		si->cap_outputs = cap;
+	}
+	char *w = strdup(where);
+	if (!w)
+		return NULL;
+	si->outputs[si->nr_outputs] = (struct record_output){ .where = w };
+	return &si->outputs[si->nr_outputs++];
+}
+
+/*
+ * Where the data went (sink ABI 1.4).  A remote stream's URL is printed
+ * as it begins; an output done while recording (a rotation) as it is
+ * done, as perf's --switch-output prints each dump; at the end of the
+ * run the summary names them all.
+ */
+static void host_output(const struct perfsink_instance *inst, enum perfsink_output_event ev,
+			const char *where, uint64_t bytes)
+{
+	struct sink_inst *si = inst ? inst->host_priv : NULL;
+	struct record_output *o;
+
+	if (!si || !where || ev < PERFSINK_OUTPUT_BEGUN || ev > PERFSINK_OUTPUT_REMOVED)
+		return;
+	o = ev == PERFSINK_OUTPUT_BEGUN ? NULL : output_find(si, where);
+	if (!o && !(o = output_add(si, where)))
+		return;
+	o->event = ev;
+	o->bytes = ev == PERFSINK_OUTPUT_DONE ? bytes : 0;
+	bool remote = strstr(where, "://") != NULL; /* a URL: said at once */
+	bool ending = !si->set || si->set->ending; /* `perfsink upload` has no set */
+	if (ev == PERFSINK_OUTPUT_BEGUN)
+		log_summary(remote ? LOG_INFO : LOG_DEBUG, "[ sink %s (%s): %s %s ]", si->pub.name,
+			    si->ops->name, remote ? "streaming to" : "writing", where);
+	else if (ev == PERFSINK_OUTPUT_DONE && !ending)
+		log_summary(LOG_INFO, "[ sink %s (%s): Dump %s (%.3f MB) ]", si->pub.name,
+			    si->ops->name, where, (double)bytes / (1024.0 * 1024.0));
+	else if (ev == PERFSINK_OUTPUT_REMOVED && !ending)
+		log_summary(LOG_DEBUG, "[ sink %s (%s): removed %s ]", si->pub.name, si->ops->name, where);
+}
+
+static int host_stop_requested(const struct perfsink_instance *inst)
+{
+	(void)inst;
+	return signals_stop_requested != 0; /* "Any thread": a flag read */
+}
+
 const struct perfsink_host sinkset_host = {
 	.struct_size = sizeof(struct perfsink_host),
 	.abi_minor = PERFSINK_ABI_MINOR,
@@ -48,6 +111,8 @@ const struct perfsink_host sinkset_host = {
 	.pipe_header = perf_pipe_header,
 	.bytes_free = perf_bytes_free,
 	.value_origin = host_value_origin,
+	.output = host_output,
+	.stop_requested = host_stop_requested,
 };
 
 void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
@@ -71,6 +136,7 @@ int sinkset_open(struct sinkset *ss, const struct bound_sinks *c)
 	for (unsigned i = 0; i < c->nr_sinks; i++) {
 		struct sink_inst *si = &ss->v[i];
 		sink_inst_init(si, &c->sinks[i]);
+		si->set = ss;
 		si->hist = calloc(SINK_HIST, sizeof(*si->hist));
 		if (!si->hist) {
 			sinkset_close(ss, NULL);
@@ -244,18 +310,43 @@ void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out)
 	out->samples += tail_samples(si, st.dropped_records);
 }
 
+static struct record_sink_report report_head(const struct sink_inst *si)
+{
+	return (struct record_sink_report){
+		.name = si->pub.name, .plugin = si->ops->name, .failed = si->err != 0,
+		.outputs = si->outputs, .nr_outputs = si->nr_outputs,
+	};
+}
+
+void sinkset_progress(struct sinkset *ss, struct record_sink_report *out)
+{
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		out[i] = report_head(si);
+		if (si->opened && si->ops->stats) {
+			out[i].has_stats = true;
+			si->ops->stats(si->ctx, &out[i].st);
+		}
+	}
+}
+
 void sinkset_reports(struct sinkset *ss, struct record_sink_report *out)
 {
 	struct sink_loss loss;
 
 	/* First what each failed one lost, then each one's stats (as perf's summary order needs). */
 	for (unsigned i = 0; i < ss->n; i++) {
-		sinkset_loss(ss, i, &loss);
-		out[i] = (struct record_sink_report){
-			.name = ss->v[i].pub.name, .plugin = ss->v[i].ops->name,
-			.failed = ss->v[i].err != 0, .lost_records = loss.records,
-			.lost_samples = loss.samples, .lost_bytes = loss.bytes,
-		};
+		out[i] = report_head(&ss->v[i]);
+		if (ss->v[i].final) {
+			loss = ss->v[i].final_loss;
+			out[i].has_stats = ss->v[i].ops->stats != NULL;
+			out[i].st = ss->v[i].final_st;
+		} else {
+			sinkset_loss(ss, i, &loss);
+		}
+		out[i].lost_records = loss.records;
+		out[i].lost_samples = loss.samples;
+		out[i].lost_bytes = loss.bytes;
 	}
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
@@ -270,13 +361,35 @@ void sinkset_reports(struct sinkset *ss, struct record_sink_report *out)
 	}
 }
 
+void sinkset_drain(struct sinkset *ss)
+{
+	ss->ending = true;
+	for (unsigned i = 0; i < ss->n; i++) {
+		struct sink_inst *si = &ss->v[i];
+		if (!si->opened || si->err || !sink_ops_has(si->ops, drain))
+			continue;
+		int r = si->ops->drain(si->ctx);
+		if (r < 0)
+			fail(ss, si, r);
+	}
+}
+
 int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum)
 {
 	int first = 0;
+	ss->ending = true;
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
 		if (!si->opened)
 			continue;
+		if (sum && si->hist) {
+			/* The summary, printed after close(), shows these. */
+			sinkset_loss(ss, i, &si->final_loss);
+			memset(&si->final_st, 0, sizeof(si->final_st));
+			if (si->ops->stats)
+				si->ops->stats(si->ctx, &si->final_st);
+			si->final = true;
+		}
 		int r = si->ops->close(si->ctx, sum);
 		si->opened = false;
 		si->ctx = NULL;
@@ -288,8 +401,12 @@ int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum)
 
 void sinkset_free(struct sinkset *ss)
 {
-	for (unsigned i = 0; ss->v && i < ss->n; i++)
+	for (unsigned i = 0; ss->v && i < ss->n; i++) {
 		free(ss->v[i].hist);
+		for (unsigned k = 0; k < ss->v[i].nr_outputs; k++)
+			free(ss->v[i].outputs[k].where);
+		free(ss->v[i].outputs);
+	}
 	free(ss->v);
 	memset(ss, 0, sizeof(*ss));
 }

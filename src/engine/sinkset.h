@@ -9,6 +9,7 @@
 
 struct bound_sinks;
 struct record_sink_report;
+struct record_output;
 
 /* What one instance did not write, for the summary. */
 struct sink_loss {
@@ -29,6 +30,7 @@ struct sink_hist {
 
 struct sink_inst {
 	struct perfsink_instance pub;
+	struct sinkset *set;          /* the set it belongs to; NULL outside one (upload) */
 	const struct sink_conf *conf;
 	const struct perfsink_sink_ops *ops;
 	void *ctx;
@@ -38,12 +40,19 @@ struct sink_inst {
 	struct sink_loss undelivered; /* buffers it did not take: failed before, or write() refused */
 	struct sink_hist *hist;       /* SINK_HIST entries, a ring; NULL outside a recording */
 	unsigned hist_next, hist_n;
+	struct record_output *outputs; /* host->output, in the order begun */
+	unsigned nr_outputs, cap_outputs;
+	/* Read just before close(): what the summary shows of a closed instance. */
+	bool final;
+	struct perfsink_sink_stats final_st;
+	struct sink_loss final_loss;
 };
 
 struct sinkset {
 	struct sink_inst *v;
 	unsigned n;
 	unsigned nr_stop_failed; /* failed instances with on_error = stop */
+	bool ending;             /* drain/close: outputs done now are in the summary, not printed */
 };
 
 extern const struct perfsink_host sinkset_host;
@@ -68,7 +77,19 @@ int sinkset_barrier(struct sinkset *ss);
 int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next);
 /* Whether every instance that rotates can; names the first that cannot. */
 bool sinkset_can_rotate(const struct sinkset *ss, const char **which);
-/* close() every opened instance; returns the first error. */
+/*
+ * End of the run, after sinkset_settle: drain() (sink ABI 1.4) every live
+ * instance that has it, so that their stats are final; a failure marks it
+ * failed.  From here on, outputs they finish are not printed one by one.
+ */
+void sinkset_drain(struct sinkset *ss);
+/* Whether instance si's ops table has op m (appended by a later minor). */
+#define sink_ops_has(ops, m) \
+	((ops)->struct_size >= offsetof(struct perfsink_sink_ops, m) + sizeof((ops)->m) && (ops)->m)
+/*
+ * close() every opened instance, reading its stats and loss first (what
+ * sinkset_reports gives for it afterwards); returns the first error.
+ */
 int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum);
 /*
  * End of the run: barrier() on failed instances too, so their stats (what
@@ -88,6 +109,8 @@ void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out);
 void sinkset_reports(struct sinkset *ss, struct record_sink_report *out);
 /* A failed on_error = stop instance said -EPIPE: its reader went away. */
 bool sinkset_reader_gone(const struct sinkset *ss);
+/* out[i] for every instance, now, while recording (stats only, no loss walk). */
+void sinkset_progress(struct sinkset *ss, struct record_sink_report *out);
 /* Any instance live? */
 bool sinkset_alive(const struct sinkset *ss);
 void sinkset_free(struct sinkset *ss);

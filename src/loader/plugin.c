@@ -136,14 +136,14 @@ static int keys_check(const struct perfsink_sink_ops *ops, const char *path,
 }
 
 /*
- * Bytes of the ops table that ABI minor `minor` defines.  Every minor so far
- * (1.0) defines the whole struct.  When a minor appends a field, older minors
- * need only the bytes up to their own last field, and the engine must not
- * call an op that lies beyond ops->struct_size.
+ * Bytes of the ops table that ABI minor `minor` defines.  1.4 appended
+ * drain; older minors need only the bytes up to upload, and the engine
+ * does not call an op that lies beyond ops->struct_size (sink_ops_has()).
  */
 static size_t ops_size_needed(uint32_t minor)
 {
-	(void)minor;
+	if (minor < 4)
+		return offsetof(struct perfsink_sink_ops, upload) + sizeof(void (*)(void));
 	return sizeof(struct perfsink_sink_ops);
 }
 

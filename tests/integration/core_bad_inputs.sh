@@ -1,6 +1,7 @@
 #!/bin/sh
 # Bad CLIs, configs and plugins: each gives exactly one error line on
-# stderr, exit code 2, no crash, and nothing recorded.
+# stderr, exit code 2, no crash, and nothing recorded.  `perfsink check`
+# with the same arguments finds the same problem (exit 2, the same message).
 . "$TESTS_SRCDIR/lib/lib.sh"
 need_root
 cd "$T"
@@ -85,7 +86,7 @@ http url without a scheme|h_noscheme.ini:3: sink 'up', key 'url': |record --conf
 http bearer_token_file missing|h_token.ini:4: sink 'up', key 'bearer_token_file': .*/nonexistent/token|record --config h_token.ini -- W
 http spool_dir unusable|h_spool.ini:4: sink 'up', key 'spool_dir': .*/dev/null/spool|record --config h_spool.ini -- W"
 fi
-plan $(($(printf '%s\n' "$cases" | wc -l) * 2))
+plan $(($(printf '%s\n' "$cases" | wc -l) * 2 + $(printf '%s\n' "$cases" | grep -c '|record')))
 printf '%s\n' "$cases" | while IFS='|' read -r desc want args; do
 	# shellcheck disable=SC2086
 	set -- $args
@@ -106,6 +107,16 @@ printf '%s\n' "$cases" | while IFS='|' read -r desc want args; do
 	else
 		not_ok "$desc: message names '$want'"
 		show err
+	fi
+	[ "$1" = record ] || continue
+	# shellcheck disable=SC2086
+	"$PERFSINK" check ${cmd#*record} >out 2>err
+	rc=$?
+	if [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -q -- "$want" err && [ ! -s out ]; then
+		ok "$desc: perfsink check finds it too"
+	else
+		not_ok "$desc: perfsink check finds it too (exit $rc)"
+		show err out
 	fi
 done >results
 cat results

@@ -77,7 +77,11 @@ bad() { # bad NAME EXPECTED-MESSAGE KEY-LINES...
 	(cd "$T" && timeout 60 "$PERFSINK" record -e cpu-clock --config "$name.ini" -- true \
 		>"$T/$name.out" 2>"$T/$name.err")
 	local rc=$?
-	[ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -q -- "$msg" "$T/$name.err"
+	[ $rc -ne 0 ] && [ $rc -lt 124 ] && grep -q -- "$msg" "$T/$name.err" || return 1
+	# perfsink check finds the same problem, exit 2.
+	(cd "$T" && timeout 60 "$PERFSINK" check -e cpu-clock --config "$name.ini" -- true \
+		>"$T/$name.cout" 2>"$T/$name.cerr")
+	[ $? = 2 ] && grep -q -- "$msg" "$T/$name.cerr"
 }
 check "bad URL scheme: clear error" bad b1 "url scheme \"ftp\" is not http or https" "url = ftp://127.0.0.1/x"
 check "URL without host: clear error" bad b2 "url \"http://\" is not a valid" "url = http://"

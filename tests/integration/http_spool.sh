@@ -91,7 +91,10 @@ refused() { # refused NAME MESSAGE: record and upload refuse spool T/NAME with M
 	local rc=$?
 	(cd "$T" && timeout 60 "$PERFSINK" upload --config "$1.ini" >"$T/$1.uout" 2>"$T/$1.uerr")
 	local urc=$?
-	[ $rc = 2 ] && [ $urc = 1 ] && grep -q -- "$2" "$T/$1.err" && grep -q -- "$2" "$T/$1.uerr" &&
+	(cd "$T" && timeout 60 "$PERFSINK" check -e cpu-clock --config "$1.ini" -- true >"$T/$1.cout" 2>"$T/$1.cerr")
+	local crc=$?
+	[ $rc = 2 ] && [ $urc = 1 ] && [ $crc = 2 ] && grep -q -- "$2" "$T/$1.err" &&
+		grep -q -- "$2" "$T/$1.uerr" && grep -q -- "$2" "$T/$1.cerr" &&
 		test -z "$(find "$T/$1" -type f)"
 }
 if [ "$(id -u)" = 0 ]; then

@@ -3,7 +3,9 @@
 # the kit library, the headers, the man pages, the example config and the
 # docs and perfsink.pc; the example sink (examples/count_sink) builds against
 # the installed tree through pkg-config alone and counts a short recording;
-# then make uninstall leaves no file behind.
+# the fleet files (systemd unit naming the installed binary and config
+# directory, fleet.ini, bash completion) are in place; then make uninstall
+# leaves no file behind.
 . "${TESTS_SRCDIR:-.}/lib/lib.sh"
 : "${TOP_BUILDDIR:?run through make check}" "${INST_BINDIR:?run through make check}"
 D="$T/root"
@@ -56,7 +58,13 @@ record_counted() {
 samples_counted() { awk '$1 == "SAMPLE" && $2 > 0 { n++ } END { exit !n }' "$T/counts.txt"; }
 left_files() { find "$D" \( -type f -o -type l \) -print; }
 
-plan 13
+# unit_names_install: the installed unit runs the installed binary with /etc/perfsink/NAME.ini.
+unit_names_install() {
+	grep -q "^ExecStart=$INST_BINDIR/perfsink record --no-status --config $INST_SYSCONFDIR/perfsink/%i.ini\$" \
+		"$D$INST_UNITDIR/perfsink@.service"
+}
+
+plan 15
 check "make install DESTDIR exits 0" logged "$T/install.log" inner_make install DESTDIR="$D" ||
 	show "$T/install.log"
 check "bin/perfsink installed and runs" logged "$T/help.txt" "$D$INST_BINDIR/perfsink" --help
@@ -66,10 +74,14 @@ check "no libtool archive in the plugin directory" \
 	test -z "$(find "$D$INST_PKGLIBDIR" -name '*.la' | tee "$T/la.txt")" || show "$T/la.txt"
 check "the kit library in $INST_LIBDIR" logged /dev/null compgen -G "$D$INST_LIBDIR/libperfsink-sink.so*"
 check "headers sink.h and kit.h" present "$D$INST_PKGINCLUDEDIR" sink.h kit.h
-check "man pages perfsink.1 and perfsink.ini.5" \
-	present "$D$INST_MANDIR" man1/perfsink.1 man5/perfsink.ini.5
+check "man pages perfsink.1, perfsink.ini.5 and perfsink-sink.3" \
+	present "$D$INST_MANDIR" man1/perfsink.1 man5/perfsink.ini.5 man3/perfsink-sink.3
 check "example config and docs" present "$D" "$INST_SYSCONFDIR/perfsink/perfsink.ini" \
 	"$INST_DOCDIR/README.md" "$INST_DOCDIR/ARCHITECTURE.md" "$INST_DOCDIR/perf-format.md"
+check "fleet files: perfsink@.service, fleet.ini, bash completion" present "$D" \
+	"$INST_UNITDIR/perfsink@.service" "$INST_SYSCONFDIR/perfsink/fleet.ini" "$INST_COMPLETIONDIR/perfsink"
+check "the installed unit names the installed binary and config directory" unit_names_install ||
+	show "$D$INST_UNITDIR/perfsink@.service"
 check "perfsink.pc: cflags, libs and plugindir" pc_agrees || show "$T/pc.txt"
 check "example sink builds with pkg-config --cflags perfsink" \
 	logged "$T/cc.log" build_example || show "$T/cc.log"

@@ -1,0 +1,231 @@
+/*
+ * perfsink check [--config FILE] [record options] [-- command]: everything
+ * `record` resolves and validates before it records (options, config
+ * sections, plugins and their keys, each sink's own checks in open(): url
+ * syntax, paths writable, spool directory; the events, opened once on the
+ * target and closed; the command; the --summary-json / --stats-file
+ * directories), then the resolved configuration on stdout.  Exit 0, or 2
+ * with the first problem in one line.  Nothing is recorded and no output
+ * file is created (the http sink's open() makes its spool directory, as
+ * record would).
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "base/log.h"
+#include "cli/cli.h"
+#include "engine/engine.h"
+#include "engine/evlist.h"
+#include "engine/sinkset.h"
+#include "loader/plugin.h"
+
+static const char check_usage[] =
+	"usage: perfsink check [--config FILE] [record options] [-- command [args]]\n"
+	"\n"
+	"Validate what `perfsink record` with the same arguments would use, without\n"
+	"recording: options, config sections, plugins, keys, each sink's own checks\n"
+	"(url syntax, paths writable, spool), the events (opened once on the target),\n"
+	"the command.  Prints the resolved configuration; exit 0 when all is valid,\n"
+	"2 with the first problem otherwise.  See perfsink(1), CHECK.\n";
+
+/* Open every event on the target (this process for a command) and close it. */
+static int check_events(const struct record_opts *o)
+{
+	struct ps_evlist evl = { 0 };
+	char err[512] = "";
+	int r = evlist_parse(&evl, o, err, sizeof(err));
+
+	if (r == 0)
+		r = evlist_set_targets(&evl, o, o->argv ? getpid() : 0, err, sizeof(err));
+	if (r == 0)
+		r = evlist_open(&evl, err, sizeof(err));
+	if (r < 0)
+		pr_err("%s", err[0] ? err : strerror(-r));
+	evlist_close(&evl);
+	evlist_free(&evl);
+	return r;
+}
+
+/* The command runs as record would run it: found in PATH and executable. */
+static int check_command(char *const *argv)
+{
+	const char *path = getenv("PATH");
+	char buf[4096];
+
+	if (!argv || !argv[0])
+		return 0;
+	if (strchr(argv[0], '/')) {
+		if (access(argv[0], X_OK) == 0)
+			return 0;
+		pr_err("check: cannot run '%s': %s", argv[0], strerror(errno));
+		return -errno;
+	}
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		size_t n = strcspn(p, ":");
+		snprintf(buf, sizeof(buf), "%.*s/%s", (int)n, n ? p : ".", argv[0]);
+		if (access(buf, X_OK) == 0)
+			return 0;
+		p += n + (p[n] == ':');
+	}
+	pr_err("check: cannot run '%s': not found in PATH", argv[0]);
+	return -ENOENT;
+}
+
+/* A file the run writes at the end (or every few seconds): its directory must take it. */
+static int check_dir_of(const char *opt, const char *path)
+{
+	char *copy = path ? strdup(path) : NULL;
+	int r = 0;
+
+	if (!path)
+		return 0;
+	if (!copy)
+		return -ENOMEM;
+	if (access(dirname(copy), W_OK) < 0) {
+		r = -errno;
+		pr_err("check: --%s %s: cannot write into its directory: %s", opt, path, strerror(errno));
+	}
+	free(copy);
+	return r;
+}
+
+/* open() every selected sink, as record does, and close it (no start: nothing written). */
+static int check_sinks(const struct bound_sinks *b)
+{
+	for (unsigned i = 0; i < b->nr_sinks; i++) {
+		const struct perfsink_sink_ops *ops = b->sinks[i].plugin->ops;
+		struct sink_inst si;
+		void *ctx;
+		int r;
+
+		sink_inst_init(&si, &b->sinks[i]);
+		if ((r = ops->open(&si.pub, &ctx)) < 0) {
+			if (!si.logged_error)
+				pr_err("sink '%s' (%s) could not be opened: %s", si.pub.name, ops->name,
+				       strerror(-r));
+			return r;
+		}
+		ops->close(ctx, NULL);
+	}
+	return 0;
+}
+
+static void print_record(const struct record_opts *o)
+{
+	static const char *const cg[] = { "no", "fp", "dwarf" };
+
+	printf("[record]\nevent = ");
+	for (unsigned i = 0; i < o->nr_events; i++)
+		printf("%s%s", i ? "," : "", o->events[i]);
+	if (o->period)
+		printf("\ncount = %llu", (unsigned long long)o->period);
+	else
+		printf("\nfreq = %llu", (unsigned long long)o->freq);
+	printf("\ncall-graph = %s", cg[o->callgraph]);
+	if (o->callgraph == CG_DWARF)
+		printf(",%u", o->dwarf_stack);
+	printf("\nmmap-pages = %u\naio = %u\n", o->mmap_pages, o->aio);
+	if (o->all_cpus)
+		printf("all-cpus = true\n");
+	if (o->cpu_list)
+		printf("cpu = %s\n", o->cpu_list);
+	if (o->pid)
+		printf("pid = %d\n", (int)o->pid);
+	if (o->tid)
+		printf("tid = %d\n", (int)o->tid);
+	if (o->duration_ms)
+		printf("duration = %llums\n", (unsigned long long)o->duration_ms);
+	if (o->switch_output == SWITCH_SIGNAL)
+		printf("switch-output = signal\n");
+	else if (o->switch_output == SWITCH_SIZE)
+		printf("switch-output = %lluB\n", (unsigned long long)o->switch_size);
+	else if (o->switch_output == SWITCH_TIME)
+		printf("switch-output = %llums\n", (unsigned long long)o->switch_ms);
+	if (o->switch_max_files)
+		printf("switch-max-files = %u\n", o->switch_max_files);
+	printf("overwrite = %s\nexclude-self = %s\nrealtime = %u\nstatus = %s\n",
+	       o->overwrite ? "true" : "false", o->exclude_self ? "true" : "false", o->realtime,
+	       o->status ? "true" : "false");
+	if (o->summary_json)
+		printf("summary-json = %s\n", o->summary_json);
+	if (o->stats_file)
+		printf("stats-file = %s\n", o->stats_file);
+	if (o->argv) {
+		printf("# command:");
+		for (char **a = o->argv; *a; a++)
+			printf(" %s", *a);
+		putchar('\n');
+	}
+}
+
+/* Keys whose value itself may be a credential (a key naming a file is not). */
+static bool secret(const char *key)
+{
+	size_t n = strlen(key);
+
+	if (n > 5 && !strcmp(key + n - 5, "_file"))
+		return false;
+	return strstr(key, "header") || strstr(key, "password") || strstr(key, "token") ||
+	       strstr(key, "secret");
+}
+
+/* Each sink with every key's value and where it came from. */
+static void print_sinks(const struct bound_sinks *b)
+{
+	for (unsigned i = 0; i < b->nr_sinks; i++) {
+		const struct sink_conf *c = &b->sinks[i];
+		const struct perfsink_key *k = c->plugin->ops->keys;
+
+		printf("\n[sink.%s]\t# %s\nplugin = %s\t# %s\n", c->name, c->where,
+		       c->plugin->ops->name, c->plugin->path);
+		printf("on_error = %s\nrotate = %s\n", c->on_error == ON_ERROR_DETACH ? "detach" : "stop",
+		       c->no_rotate ? "false" : "true");
+		for (unsigned v = 0; k && k[v].name && v < c->nr_values; v++)
+			printf("%s = %s\t# %s\n", k[v].name,
+			       secret(k[v].name) && c->values[v].str[0] ? "(set, not shown)" : c->values[v].str,
+			       c->values[v].set ? c->origins[v] : "default");
+	}
+}
+
+static bool wants_help(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help"))
+			return true;
+	return false;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct record_prep p;
+	int r;
+
+	if (wants_help(argc, argv)) {
+		fputs(check_usage, stdout);
+		return 0;
+	}
+	r = record_prepare(argc, argv, &p);
+	if (r == 0)
+		r = check_sinks(&p.sinks);
+	if (r == 0)
+		r = check_events(&p.o);
+	if (r == 0)
+		r = check_command(p.o.argv);
+	if (r == 0)
+		r = check_dir_of("summary-json", p.o.summary_json);
+	if (r == 0)
+		r = check_dir_of("stats-file", p.o.stats_file);
+	if (r == 0) {
+		print_record(&p.o);
+		print_sinks(&p.sinks);
+		if (log_verbosity() >= 0)
+			fprintf(stderr, "perfsink check: valid: %u event%s into %u sink%s\n", p.o.nr_events,
+				p.o.nr_events == 1 ? "" : "s", p.sinks.nr_sinks, p.sinks.nr_sinks == 1 ? "" : "s");
+	}
+	record_prep_free(&p);
+	return r == 0 ? 0 : EXIT_BAD_INPUT;
+}

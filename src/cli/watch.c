@@ -1,0 +1,86 @@
+/* The record observer: status line, stats file, summary, JSON; see watch.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+#include "base/log.h"
+#include "cli/summary.h"
+#include "cli/watch.h"
+#include "config/opts.h"
+
+/* Seconds between two rewrites of the stats file. */
+#define STATS_EVERY_S 2.0
+
+void watch_init(struct watch *w, const struct record_opts *o)
+{
+	memset(w, 0, sizeof(*w));
+	w->o = o;
+	w->status = o->status && log_verbosity() >= 0 && isatty(STDERR_FILENO);
+}
+
+void watch_observer(struct watch *w, struct record_observer *obs)
+{
+	*obs = (struct record_observer){ .report = watch_report, .progress = watch_progress,
+					 .progress_ms = 1000, .arg = w };
+}
+
+const char *sink_state_name(const struct record_sink_report *s)
+{
+	static const char *const names[] = { "ok", "retrying", "spooling", "failed" };
+
+	if (s->failed)
+		return "failed";
+	return s->st.state < 4 ? names[s->st.state] : "ok";
+}
+
+static void stats_write(struct watch *w, const struct record_report *r, bool final)
+{
+	int e;
+
+	if (!w->o->stats_file || (!final && r->secs < w->next_stats_secs))
+		return;
+	w->next_stats_secs = r->secs + STATS_EVERY_S;
+	e = stats_file_write(w->o->stats_file, r, final);
+	/* Once per kind of failure: a full disk must not flood the terminal. */
+	if (e < 0 && -e != w->stats_err)
+		pr_warn("--stats-file %s: cannot write it: %s", w->o->stats_file, strerror(-e));
+	w->stats_err = e < 0 ? -e : 0;
+}
+
+void watch_progress(const struct record_report *p, void *arg)
+{
+	struct watch *w = arg;
+	char line[512];
+
+	stats_write(w, p, false);
+	if (w->status) {
+		struct winsize ws;
+
+		status_format(w, p, line, sizeof(line));
+		/* A line that wraps could not be cleared: cut it to the terminal's width. */
+		if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 &&
+		    strlen(line) >= ws.ws_col)
+			line[ws.ws_col - 1] = '\0';
+		log_status(line);
+		w->drawn = true;
+	}
+	w->last_secs = p->secs;
+	w->last_samples = p->samples;
+	w->last_bytes = p->ring_bytes;
+}
+
+void watch_report(const struct record_report *r, void *arg)
+{
+	struct watch *w = arg;
+	int e;
+
+	if (w->drawn)
+		log_status(NULL); /* cleared before the summary */
+	w->drawn = false;
+	stats_write(w, r, true);
+	if (w->o->summary_json && (e = summary_json_write(w->o->summary_json, r)) < 0)
+		pr_err("--summary-json %s: cannot write it: %s", w->o->summary_json, strerror(-e));
+	if (log_verbosity() >= 0)
+		summary_print(r);
+}
