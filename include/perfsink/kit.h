@@ -19,6 +19,7 @@
  *   - output files: safe creation of perf.data outputs (no symlinks, no
  *     other user's files, NAME.old kept), segment names, pwrite_all;
  *   - the POSIX AIO writer: ordered asynchronous appends to one file;
+ *   - O_DIRECT record streams: block splitting, buffer ends (data.size);
  *   - a growable byte buffer;
  *   - the PERF_RECORD_COMPRESSED framer (zstd);
  *   - perf records: counting, validating, LOST records;
@@ -37,7 +38,7 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 0
+#define PERFSINK_KIT_VERSION_MINOR 1 /* 1.1: dio and ends */
 
 /* ----------------------------------------------------------- output files */
 
@@ -196,6 +197,69 @@ void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w,
 			     struct perfsink_kit_aiow_stats *out);
 /* Drains, stops the completion thread, frees.  Does not close fd. */
 void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w);
+
+/* ------------------------------------------------- O_DIRECT record streams */
+
+/*
+ * Since kit 1.1.  O_DIRECT writing of a stream of whole records, shared by
+ * the file sinks (aio_file, uring_file): how each buffer splits into
+ * direct writes, and which buffer end data.size may show.
+ *
+ * The file is written in PERFSINK_KIT_DIO_BLOCK units from a block-aligned
+ * offset.  A buffer's bytes first complete the pending partial block left
+ * by the buffers before it (copied into a bounce block, written once
+ * full), then its block-aligned middle is written straight from the
+ * buffer (the host places buffer data at its stream offset modulo the
+ * block: sink ABI 1.2), and its last partial block becomes the new pending
+ * block, written when the next buffers fill it or, at the end, with a
+ * buffered write.  Every block is written once, so no two writes in flight
+ * share a block.  Pure functions; any thread.
+ */
+#define PERFSINK_KIT_DIO_BLOCK PERFSINK_BUF_ALIGN
+
+struct perfsink_kit_dio_split {
+	size_t head;      /* bytes copied into the pending block */
+	int block_full;   /* the pending block is then full: write it */
+	size_t mid;       /* bytes written straight from data + head (a multiple of the block) */
+	size_t tail;      /* bytes that start the next pending block */
+	int aligned;      /* data + head is block-aligned (or mid is 0) */
+};
+
+/* Split len bytes at data, with pending bytes (< the block) in the pending block. */
+struct perfsink_kit_dio_split perfsink_kit_dio_split(const uint8_t *data, size_t len,
+						     size_t pending);
+/*
+ * May fd take O_DIRECT writes whose memory, offset and length are
+ * multiples of the block?  Asks the kernel (statx DIOALIGN); 0 where it
+ * does not say (tmpfs, older kernels), so those files stay buffered.
+ */
+int perfsink_kit_dio_usable(int fd);
+
+/*
+ * The file offsets where buffers end, kept until the writes before them
+ * are on file.  data.size must end on a record boundary; with O_DIRECT the
+ * writer completes whole blocks, which end inside records, so the size
+ * perf is shown is the last buffer end at or below the completed prefix.
+ * THREADS: push from the sink's caller, take from a completion thread; a
+ * mutex makes them safe together.  Returns: 0 or -ENOMEM.
+ */
+struct perfsink_kit_ends;
+
+int perfsink_kit_ends_create(struct perfsink_kit_ends **out);
+/* Forget every end (a new file); keeps the memory. */
+void perfsink_kit_ends_reset(struct perfsink_kit_ends *e);
+/*
+ * end must not be below the last one pushed; records counts the records of
+ * the file up to end (it says what a cut at end loses).  0 or -ENOMEM.
+ */
+int perfsink_kit_ends_push(struct perfsink_kit_ends *e, uint64_t end, uint64_t records);
+/* The largest end pushed that is <= upto (0 if none); drops those.  upto
+ * never decreases between resets. */
+uint64_t perfsink_kit_ends_take(struct perfsink_kit_ends *e, uint64_t upto);
+/* The records up to the largest end taken so far. */
+uint64_t perfsink_kit_ends_taken_records(struct perfsink_kit_ends *e);
+/* NULL is a no-op. */
+void perfsink_kit_ends_destroy(struct perfsink_kit_ends *e);
 
 /* ------------------------------------------------------------ byte buffer */
 

@@ -3,13 +3,13 @@
  * perf record --aio.  Every buffer becomes one asynchronous write at an
  * explicitly computed offset; its reference is dropped when the write has
  * completed.  data.size in the header follows the completed prefix, at a
- * buffer end (ends.h), at most 100 ms behind, so a crash or a full disk
+ * buffer end (perfsink_kit_ends, perfsink/kit.h), at most 100 ms behind, so a crash or a full disk
  * still leaves a file perf report reads.
  *
  * With direct = true, where the file system takes them (dio_usable), the
  * data section is written with O_DIRECT: no copy into the page cache,
  * which is the largest part of the sink's CPU.  How buffers become block writes:
- * dio.h.  The header, the features and the last partial block go through
+ * perfsink_kit_dio_split (perfsink/kit.h).  The header, the features and the last partial block go through
  * a second, buffered descriptor; until that block is full, the records in
  * it are only in memory (at most 4 KiB).  Off by default because a direct write
  * holds its pooled buffer until the disk has the data, and under CPU
@@ -36,8 +36,6 @@
 #include <unistd.h>
 #include <perfsink/sink.h>
 #include <perfsink/kit.h>
-#include "dio.h"
-#include "ends.h"
 
 enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC, KEY_DIRECT };
 
@@ -72,9 +70,9 @@ struct aio_file {
 	uint64_t records; /* records written to this file so far */
 	uint64_t first_ring_end; /* where this file's first ring buffer ends; 0: none yet */
 	int no_samples;   /* finish_file: the error left no ring data: remove the file */
-	uint8_t *blk;     /* O_DIRECT: the pending partial block (dio.h) */
+	uint8_t *blk;     /* O_DIRECT: the pending partial block (perfsink_kit_dio_split) */
 	size_t blk_len;
-	struct ends ends; /* buffer ends; data.size is one of them */
+	struct perfsink_kit_ends *ends; /* buffer ends; data.size is one of them */
 	int64_t size_written_ns; /* completion thread: last data.size update */
 	uint64_t size_end;       /* completion thread: last buffer end on file */
 	struct perfsink_kit_aiow *w;
@@ -95,7 +93,7 @@ static int open_output(struct aio_file *f, const char *path)
 	}
 	f->fd = f->out.fd;
 	f->dfd = -1;
-	if (f->direct && dio_usable(f->fd)) {
+	if (f->direct && perfsink_kit_dio_usable(f->fd)) {
 		f->dfd = perfsink_kit_output_reopen(&f->out, O_WRONLY | O_DIRECT);
 		if (f->dfd < 0)
 			f->dfd = -1;
@@ -137,12 +135,16 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 	f->fd = -1;
 	perfsink_kit_output_init(&f->out);
 	f->dfd = -1;
-	ends_init(&f->ends);
-	int r = perfsink_kit_conf_fill(aio_file_keys, inst->values, aio_file_map, f);
+	int r = perfsink_kit_ends_create(&f->ends);
+	if (r < 0) {
+		free(f);
+		return r;
+	}
+	r = perfsink_kit_conf_fill(aio_file_keys, inst->values, aio_file_map, f);
 	if (r == 0)
 		r = check_writable(f, f->base_path);
 	if (r < 0) {
-		ends_free(&f->ends);
+		perfsink_kit_ends_destroy(f->ends);
 		free(f);
 		return r;
 	}
@@ -163,7 +165,7 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 static void on_commit(void *arg, uint64_t end)
 {
 	struct aio_file *f = arg;
-	uint64_t safe = ends_take(&f->ends, end);
+	uint64_t safe = perfsink_kit_ends_take(f->ends, end);
 	if (safe <= f->size_end)
 		return;
 	f->size_end = safe;
@@ -234,7 +236,7 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struc
 	f->no_samples = 0;
 	f->size_written_ns = 0;
 	f->size_end = 0;
-	ends_reset(&f->ends);
+	perfsink_kit_ends_reset(f->ends);
 	f->host->bytes_free(&hdr);
 	if (r < 0) {
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s': %s", f->path, strerror(-r));
@@ -245,7 +247,7 @@ static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struc
 		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
 		return r;
 	}
-	if (f->data_offset % DIO_BLOCK)
+	if (f->data_offset % PERFSINK_KIT_DIO_BLOCK)
 		close_direct(f); /* a host before sink ABI 1.2 */
 	f->stream = s;
 	return start_writer(f, f->dfd >= 0 ? f->dfd : f->fd, f->data_offset);
@@ -325,7 +327,7 @@ static int to_buffered(struct aio_file *f)
 /* O_DIRECT: complete the pending block, write the middle, keep the tail. */
 static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 {
-	struct dio_split s = dio_split(buf->data, buf->len, f->blk_len);
+	struct perfsink_kit_dio_split s = perfsink_kit_dio_split(buf->data, buf->len, f->blk_len);
 	if (!s.aligned) {
 		int r = to_buffered(f);
 		return r < 0 ? r : write_from_buf(f, buf, buf->data, buf->len);
@@ -336,7 +338,7 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 		f->blk_len += s.head;
 	}
 	if (s.block_full) {
-		int r = perfsink_kit_aiow_write(f->w, f->blk, DIO_BLOCK, on_block_done, f->blk);
+		int r = perfsink_kit_aiow_write(f->w, f->blk, PERFSINK_KIT_DIO_BLOCK, on_block_done, f->blk);
 		if (r < 0)
 			return r; /* the block stays ours: freed by close_direct */
 		f->blk = NULL;
@@ -348,7 +350,7 @@ static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
 			return r;
 	}
 	if (s.tail) {
-		if (!f->blk && posix_memalign((void **)&f->blk, DIO_BLOCK, DIO_BLOCK))
+		if (!f->blk && posix_memalign((void **)&f->blk, PERFSINK_KIT_DIO_BLOCK, PERFSINK_KIT_DIO_BLOCK))
 			return -ENOMEM;
 		memcpy(f->blk, buf->data + s.head + s.mid, s.tail);
 		f->blk_len = s.tail;
@@ -364,7 +366,7 @@ static int aio_file_write(void *ctx, struct perfsink_buf *buf)
 	int r = f->dfd >= 0 ? write_direct(f, buf) : write_from_buf(f, buf, buf->data, buf->len);
 	uint64_t records = f->records + perfsink_kit_buf_records(buf);
 	if (r == 0)
-		r = ends_push(&f->ends, f->pos + buf->len, records);
+		r = perfsink_kit_ends_push(f->ends, f->pos + buf->len, records);
 	if (r < 0) {
 		f->err = r;
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
@@ -399,15 +401,15 @@ static int aio_file_barrier(void *ctx)
 
 /*
  * After an error: the end data.size keeps, the last buffer end at or below
- * committed (ends.h), and the bytes and records written past it (lost).
+ * committed (perfsink_kit_ends, perfsink/kit.h), and the bytes and records written past it (lost).
  */
 static uint64_t kept_end(struct aio_file *f, uint64_t committed, uint64_t *lost_bytes,
 			 uint64_t *lost_records)
 {
-	uint64_t end = ends_take(&f->ends, committed);
+	uint64_t end = perfsink_kit_ends_take(f->ends, committed);
 	if (end < f->data_offset)
 		end = f->data_offset;
-	uint64_t kept = end > f->data_offset ? ends_taken_records(&f->ends) : 0;
+	uint64_t kept = end > f->data_offset ? perfsink_kit_ends_taken_records(f->ends) : 0;
 	*lost_bytes = f->pos > end ? f->pos - end : 0;
 	*lost_records = f->records > kept ? f->records - kept : 0;
 	return end;
@@ -543,7 +545,7 @@ static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
 		if (c < 0 && r == 0)
 			r = c;
 	}
-	ends_free(&f->ends);
+	perfsink_kit_ends_destroy(f->ends);
 	free(f->path);
 	free(f);
 	return r;
