@@ -72,8 +72,12 @@ extern "C" {
  * 1.2: buffer data placed at its stream offset modulo PERFSINK_BUF_ALIGN,
  *      and file_header() a multiple of it long (O_DIRECT writers).
  * 1.3: perfsink_host.value_origin (where a key's value came from).
+ * 1.4: perfsink_host.pool_regions (the pooled buffers' memory, for sinks
+ *      that register it with the kernel once: io_uring fixed buffers);
+ *      perfsink_sink_ops.available (may this sink work on this machine,
+ *      asked when an alias such as `plugin = file` chooses among sinks).
  */
-#define PERFSINK_ABI_MINOR 3
+#define PERFSINK_ABI_MINOR 4
 /* Alignment unit of buffer data and of the file-mode data offset (1.2). */
 #define PERFSINK_BUF_ALIGN 4096
 #define PERFSINK_ENTRY_SYMBOL "perfsink_sink_entry"
@@ -166,6 +170,12 @@ struct perfsink_buf {
 	 * never empty, so 0 means "count them yourself".
 	 */
 	uint32_t records;
+};
+
+/* Memory the host owns (host->pool_regions); never freed by a sink. */
+struct perfsink_region {
+	const void *base;
+	size_t len;
 };
 
 /* A byte range returned by a host helper; free with host->bytes_free. */
@@ -311,6 +321,21 @@ struct perfsink_host {
 	 * Any thread; the string lives until close() returns.
 	 */
 	const char *(*value_origin)(const struct perfsink_instance *inst, unsigned key);
+
+	/*
+	 * Since ABI 1.4 (check PERFSINK_HOST_HAS first).  The memory of the
+	 * pooled buffers that ring data (PERFSINK_BUF_RING) arrives in: every
+	 * such buf->data .. + len lies inside one of these regions, which
+	 * stay mapped at the same addresses for the whole run (every stream
+	 * of it), until close() returns.  Synthesized buffers (BUF_SYNTH)
+	 * are not in them.  For sinks that register memory with the kernel
+	 * once instead of pinning it on every write (io_uring fixed
+	 * buffers).  Fills out[0 .. min(n, total)) and returns the total
+	 * number of regions (call with n = 0 to size out), or a negative
+	 * errno.  From the engine thread, inside start() or rotate().
+	 */
+	int (*pool_regions)(const struct perfsink_stream *s, struct perfsink_region *out,
+			    unsigned n);
 };
 
 /* Whether host h has member m (fields appended by later minors). */
@@ -360,6 +385,15 @@ struct perfsink_sink_ops {
 	 * close(ctx, NULL) with no start() in between.
 	 */
 	int (*upload)(void *ctx, int64_t deadline_ms);
+	/*
+	 * Since ABI 1.4; optional (NULL: always).  Whether the sink can work
+	 * on this machine at all (a kernel interface it needs, not its
+	 * config): 0, or a negative errno with a one-line reason in why.
+	 * Called by the loader, before any open(), when an alias names this
+	 * sink first (`plugin = file`: uring_file, else aio_file).  No ctx;
+	 * any thread; must leave nothing behind.
+	 */
+	int (*available)(char *why, size_t n);
 };
 
 /* ops->flags */

@@ -6,6 +6,7 @@
 #include "loader/bind.h"
 #include "base/log.h"
 #include "format/perf_file.h"
+#include "format/stream.h"
 #include "loader/plugin.h"
 #include "engine/pool.h"
 #include "engine/engine.h"
@@ -36,6 +37,17 @@ static const char *host_value_origin(const struct perfsink_instance *inst, unsig
 	return c->where;
 }
 
+static int host_pool_regions(const struct perfsink_stream *s, struct perfsink_region *out,
+			     unsigned n)
+{
+	const struct perfsink_stream_priv *p = s ? s->priv : NULL;
+	if (!p)
+		return -EINVAL;
+	for (unsigned i = 0; i < n && i < p->nr_pool_regions; i++)
+		out[i] = p->pool_regions[i];
+	return (int)p->nr_pool_regions;
+}
+
 const struct perfsink_host sinkset_host = {
 	.struct_size = sizeof(struct perfsink_host),
 	.abi_minor = PERFSINK_ABI_MINOR,
@@ -48,6 +60,7 @@ const struct perfsink_host sinkset_host = {
 	.pipe_header = perf_pipe_header,
 	.bytes_free = perf_bytes_free,
 	.value_origin = host_value_origin,
+	.pool_regions = host_pool_regions,
 };
 
 void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
@@ -236,6 +249,13 @@ void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out)
 	out->samples += tail_samples(si, st.dropped_records);
 }
 
+/* The plugin, or what an alias chose and why (plugin.h). */
+static const char *sink_plugin_label(const struct sink_inst *si)
+{
+	const char *note = si->conf->plugin->note;
+	return note ? note : si->ops->name;
+}
+
 void sinkset_reports(struct sinkset *ss, struct record_sink_report *out)
 {
 	struct sink_loss loss;
@@ -244,7 +264,7 @@ void sinkset_reports(struct sinkset *ss, struct record_sink_report *out)
 	for (unsigned i = 0; i < ss->n; i++) {
 		sinkset_loss(ss, i, &loss);
 		out[i] = (struct record_sink_report){
-			.name = ss->v[i].pub.name, .plugin = ss->v[i].ops->name,
+			.name = ss->v[i].pub.name, .plugin = sink_plugin_label(&ss->v[i]),
 			.failed = ss->v[i].err != 0, .lost_records = loss.records,
 			.lost_samples = loss.samples, .lost_bytes = loss.bytes,
 		};

@@ -19,6 +19,8 @@ struct perfsink_stream_priv {
 	const struct bytes *tracing_data; /* TRACING_DATA blob; len 0 without tracepoints */
 	const struct bytes *build_ids;    /* BUILD_ID payload (dso_set); NULL or len 0: none */
 	const struct ps_machine *machine; /* HOSTNAME..CPU_TOPOLOGY facts; NULL: neutral values */
+	const struct perfsink_region *pool_regions; /* the pooled buffers (host->pool_regions) */
+	unsigned nr_pool_regions;
 	/* Updated by the engine as data passes, per segment. */
 	uint64_t samples;
 	uint64_t first_sample_time, last_sample_time;
