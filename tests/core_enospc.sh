@@ -2,8 +2,10 @@
 # A full disk: a clear error, a non-zero exit, what was lost counted, a
 # summary that counts what the file lacks, and a file perf still reads,
 # on a tmpfs (buffered writes) and on an ext4 image, buffered and with
-# O_DIRECT (direct = true).
+# O_DIRECT (direct = true).  FILE_SINK names the file sink (aio_file
+# unless a wrapper such as uring_enospc.sh sets it).
 . "$TESTS_SRCDIR/lib.sh"
+FILE_SINK=${FILE_SINK:-aio_file}
 need_root
 mkdir "$T/small" "$T/ext4"
 mount -t tmpfs -o size=3m tmpfs "$T/small" 2>/dev/null || skip_all "cannot mount a tmpfs"
@@ -15,14 +17,14 @@ cd "$T"
 
 full_disk() { # DIR MODE [DIRECT]: fill DIR, check the error and what is left
 	rm -f $1/full.data
-	printf '[sink.f]\nplugin = aio_file\ndirect = %s\n' ${3:-false} >f.ini
+	printf '[sink.f]\nplugin = %s\ndirect = %s\n' $FILE_SINK ${3:-false} >f.ini
 	"$PERFSINK" record -v --config f.ini -a -F 20000 -g --duration 10 -o $1/full.data -- "$WORKLOAD" cpu 4000 >/dev/null 2>err.$1
 	rc=$?
 	check "$1, $2: exit status is 1 (got $rc)" [ $rc -eq 1 ] || show err.$1
 	check "$1, $2: error says the disk is full" grep -q 'No space left on device' err.$1 || show err.$1
 	check "$1, $2: error names the file" grep -q "$1/full.data" err.$1
 	check "$1, $2: the sink line counts the bytes and records it lost" \
-		grep -q 'sink f (aio_file): .*LOST [1-9][0-9]* bytes ([1-9][0-9]* records), FAILED' err.$1 || show err.$1
+		grep -q "sink f ($FILE_SINK): .*LOST [1-9][0-9]* bytes ([1-9][0-9]* records), FAILED" err.$1 || show err.$1
 	check "$1, $2: the log says $2 writes" grep -q "full.data': $2 writes" err.$1 || show err.$1
 	# The disk is full: perf's report goes next to a copy.
 	cp $1/full.data full.$1.data

@@ -1,13 +1,15 @@
 #!/bin/sh
 # Flight recorder: a workload longer than the ring can hold; SIGUSR2 dumps
 # the newest ring data as a complete perf.data, and so does the end.
+# FILE_SINK names the file sink (aio_file unless uring_overwrite.sh sets it).
 . "$TESTS_SRCDIR/lib.sh"
+FILE_SINK=${FILE_SINK:-aio_file}
 need_root
 plan 7
 cd "$T"
 # A 16 KiB ring holds well under a second of -g samples at 999 Hz; the
 # workload stays on CPU 0 so one ring holds all of its samples.
-"$PERFSINK" record -F 999 -g --overwrite -m 16K -o fr.data -- taskset -c 0 "$WORKLOAD" cpu 4000 >/dev/null 2>err &
+"$PERFSINK" record --sink $FILE_SINK -F 999 -g --overwrite -m 16K -o fr.data -- taskset -c 0 "$WORKLOAD" cpu 4000 >/dev/null 2>err &
 pid=$!
 # Signal once the workload has used 1.5 s of CPU (1500 samples at 999 Hz),
 # far more than a 16 KiB ring holds, however loaded the machine is.

@@ -1,8 +1,10 @@
 #!/bin/sh
 # Rotation: by size, max_files, SIGUSR2 and time; every segment a complete
 # perf.data, and the segments together hold exactly the samples of an
-# unrotated copy recorded in the same run (fan-out).
+# unrotated copy recorded in the same run (fan-out).  FILE_SINK names the
+# file sink (aio_file unless a wrapper such as uring_rotate.sh sets it).
 . "$TESTS_SRCDIR/lib.sh"
+FILE_SINK=${FILE_SINK:-aio_file}
 need_root
 plan 14
 cd "$T"
@@ -13,11 +15,11 @@ call-graph = fp
 switch-output = 64K
 
 [sink.seg]
-plugin = aio_file
+plugin = $FILE_SINK
 path = $T/seg.data
 
 [sink.whole]
-plugin = aio_file
+plugin = $FILE_SINK
 path = $T/whole.data
 rotate = false
 direct = true
@@ -63,7 +65,7 @@ check "the newest one is kept" sh -c "echo '$last' | grep -qv '\.000000$'"
 rm -f seg.data.*
 # Each SIGUSR2 is sent once the output before it holds records (a signal
 # sent earlier would merge with the previous one); SIGINT ends the run.
-"$PERFSINK" record -F 999 --switch-output -o sig.data -- "$WORKLOAD" cpu 60000 >/dev/null 2>err &
+"$PERFSINK" record --sink $FILE_SINK -F 999 --switch-output -o sig.data -- "$WORKLOAD" cpu 60000 >/dev/null 2>err &
 pid=$!
 wait_recording 'sig.data.*'
 kill -USR2 $pid
@@ -78,7 +80,7 @@ bad=0
 for f in sig.data.*; do perf_clean "$f" || bad=1; done
 check "SIGUSR2 segments readable" [ "$bad" -eq 0 ]
 
-"$PERFSINK" record -F 999 --switch-output=1s -o time.data -- "$WORKLOAD" cpu 2500 >/dev/null 2>err
+"$PERFSINK" record --sink $FILE_SINK -F 999 --switch-output=1s -o time.data -- "$WORKLOAD" cpu 2500 >/dev/null 2>err
 n=$(ls time.data.* | wc -l)
 check "time rotation: several outputs ($n)" [ "$n" -ge 2 ] || show err
 bad=0

@@ -1,0 +1,45 @@
+#!/bin/sh
+# uring_file beside aio_file in one run: the same bytes, with O_DIRECT
+# (the default where the file system takes it) and buffered; the pooled
+# buffers go out as fixed buffers; perf reads the file.
+. "$TESTS_SRCDIR/uring_lib.sh"
+. "$TESTS_SRCDIR/lib.sh"
+need_root
+plan 8
+cd "$T"
+cat >fan.ini <<INI
+[record]
+freq = 999
+
+[sink.aio]
+plugin = aio_file
+path = $T/aio.data
+
+[sink.ud]
+plugin = uring_file
+path = $T/ud.data
+
+[sink.ub]
+plugin = uring_file
+path = $T/ub.data
+direct = false
+INI
+# A storm of small records fills many buffers: every kind of split (head,
+# middle, tail) happens in one run.
+"$PERFSINK" record -v --config fan.ini -a -e raw_syscalls:sys_enter -e cpu-clock -g \
+	-- "$WORKLOAD" getppid 300000 >/dev/null 2>err
+check "fan-out run exits 0" [ $? -eq 0 ] || show err
+if dd if=/dev/zero of=probe bs=4096 count=1 oflag=direct 2>/dev/null; then
+	check "uring_file writes with O_DIRECT by default" grep -q "ud.data': O_DIRECT writes" err || show err
+	fixed=$(sed -n "s/.*ud.data': [0-9]* writes, \([0-9]*\) from fixed buffers.*/\1/p" err)
+	check "the pooled buffers went out as fixed buffers ($fixed writes)" [ "${fixed:-0}" -gt 0 ] || show err
+else
+	skip "$T has no O_DIRECT"
+	skip "$T has no O_DIRECT"
+fi
+check "direct = false: buffered" grep -q "ub.data': buffered writes (direct = false)" err || show err
+check "uring_file O_DIRECT and aio_file wrote the same bytes" cmp aio.data ud.data
+check "uring_file buffered and aio_file wrote the same bytes" cmp aio.data ub.data
+check "perf reads it" perf_clean ud.data || show ud.data.report.err
+check "and it holds the storm" [ "$(perf_samples ud.data)" -gt 300000 ]
+done_testing
