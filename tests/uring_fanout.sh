@@ -31,7 +31,7 @@ INI
 check "fan-out run exits 0" [ $? -eq 0 ] || show err
 if dd if=/dev/zero of=probe bs=4096 count=1 oflag=direct 2>/dev/null; then
 	check "uring_file writes with O_DIRECT by default" grep -q "ud.data': O_DIRECT writes" err || show err
-	fixed=$(sed -n "s/.*ud.data': [0-9]* writes, \([0-9]*\) from fixed buffers.*/\1/p" err)
+	fixed=$(sed -n 's/.*ud: debug: [0-9]* writes, \([0-9]*\) from fixed buffers.*/\1/p' err | head -n 1)
 	check "the pooled buffers went out as fixed buffers ($fixed writes)" [ "${fixed:-0}" -gt 0 ] || show err
 else
 	skip "$T has no O_DIRECT"

@@ -20,6 +20,7 @@
  *     other user's files, NAME.old kept), segment names, pwrite_all;
  *   - the POSIX AIO writer: ordered asynchronous appends to one file;
  *   - O_DIRECT record streams: block splitting, buffer ends (data.size);
+ *   - the perf.data file sink, all but its writer (aio_file, uring_file);
  *   - a growable byte buffer;
  *   - the PERF_RECORD_COMPRESSED framer (zstd);
  *   - perf records: counting, validating, LOST records;
@@ -260,6 +261,73 @@ uint64_t perfsink_kit_ends_take(struct perfsink_kit_ends *e, uint64_t upto);
 uint64_t perfsink_kit_ends_taken_records(struct perfsink_kit_ends *e);
 /* NULL is a no-op. */
 void perfsink_kit_ends_destroy(struct perfsink_kit_ends *e);
+
+/* ------------------------------------------------------ perf.data file sink */
+
+/*
+ * Since kit 1.1.  perfsink_kit_fsink: a whole perf.data (file mode) sink
+ * but for the writer, shared by aio_file (POSIX AIO) and uring_file
+ * (io_uring), so both behave the same on a full disk, at rotation and in
+ * flight-recorder dumps, and keep data.size at the completed prefix (at a
+ * buffer end, at most 100 ms behind, perfsink_kit_ends) for `perfsink
+ * recover` after a crash.  With direct, O_DIRECT where the file system
+ * takes it (perfsink_kit_dio_*), said once per run at -v (debug) as
+ * "'PATH': O_DIRECT writes" or "'PATH': buffered writes (WHY)".
+ *
+ * The writer ops make ordered appends to one file with the contract of the
+ * POSIX AIO writer above (perfsink_kit_aiow: done() once per write, from
+ * another thread; on_commit as the completed prefix grows; sticky errors).
+ * THREADS: as sink.h: the perfsink_kit_fsink_* functions are a sink's ops,
+ * called on the engine thread; the writer's callbacks run on its own.
+ */
+struct perfsink_kit_writer_ops {
+	/*
+	 * A writer for the rest of a file: appends through fd from offset on
+	 * (direct: fd is the O_DIRECT descriptor, and a buffer may make two
+	 * writes, a block and its middle).  0 or a negative errno.
+	 */
+	int (*create)(void *wctx, int fd, int direct, uint64_t offset,
+		      perfsink_kit_aiow_commit_fn on_commit, void *commit_arg, void *done_ctx,
+		      void **w);
+	int (*write)(void *w, const void *data, size_t len, perfsink_kit_aiow_done_fn done,
+		     void *arg);
+	int (*drain)(void *w);                 /* nothing in flight; the sticky error */
+	uint64_t (*offset)(void *w);           /* next append offset */
+	uint64_t (*committed)(void *w);        /* end of the completed, error-free prefix */
+	void (*stats)(void *w, struct perfsink_kit_aiow_stats *out);
+	void (*destroy)(void *w);              /* drains first */
+	/* Optional: before each output's first writer (start, rotate); 0 or -errno (logged by it). */
+	int (*begin)(void *wctx, const struct perfsink_stream *s);
+	/* Optional: at close, after the last writer is gone. */
+	void (*fini)(void *wctx);
+};
+
+struct perfsink_kit_fsink_config {
+	const char *path;        /* the sink's path value (borrowed until close) */
+	unsigned path_key;       /* its index in the key table, for "FILE:LINE: " */
+	int fsync;               /* fdatasync before close */
+	int direct;              /* O_DIRECT where the file system takes it */
+	const struct perfsink_kit_writer_ops *wops;
+	void *wctx;              /* first argument of create, begin, fini */
+};
+
+struct perfsink_kit_fsink;
+
+/*
+ * For a sink's open(): checks that path can become an output (logged with
+ * FILE:LINE when not).  0, -ENOMEM, or the check's negative errno.
+ */
+int perfsink_kit_fsink_open(const struct perfsink_instance *inst,
+			    const struct perfsink_kit_fsink_config *cfg,
+			    struct perfsink_kit_fsink **out);
+/* The sink ops, with ctx the perfsink_kit_fsink; sink.h says what each returns. */
+int perfsink_kit_fsink_start(void *ctx, const struct perfsink_stream *s);
+int perfsink_kit_fsink_write(void *ctx, struct perfsink_buf *buf);
+int perfsink_kit_fsink_barrier(void *ctx);
+int perfsink_kit_fsink_rotate(void *ctx, const struct perfsink_stream *next);
+/* Frees the fsink; wops->fini(wctx) last. */
+int perfsink_kit_fsink_close(void *ctx, const struct perfsink_summary *sum);
+void perfsink_kit_fsink_stats(void *ctx, struct perfsink_sink_stats *out);
 
 /* ------------------------------------------------------------ byte buffer */
 

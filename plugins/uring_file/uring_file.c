@@ -1,42 +1,27 @@
 /*
- * uring_file: writes perf.data (file mode) with io_uring.  Every buffer
- * becomes one write at an explicitly computed offset (uring_writer.h); its
- * reference is dropped when the write has completed, on the one
- * completion thread of the file.  data.size in the header follows the
- * completed prefix, at a buffer end (perfsink_kit_ends, perfsink/kit.h),
- * at most 100 ms behind, so a crash or a full disk still leaves a file
- * perf report reads.  What it does on a full disk, at rotation and at the
- * end is aio_file's, line for line: the same kit helpers, the same cuts.
+ * uring_file: writes perf.data (file mode) through io_uring.  The file
+ * itself (header, data.size checkpoints, the O_DIRECT split, full disk,
+ * rotation, flight-recorder dumps) is the kit's perf.data file sink
+ * (perfsink_kit_fsink, perfsink/kit.h), shared with aio_file, so both
+ * write the same bytes and fail the same way; this sink brings the writer
+ * (uring_writer.h) and the ring it uses (uring_io.h).
  *
- * With direct = true (the default), where the file system takes them
- * (perfsink_kit_dio_usable), the data section is written with O_DIRECT:
- * no copy into the page cache, which was most of the recorder's CPU.  The
- * split of buffers into block writes is the kit's (perfsink_kit_dio_split),
- * as in aio_file: the header, the features and the last partial block go
- * through a second, buffered descriptor.  Unlike glibc's POSIX AIO, which
- * runs the writes of one descriptor one after the other, io_uring keeps
- * every pooled buffer's write in flight at once (the queue is deep enough
- * for all of them), so a direct write that holds its buffer until the disk
- * has it no longer holds the others back.  The pooled buffers are
+ * direct is on by default: O_DIRECT takes the copy into the page cache,
+ * most of the recorder's CPU, off the path, and unlike glibc's POSIX AIO,
+ * which runs the writes of one descriptor one after the other, io_uring
+ * keeps every pooled buffer's write in flight at once (the queue is deep
+ * enough for all of them), so a direct write that holds its buffer until
+ * the disk has it does not hold the others back.  The pooled buffers are
  * registered once as fixed buffers (sink ABI 1.4, host->pool_regions), so
- * the kernel does not pin their pages on every write.
+ * the kernel does not pin their pages on every write.  The ring lives for
+ * the whole run; each file gets a writer on it.
  *
- * Rotation: every segment is written to "<path>.<YYYYmmddHHMMSS>.<NNNNNN>"
- * (perfsink_kit_segment_path (perfsink/kit.h)); stream->max_files prunes the oldest.
- *
- * Every output is created by perfsink_kit_output (perfsink/kit.h) (no symlink
- * followed, an existing file kept as .old); a run that ends before any
- * ring data reached this sink removes its output and puts the .old back.
+ * Where io_uring cannot be set up, open() says so in one line and fails;
+ * ops->available tells the loader the same, for `plugin = file`.
  */
-#define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 #include <perfsink/sink.h>
 #include <perfsink/kit.h>
 #include "uring_io.h"
@@ -62,65 +47,17 @@ static const struct perfsink_key uring_file_keys[] = {
 
 struct uring_file {
 	const struct perfsink_instance *inst;
-	const struct perfsink_host *host;
-	const struct perfsink_stream *stream;
-	const char *base_path; /* the path value, until close() */
-	char *path;       /* current output */
-	struct perfsink_kit_output out; /* the current output's file and directory */
-	int fd;           /* out.fd, buffered: header, features, last partial block */
-	int begun;        /* the current output is in place with its header */
-	int ring_seen;    /* ring data was written during the run */
-	int dfd;          /* O_DIRECT descriptor of the same file, or -1 */
-	unsigned depth;   /* config: slots; 0 = from the stream */
-	int fixed;        /* config: register the pool */
-	struct uring_io io; /* the run's ring, set up at the first start() */
-	int said_mode;    /* the O_DIRECT/buffered line was logged */
+	const char *path;
+	unsigned depth;      /* config: slots; 0 = from the stream */
 	int fsync;
-	int direct;       /* config: try O_DIRECT */
-	uint64_t data_offset;
-	uint64_t pos;     /* file offset where the records written so far end */
-	uint64_t records; /* records written to this file so far */
-	uint64_t first_ring_end; /* where this file's first ring buffer ends; 0: none yet */
-	int no_samples;   /* finish_file: the error left no ring data: remove the file */
-	uint8_t *blk;     /* O_DIRECT: the pending partial block (perfsink_kit_dio_split) */
-	size_t blk_len;
-	struct perfsink_kit_ends *ends; /* buffer ends; data.size is one of them */
-	int64_t size_written_ns; /* completion thread: last data.size update */
-	uint64_t size_end;       /* completion thread: last buffer end on file */
-	struct uring_writer *w;
-	int err;
-	struct perfsink_sink_stats st;
+	int direct;
+	int fixed;           /* config: register the pool; cleared when it cannot be */
+	unsigned nr_buffers; /* of the current stream (begin) */
+	struct uring_io io;  /* the run's ring, set up at the first output */
 };
 
-#define LOG(f, lvl, ...) (f)->host->log((f)->inst, (lvl), __VA_ARGS__)
-
-/* The new output's temporary file, and its O_DIRECT twin when wanted. */
-static int open_output(struct uring_file *f, const char *path)
-{
-	char why[512];
-	int r = perfsink_kit_output_create(&f->out, path, why, sizeof(why));
-	if (r < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
-		return r;
-	}
-	f->fd = f->out.fd;
-	f->dfd = -1;
-	if (f->direct && perfsink_kit_dio_usable(f->fd)) {
-		f->dfd = perfsink_kit_output_reopen(&f->out, O_WRONLY | O_DIRECT);
-		if (f->dfd < 0)
-			f->dfd = -1;
-	}
-	if (!f->said_mode) /* once: every output of a run is in the same directory */
-		LOG(f, PERFSINK_LOG_DEBUG, "'%s': %s", path, f->dfd >= 0 ? "O_DIRECT writes"
-		    : !f->direct ? "buffered writes (direct = false)"
-		    : "buffered writes (the file system does not take O_DIRECT)");
-	f->said_mode = 1;
-	return 0;
-}
-
-/* Where open() stores each key's value. */
 static const struct perfsink_kit_key_map uring_file_map[] = {
-	PERFSINK_KIT_MAP(KEY_PATH, struct uring_file, base_path),
+	PERFSINK_KIT_MAP(KEY_PATH, struct uring_file, path),
 	PERFSINK_KIT_MAP(KEY_DEPTH, struct uring_file, depth),
 	PERFSINK_KIT_MAP(KEY_FSYNC, struct uring_file, fsync),
 	PERFSINK_KIT_MAP(KEY_DIRECT, struct uring_file, direct),
@@ -128,19 +65,117 @@ static const struct perfsink_kit_key_map uring_file_map[] = {
 	PERFSINK_KIT_MAP_END,
 };
 
-/* The output is created at start(); fail here already if it cannot be. */
-static int check_writable(struct uring_file *f, const char *path)
-{
-	char why[512];
-	int r = perfsink_kit_output_check(path, why, sizeof(why));
-	if (r < 0) {
-		const char *at = perfsink_value_origin(f->inst, KEY_PATH);
+#define LOG(u, lvl, ...) (u)->inst->host->log((u)->inst, (lvl), __VA_ARGS__)
 
-		LOG(f, PERFSINK_LOG_ERROR, "%s%ssink '%s', key 'path': %s", at ? at : "",
-		    at ? ": " : "", f->inst->name, why);
+/* Writes in flight at most: every pooled buffer's, two each with O_DIRECT (a block and a middle). */
+static unsigned slots_for(const struct uring_file *u, int direct)
+{
+	return u->depth ? u->depth : direct ? 2 * u->nr_buffers : u->nr_buffers;
+}
+
+/*
+ * Register the pooled buffers as fixed buffers, once for the run (again
+ * only if the host moved them).  Without them every write pins its pages:
+ * slower, not wrong, so a failure is said at -v and recording goes on.
+ */
+static void register_pool(struct uring_file *u, const struct perfsink_stream *s)
+{
+	const struct perfsink_host *h = u->inst->host;
+	if (!u->fixed)
+		return;
+	if (!PERFSINK_HOST_HAS(h, pool_regions) || !h->pool_regions) {
+		LOG(u, PERFSINK_LOG_DEBUG, "no fixed buffers: the host is older than sink ABI 1.4");
+		u->fixed = 0;
+		return;
 	}
+	int n = h->pool_regions(s, NULL, 0);
+	struct perfsink_region *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
+	int r = !v ? (n < 0 ? n : -ENOMEM) : h->pool_regions(s, v, (unsigned)n);
+	if (r >= 0 && !uring_io_registered(&u->io, v, (unsigned)n))
+		r = uring_io_register(&u->io, v, (unsigned)n);
+	if (r < 0) {
+		LOG(u, PERFSINK_LOG_DEBUG, "no fixed buffers: cannot register %d pooled buffers: %s",
+		    n, strerror(-r));
+		u->fixed = 0;
+	}
+	free(v);
+}
+
+/* Each output: the run's ring at the first one (deep enough for every write in flight and the stop NOP), the pool registered. */
+static int uring_begin(void *wctx, const struct perfsink_stream *s)
+{
+	struct uring_file *u = wctx;
+	u->nr_buffers = s->nr_buffers ? s->nr_buffers : 2;
+	if (!u->io.ready) {
+		char why[256];
+		int r = uring_io_init(&u->io, slots_for(u, 1) + 1, why, sizeof(why));
+		if (r < 0) {
+			LOG(u, PERFSINK_LOG_ERROR, "%s", why);
+			return r;
+		}
+	}
+	register_pool(u, s);
+	return 0;
+}
+
+static int uring_create(void *wctx, int fd, int direct, uint64_t offset,
+			perfsink_kit_aiow_commit_fn on_commit, void *commit_arg, void *done_ctx, void **w)
+{
+	struct uring_file *u = wctx;
+	struct uring_writer_config cfg = {
+		.io = &u->io,
+		.fd = fd,
+		.slots = slots_for(u, direct),
+		.offset = offset,
+		.on_commit = on_commit,
+		.commit_arg = commit_arg,
+		.done_ctx = done_ctx,
+	};
+	struct uring_writer *uw;
+	int r = uring_writer_create(&cfg, &uw);
+	if (r == 0)
+		uring_writer_set_log(uw, u->inst);
+	*w = uw;
 	return r;
 }
+
+static int uring_write(void *w, const void *data, size_t len, perfsink_kit_aiow_done_fn done, void *arg)
+{
+	return uring_writer_write(w, data, len, done, arg);
+}
+
+static int uring_drain(void *w) { return uring_writer_drain(w); }
+static uint64_t uring_offset(void *w) { return uring_writer_offset(w); }
+static uint64_t uring_committed(void *w) { return uring_writer_committed(w); }
+
+static void uring_stats(void *w, struct perfsink_kit_aiow_stats *out)
+{
+	struct uring_writer_stats st;
+	uring_writer_stats(w, &st);
+	*out = (struct perfsink_kit_aiow_stats){ .writes = st.writes, .bytes = st.bytes,
+						 .retries = st.retries, .waits = st.waits };
+}
+
+static void uring_destroy(void *w) { uring_writer_destroy(w); }
+
+static void uring_fini(void *wctx)
+{
+	struct uring_file *u = wctx;
+	uring_io_exit(&u->io);
+	free(u);
+}
+
+static const struct perfsink_kit_writer_ops uring_writer_ops = {
+	.create = uring_create,
+	.write = uring_write,
+	.drain = uring_drain,
+	.offset = uring_offset,
+	.committed = uring_committed,
+	.stats = uring_stats,
+	.destroy = uring_destroy,
+	.begin = uring_begin,
+	.fini = uring_fini,
+};
 
 /* Whether io_uring works here: what `plugin = file` asks before picking this sink. */
 static int uring_file_available(char *why, size_t n)
@@ -156,504 +191,20 @@ static int uring_file_open(const struct perfsink_instance *inst, void **ctx)
 		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s; use plugin = aio_file (or file)", why);
 		return r;
 	}
-	struct uring_file *f = calloc(1, sizeof(*f));
-	if (!f)
+	struct uring_file *u = calloc(1, sizeof(*u));
+	if (!u)
 		return -ENOMEM;
-	f->inst = inst;
-	f->host = inst->host;
-	f->fd = -1;
-	perfsink_kit_output_init(&f->out);
-	f->dfd = -1;
-	r = perfsink_kit_ends_create(&f->ends);
-	if (r < 0) {
-		free(f);
-		return r;
-	}
-	r = perfsink_kit_conf_fill(uring_file_keys, inst->values, uring_file_map, f);
-	if (r == 0)
-		r = check_writable(f, f->base_path);
-	if (r < 0) {
-		perfsink_kit_ends_destroy(f->ends);
-		free(f);
-		return r;
-	}
-	*ctx = f;
-	return 0;
-}
-
-/*
- * Completion thread: keep data.size at the completed prefix, at most every
- * SIZE_UPDATE_NS.  The 8-byte write takes the inode lock that the next
- * data write holds for about a millisecond, and waiting for it (the kernel
- * spins) cost 12 % of perfsink's CPU with two files at 300 MB/s each.  A
- * crash leaves perf the data of all but the last 100 ms (the rest is in
- * the file, past data.size); close() writes the final size.
- */
-#define SIZE_UPDATE_NS (100 * 1000000LL)
-
-static void on_commit(void *arg, uint64_t end)
-{
-	struct uring_file *f = arg;
-	uint64_t safe = perfsink_kit_ends_take(f->ends, end);
-	if (safe <= f->size_end)
-		return;
-	f->size_end = safe;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	if (f->size_written_ns && now - f->size_written_ns < SIZE_UPDATE_NS)
-		return;
-	f->size_written_ns = now;
-	uint64_t size = safe - f->data_offset;
-	(void)perfsink_kit_pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
-}
-
-/* Completion thread: the write is over (errors are sticky in the writer). */
-static void on_done(void *ctx, void *arg, int err)
-{
-	struct uring_file *f = ctx;
-	f->host->buf_put(arg);
-}
-
-/* Completion thread: a pending block written with O_DIRECT. */
-static void on_block_done(void *ctx, void *arg, int err)
-{
-	free(arg);
-}
-
-static void close_direct(struct uring_file *f)
-{
-	if (f->dfd >= 0)
-		close(f->dfd);
-	f->dfd = -1;
-	free(f->blk);
-	f->blk = NULL;
-	f->blk_len = 0;
-}
-
-/* Writes in flight at most: every pooled buffer's, two each with O_DIRECT (a block and a middle). */
-static unsigned slots_for(const struct uring_file *f, int direct)
-{
-	const struct perfsink_stream *s = f->stream;
-	unsigned nb = s->nr_buffers ? s->nr_buffers : 2;
-	return f->depth ? f->depth : direct ? 2 * nb : nb;
-}
-
-/*
- * Register the pooled buffers as fixed buffers, once for the run (again
- * only if the host moved them).  Without them every write pins its pages:
- * slower, not wrong, so a failure is said at -v and recording goes on.
- */
-static void register_pool(struct uring_file *f, const struct perfsink_stream *s)
-{
-	const struct perfsink_host *h = f->host;
-	if (!f->fixed)
-		return;
-	if (!PERFSINK_HOST_HAS(h, pool_regions) || !h->pool_regions) {
-		LOG(f, PERFSINK_LOG_DEBUG, "no fixed buffers: the host is older than sink ABI 1.4");
-		f->fixed = 0;
-		return;
-	}
-	int n = h->pool_regions(s, NULL, 0);
-	struct perfsink_region *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
-	int r = !v ? (n < 0 ? n : -ENOMEM) : h->pool_regions(s, v, (unsigned)n);
-	if (r >= 0 && !uring_io_registered(&f->io, v, (unsigned)n))
-		r = uring_io_register(&f->io, v, (unsigned)n);
-	if (r < 0) {
-		LOG(f, PERFSINK_LOG_DEBUG, "no fixed buffers: cannot register %d pooled buffers: %s",
-		    n, strerror(-r));
-		f->fixed = 0;
-	}
-	free(v);
-}
-
-/* The run's ring, at the first output: deep enough for every write in flight, and the stop NOP. */
-static int setup_ring(struct uring_file *f, const struct perfsink_stream *s)
-{
-	if (!f->io.ready) {
-		char why[256];
-		int r = uring_io_init(&f->io, slots_for(f, 1) + 1, why, sizeof(why));
-		if (r < 0) {
-			LOG(f, PERFSINK_LOG_ERROR, "%s", why);
-			return r;
-		}
-	}
-	register_pool(f, s);
-	return 0;
-}
-
-/*
- * The writer for the rest of the file, from offset through fd (the
- * O_DIRECT one or the buffered one).
- */
-static int start_writer(struct uring_file *f, int fd, uint64_t offset)
-{
-	struct uring_writer_config cfg = {
-		.io = &f->io,
-		.fd = fd,
-		.slots = slots_for(f, fd == f->dfd),
-		.offset = offset,
-		.on_commit = on_commit,
-		.commit_arg = f,
-		.done_ctx = f,
+	u->inst = inst;
+	r = perfsink_kit_conf_fill(uring_file_keys, inst->values, uring_file_map, u);
+	struct perfsink_kit_fsink_config cfg = {
+		.path = u->path, .path_key = KEY_PATH, .fsync = u->fsync, .direct = u->direct,
+		.wops = &uring_writer_ops, .wctx = u,
 	};
-	int r = uring_writer_create(&cfg, &f->w);
-	if (r < 0)
-		LOG(f, PERFSINK_LOG_ERROR, "cannot start the io_uring writer: %s", strerror(-r));
-	return r;
-}
-
-/* Write the provisional header hdr (taken) to the new output, start the writer. */
-static int begin_file(struct uring_file *f, const struct perfsink_stream *s, struct perfsink_bytes *hdr_in)
-{
-	struct perfsink_bytes hdr = *hdr_in;
-	int r = perfsink_kit_pwrite_all(f->fd, hdr.data, hdr.len, 0);
-	f->data_offset = f->pos = hdr.len;
-	f->records = 0;
-	f->first_ring_end = 0;
-	f->no_samples = 0;
-	f->size_written_ns = 0;
-	f->size_end = 0;
-	perfsink_kit_ends_reset(f->ends);
-	f->host->bytes_free(&hdr);
-	if (r < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "write '%s': %s", f->path, strerror(-r));
-		return r;
-	}
-	char why[512];
-	if ((r = perfsink_kit_output_place(&f->out, why, sizeof(why))) < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
-		return r;
-	}
-	if (f->data_offset % PERFSINK_KIT_DIO_BLOCK)
-		close_direct(f); /* a host before sink ABI 1.2 */
-	f->stream = s;
-	if ((r = setup_ring(f, s)) < 0)
-		return r;
-	return start_writer(f, f->dfd >= 0 ? f->dfd : f->fd, f->data_offset);
-}
-
-/* Create the output of stream s and write its provisional header. */
-static int new_output(struct uring_file *f, const struct perfsink_stream *s)
-{
-	char *p = perfsink_kit_segment_path(f->base_path, s);
-	if (!p)
-		return -ENOMEM;
-	free(f->path);
-	f->path = p;
-	/* The header first: a failure must not truncate an existing file. */
-	struct perfsink_bytes hdr;
-	int r = f->host->file_header(s, NULL, &hdr);
-	if (r < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "cannot build the file header: %s", strerror(-r));
-		return r;
-	}
-	r = open_output(f, p);
 	if (r == 0)
-		r = begin_file(f, s, &hdr);
-	else
-		f->host->bytes_free(&hdr);
-	f->begun = r == 0;
-	if (r == 0 && s->max_files) {
-		int n = perfsink_kit_segments_prune(f->base_path, s->max_files);
-		if (n < 0)
-			LOG(f, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
-			    f->base_path, strerror(-n));
-	}
-	return r;
-}
-
-static int uring_file_start(void *ctx, const struct perfsink_stream *s)
-{
-	struct uring_file *f = ctx;
-	return f->err = new_output(f, s);
-}
-
-/* A write of bytes of buf (its reference is dropped when it completes). */
-static int write_from_buf(struct uring_file *f, struct perfsink_buf *buf, const uint8_t *p, size_t len)
-{
-	f->host->buf_get(buf);
-	int r = uring_writer_write(f->w, p, len, on_done, buf);
+		r = perfsink_kit_fsink_open(inst, &cfg, (struct perfsink_kit_fsink **)ctx);
 	if (r < 0)
-		f->host->buf_put(buf);
+		free(u);
 	return r;
-}
-
-/*
- * Turn the rest of the file to buffered writes: wait for the direct ones,
- * write the pending block, and go on after it through the buffered fd.
- */
-static int to_buffered(struct uring_file *f)
-{
-	int r = uring_writer_drain(f->w);
-	if (r < 0)
-		return r;
-	uint64_t at = uring_writer_offset(f->w);
-	if (f->blk_len && (r = perfsink_kit_pwrite_all(f->fd, f->blk, f->blk_len, at)) < 0)
-		return r;
-	struct uring_writer_stats as;
-	uring_writer_stats(f->w, &as);
-	f->st.bytes_out += as.bytes + f->blk_len;
-	f->st.retries += as.retries;
-	uring_writer_destroy(f->w);
-	f->w = NULL;
-	at += f->blk_len;
-	close_direct(f);
-	LOG(f, PERFSINK_LOG_DEBUG, "'%s': buffered writes from offset %llu (a buffer not placed for O_DIRECT)",
-	    f->path, (unsigned long long)at);
-	return start_writer(f, f->fd, at);
-}
-
-/* O_DIRECT: complete the pending block, write the middle, keep the tail. */
-static int write_direct(struct uring_file *f, struct perfsink_buf *buf)
-{
-	struct perfsink_kit_dio_split s = perfsink_kit_dio_split(buf->data, buf->len, f->blk_len);
-	if (!s.aligned) {
-		int r = to_buffered(f);
-		return r < 0 ? r : write_from_buf(f, buf, buf->data, buf->len);
-	}
-	/* A head means bytes are pending, so the block exists. */
-	if (s.head) {
-		memcpy(f->blk + f->blk_len, buf->data, s.head);
-		f->blk_len += s.head;
-	}
-	if (s.block_full) {
-		int r = uring_writer_write(f->w, f->blk, PERFSINK_KIT_DIO_BLOCK, on_block_done, f->blk);
-		if (r < 0)
-			return r; /* the block stays ours: freed by close_direct */
-		f->blk = NULL;
-		f->blk_len = 0;
-	}
-	if (s.mid) {
-		int r = write_from_buf(f, buf, buf->data + s.head, s.mid);
-		if (r < 0)
-			return r;
-	}
-	if (s.tail) {
-		if (!f->blk && posix_memalign((void **)&f->blk, PERFSINK_KIT_DIO_BLOCK, PERFSINK_KIT_DIO_BLOCK))
-			return -ENOMEM;
-		memcpy(f->blk, buf->data + s.head + s.mid, s.tail);
-		f->blk_len = s.tail;
-	}
-	return 0;
-}
-
-static int uring_file_write(void *ctx, struct perfsink_buf *buf)
-{
-	struct uring_file *f = ctx;
-	if (f->err)
-		return f->err;
-	int r = f->dfd >= 0 ? write_direct(f, buf) : write_from_buf(f, buf, buf->data, buf->len);
-	uint64_t records = f->records + perfsink_kit_buf_records(buf);
-	if (r == 0)
-		r = perfsink_kit_ends_push(f->ends, f->pos + buf->len, records);
-	if (r < 0) {
-		f->err = r;
-		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-		    (unsigned long long)(f->w ? uring_writer_committed(f->w) : f->pos), strerror(-r));
-		return r;
-	}
-	f->pos += buf->len;
-	f->records = records;
-	if (buf->kind == PERFSINK_BUF_RING) {
-		f->ring_seen = 1;
-		if (!f->first_ring_end)
-			f->first_ring_end = f->pos;
-	}
-	f->st.bytes_in += buf->len;
-	f->st.buffers++;
-	return 0;
-}
-
-static int uring_file_barrier(void *ctx)
-{
-	struct uring_file *f = ctx;
-	if (!f->w)
-		return f->err;
-	int r = uring_writer_drain(f->w);
-	if (r < 0 && !f->err) {
-		f->err = r;
-		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-		    (unsigned long long)uring_writer_committed(f->w), strerror(-r));
-	}
-	return f->err;
-}
-
-/*
- * After an error: the end data.size keeps, the last buffer end at or below
- * committed (perfsink_kit_ends, perfsink/kit.h), and the bytes and records written past it (lost).
- */
-static uint64_t kept_end(struct uring_file *f, uint64_t committed, uint64_t *lost_bytes,
-			 uint64_t *lost_records)
-{
-	uint64_t end = perfsink_kit_ends_take(f->ends, committed);
-	if (end < f->data_offset)
-		end = f->data_offset;
-	uint64_t kept = end > f->data_offset ? perfsink_kit_ends_taken_records(f->ends) : 0;
-	*lost_bytes = f->pos > end ? f->pos - end : 0;
-	*lost_records = f->records > kept ? f->records - kept : 0;
-	return end;
-}
-
-/*
- * Make the file final: data.size = the completed prefix, features after it,
- * header rewritten.  After a write error the junk past the prefix is cut
- * off first, and if the features do not fit they are cut off again: perf
- * reads a file whose announced features are missing.
- */
-static int finish_file(struct uring_file *f)
-{
-	int r = 0;
-	uint64_t end = f->data_offset;
-	if (f->w) {
-		uring_file_barrier(f);
-		end = uring_writer_committed(f->w);
-		struct uring_writer_stats as;
-		uring_writer_stats(f->w, &as);
-		f->st.bytes_out += as.bytes;
-		f->st.retries += as.retries;
-		LOG(f, PERFSINK_LOG_DEBUG, "'%s': %llu writes, %llu from fixed buffers, %llu waited for a slot",
-		    f->path, (unsigned long long)as.writes, (unsigned long long)as.fixed,
-		    (unsigned long long)as.waits);
-		uring_writer_destroy(f->w);
-		f->w = NULL;
-	}
-	if (f->dfd >= 0 && !f->err && f->blk_len) {
-		/* The last partial block: buffered, it cannot be written whole. */
-		int w = perfsink_kit_pwrite_all(f->fd, f->blk, f->blk_len, end);
-		if (w < 0) {
-			f->err = w;
-			LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-			    (unsigned long long)end, strerror(-w));
-		} else {
-			end += f->blk_len;
-			f->st.bytes_out += f->blk_len;
-		}
-	}
-	close_direct(f);
-	/* After an error, data.size must end where a buffer ended. */
-	uint64_t lost_bytes = 0, lost_records = 0;
-	if (f->err) {
-		end = kept_end(f, end, &lost_bytes, &lost_records);
-		f->st.dropped_bytes += lost_bytes;
-		f->st.dropped_records += lost_records;
-	}
-	if (!f->stream)
-		return f->err;
-	if (f->err && !(f->first_ring_end && end >= f->first_ring_end)) {
-		/* Task records only: perf says "no samples" and fails; the caller removes it. */
-		LOG(f, PERFSINK_LOG_WARN, "'%s' kept no samples before the error (%llu bytes, %llu records lost); "
-		    "removing it", f->path, (unsigned long long)lost_bytes, (unsigned long long)lost_records);
-		f->no_samples = 1;
-		return f->err;
-	}
-	if (f->err && ftruncate(f->fd, (off_t)end) < 0)
-		r = -errno;
-	struct perfsink_file_end fe = { f->data_offset, end - f->data_offset, NULL };
-	struct perfsink_bytes feat, hdr;
-	if (f->host->file_features(f->stream, &fe, &feat) == 0) {
-		if (perfsink_kit_pwrite_all(f->fd, feat.data, feat.len, end) < 0) {
-			if (ftruncate(f->fd, (off_t)end) < 0)
-				r = -errno;
-		}
-		f->host->bytes_free(&feat);
-	}
-	if (f->host->file_header(f->stream, &fe, &hdr) == 0) {
-		int w = perfsink_kit_pwrite_all(f->fd, hdr.data, hdr.len, 0);
-		if (w < 0) {
-			LOG(f, PERFSINK_LOG_ERROR, "rewrite header of '%s': %s", f->path, strerror(-w));
-			r = w;
-		}
-		f->host->bytes_free(&hdr);
-	}
-	if (f->fsync && fdatasync(f->fd) < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "fdatasync '%s': %s", f->path, strerror(errno));
-		r = -errno;
-	}
-	if (f->err)
-		LOG(f, PERFSINK_LOG_WARN, "'%s' holds the %llu bytes of records written before the error, "
-		    "%llu bytes (%llu records) after it are lost%s",
-		    f->path, (unsigned long long)(end - f->data_offset),
-		    (unsigned long long)lost_bytes, (unsigned long long)lost_records,
-		    r < 0 ? "" : "; perf report reads it");
-	f->st.files++;
-	return f->err ? f->err : r;
-}
-
-static int uring_file_rotate(void *ctx, const struct perfsink_stream *next)
-{
-	struct uring_file *f = ctx;
-	int r = finish_file(f);
-	int c = f->no_samples ? perfsink_kit_output_discard(&f->out) : perfsink_kit_output_close(&f->out);
-	f->fd = -1;
-	f->begun = 0;
-	f->stream = NULL;
-	if (r < 0 || c < 0)
-		return f->err = r < 0 ? r : c;
-	return f->err = new_output(f, next);
-}
-
-/*
- * Nothing of this run is worth keeping in the current output: remove it
- * and put the file it replaced back.
- */
-static void discard_output(struct uring_file *f)
-{
-	if (f->w) {
-		uring_writer_destroy(f->w);
-		f->w = NULL;
-	}
-	close_direct(f);
-	f->fd = -1;
-	int r = perfsink_kit_output_discard(&f->out);
-	if (r < 0)
-		LOG(f, PERFSINK_LOG_WARN, "cannot remove '%s' after the failed start: %s", f->path,
-		    strerror(-r));
-	else if (f->err && f->begun)
-		LOG(f, PERFSINK_LOG_WARN, "'%s' kept no samples before the error; removed it", f->path);
-}
-
-static int uring_file_close(void *ctx, const struct perfsink_summary *sum)
-{
-	struct uring_file *f = ctx;
-	int r;
-	/* Aborted before recording (sink.h), or this output never began. */
-	int unused = (sum && sum->stop_reason < 0 && !f->ring_seen) || !f->begun;
-	if (unused && f->out.dirfd >= 0) {
-		discard_output(f);
-		r = f->err;
-	} else {
-		r = finish_file(f);
-		int c = f->no_samples ? perfsink_kit_output_discard(&f->out) : perfsink_kit_output_close(&f->out);
-		if (c < 0 && r == 0)
-			r = c;
-	}
-	perfsink_kit_ends_destroy(f->ends);
-	uring_io_exit(&f->io);
-	free(f->path);
-	free(f);
-	return r;
-}
-
-static void uring_file_stats(void *ctx, struct perfsink_sink_stats *out)
-{
-	struct uring_file *f = ctx;
-	*out = f->st;
-	if (f->w) {
-		struct uring_writer_stats as;
-		uring_writer_stats(f->w, &as);
-		out->bytes_out += as.bytes;
-		out->retries += as.retries;
-	}
-	if (f->w && f->err) { /* what the failed file will not keep (finish_file counts it then) */
-		uint64_t lost_bytes, lost_records;
-		kept_end(f, uring_writer_committed(f->w), &lost_bytes, &lost_records);
-		out->dropped_bytes += lost_bytes;
-		out->dropped_records += lost_records;
-	}
-	/* Written by close() (it cannot go out whole before): in == written. */
-	if (f->dfd >= 0 && !f->err)
-		out->bytes_out += f->blk_len;
 }
 
 static const struct perfsink_sink_ops uring_file_ops = {
@@ -663,15 +214,15 @@ static const struct perfsink_sink_ops uring_file_ops = {
 	.flags = PERFSINK_SINK_WRITES_FILES,
 	.name = "uring_file",
 	.description = "perf.data file written with io_uring (O_DIRECT, fixed buffers)",
-	.available = uring_file_available,
 	.keys = uring_file_keys,
 	.open = uring_file_open,
-	.start = uring_file_start,
-	.write = uring_file_write,
-	.barrier = uring_file_barrier,
-	.rotate = uring_file_rotate,
-	.close = uring_file_close,
-	.stats = uring_file_stats,
+	.start = perfsink_kit_fsink_start,
+	.write = perfsink_kit_fsink_write,
+	.barrier = perfsink_kit_fsink_barrier,
+	.rotate = perfsink_kit_fsink_rotate,
+	.close = perfsink_kit_fsink_close,
+	.stats = perfsink_kit_fsink_stats,
+	.available = uring_file_available,
 };
 
 PERFSINK_DEFINE_SINK(uring_file_ops)

@@ -49,6 +49,7 @@ struct uring_writer {
 	unsigned used, in_callbacks;
 	int err;
 	struct uring_writer_stats st;
+	const struct perfsink_instance *log_inst; /* destroy's -v line; NULL: none */
 };
 
 /* Queue the rest of slot s; lock held.  0 or -errno (no SQE: the ring is too small). */
@@ -305,18 +306,27 @@ static int submit_stop(struct uring_writer *w)
 	return r < 0 ? r : 0;
 }
 
+void uring_writer_set_log(struct uring_writer *w, const struct perfsink_instance *inst)
+{
+	w->log_inst = inst;
+}
+
 void uring_writer_destroy(struct uring_writer *w)
 {
 	if (!w)
 		return;
 	uring_writer_drain(w);
+	if (w->log_inst)
+		w->log_inst->host->log(w->log_inst, PERFSINK_LOG_DEBUG,
+				       "%llu writes, %llu from fixed buffers, %llu waited for a slot",
+				       (unsigned long long)w->st.writes, (unsigned long long)w->st.fixed,
+				       (unsigned long long)w->st.waits);
 	pthread_mutex_lock(&w->lock);
 	int r = submit_stop(w);
 	pthread_mutex_unlock(&w->lock);
-	if (r == 0)
-		pthread_join(w->thread, NULL);
-	else
-		pthread_cancel(w->thread), pthread_join(w->thread, NULL);
+	if (r < 0) /* the ring is idle and has room: only a dead ring refuses a NOP */
+		pthread_cancel(w->thread);
+	pthread_join(w->thread, NULL);
 	pthread_mutex_destroy(&w->lock);
 	pthread_cond_destroy(&w->cv_free);
 	free(w->slots);

@@ -51,6 +51,11 @@ uint64_t uring_writer_offset(struct uring_writer *w);
 /* End of the contiguous prefix written without error. */
 uint64_t uring_writer_committed(struct uring_writer *w);
 void uring_writer_stats(struct uring_writer *w, struct uring_writer_stats *out);
+/*
+ * Where destroy says, at -v, how many writes there were and how many came
+ * from fixed buffers (inst's log; NULL: silent).
+ */
+void uring_writer_set_log(struct uring_writer *w, const struct perfsink_instance *inst);
 /* Drains, stops the completion thread, frees. */
 void uring_writer_destroy(struct uring_writer *w);
 
