@@ -19,6 +19,8 @@
  *   - output files: safe creation of perf.data outputs (no symlinks, no
  *     other user's files, NAME.old kept), segment names, pwrite_all;
  *   - the POSIX AIO writer: ordered asynchronous appends to one file;
+ *   - O_DIRECT record streams: block splitting, buffer ends (data.size);
+ *   - the perf.data file sink, all but its writer (aio_file, uring_file);
  *   - a growable byte buffer;
  *   - the PERF_RECORD_COMPRESSED framer (zstd);
  *   - perf records: counting, validating, LOST records;
@@ -39,7 +41,7 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 1
+#define PERFSINK_KIT_VERSION_MINOR 1 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports */
 
 /* ----------------------------------------------------------- output files */
 
@@ -211,6 +213,136 @@ void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w,
 			     struct perfsink_kit_aiow_stats *out);
 /* Drains, stops the completion thread, frees.  Does not close fd. */
 void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w);
+
+/* ------------------------------------------------- O_DIRECT record streams */
+
+/*
+ * Since kit 1.1.  O_DIRECT writing of a stream of whole records, shared by
+ * the file sinks (aio_file, uring_file): how each buffer splits into
+ * direct writes, and which buffer end data.size may show.
+ *
+ * The file is written in PERFSINK_KIT_DIO_BLOCK units from a block-aligned
+ * offset.  A buffer's bytes first complete the pending partial block left
+ * by the buffers before it (copied into a bounce block, written once
+ * full), then its block-aligned middle is written straight from the
+ * buffer (the host places buffer data at its stream offset modulo the
+ * block: sink ABI 1.2), and its last partial block becomes the new pending
+ * block, written when the next buffers fill it or, at the end, with a
+ * buffered write.  Every block is written once, so no two writes in flight
+ * share a block.  Pure functions; any thread.
+ */
+#define PERFSINK_KIT_DIO_BLOCK PERFSINK_BUF_ALIGN
+
+struct perfsink_kit_dio_split {
+	size_t head;      /* bytes copied into the pending block */
+	int block_full;   /* the pending block is then full: write it */
+	size_t mid;       /* bytes written straight from data + head (a multiple of the block) */
+	size_t tail;      /* bytes that start the next pending block */
+	int aligned;      /* data + head is block-aligned (or mid is 0) */
+};
+
+/* Split len bytes at data, with pending bytes (< the block) in the pending block. */
+struct perfsink_kit_dio_split perfsink_kit_dio_split(const uint8_t *data, size_t len,
+						     size_t pending);
+/*
+ * May fd take O_DIRECT writes whose memory, offset and length are
+ * multiples of the block?  Asks the kernel (statx DIOALIGN); 0 where it
+ * does not say (tmpfs, older kernels), so those files stay buffered.
+ */
+int perfsink_kit_dio_usable(int fd);
+
+/*
+ * The file offsets where buffers end, kept until the writes before them
+ * are on file.  data.size must end on a record boundary; with O_DIRECT the
+ * writer completes whole blocks, which end inside records, so the size
+ * perf is shown is the last buffer end at or below the completed prefix.
+ * THREADS: push from the sink's caller, take from a completion thread; a
+ * mutex makes them safe together.  Returns: 0 or -ENOMEM.
+ */
+struct perfsink_kit_ends;
+
+int perfsink_kit_ends_create(struct perfsink_kit_ends **out);
+/* Forget every end (a new file); keeps the memory. */
+void perfsink_kit_ends_reset(struct perfsink_kit_ends *e);
+/*
+ * end must not be below the last one pushed; records counts the records of
+ * the file up to end (it says what a cut at end loses).  0 or -ENOMEM.
+ */
+int perfsink_kit_ends_push(struct perfsink_kit_ends *e, uint64_t end, uint64_t records);
+/* The largest end pushed that is <= upto (0 if none); drops those.  upto
+ * never decreases between resets. */
+uint64_t perfsink_kit_ends_take(struct perfsink_kit_ends *e, uint64_t upto);
+/* The records up to the largest end taken so far. */
+uint64_t perfsink_kit_ends_taken_records(struct perfsink_kit_ends *e);
+/* NULL is a no-op. */
+void perfsink_kit_ends_destroy(struct perfsink_kit_ends *e);
+
+/* ------------------------------------------------------ perf.data file sink */
+
+/*
+ * Since kit 1.1.  perfsink_kit_fsink: a whole perf.data (file mode) sink
+ * but for the writer, shared by aio_file (POSIX AIO) and uring_file
+ * (io_uring), so both behave the same on a full disk, at rotation and in
+ * flight-recorder dumps, and keep data.size at the completed prefix (at a
+ * buffer end, at most 100 ms behind, perfsink_kit_ends) for `perfsink
+ * recover` after a crash.  With direct, O_DIRECT where the file system
+ * takes it (perfsink_kit_dio_*), said once per run at -v (debug) as
+ * "'PATH': O_DIRECT writes" or "'PATH': buffered writes (WHY)".
+ *
+ * The writer ops make ordered appends to one file with the contract of the
+ * POSIX AIO writer above (perfsink_kit_aiow: done() once per write, from
+ * another thread; on_commit as the completed prefix grows; sticky errors).
+ * THREADS: as sink.h: the perfsink_kit_fsink_* functions are a sink's ops,
+ * called on the engine thread; the writer's callbacks run on its own.
+ */
+struct perfsink_kit_writer_ops {
+	/*
+	 * A writer for the rest of a file: appends through fd from offset on
+	 * (direct: fd is the O_DIRECT descriptor, and a buffer may make two
+	 * writes, a block and its middle).  0 or a negative errno.
+	 */
+	int (*create)(void *wctx, int fd, int direct, uint64_t offset,
+		      perfsink_kit_aiow_commit_fn on_commit, void *commit_arg, void *done_ctx,
+		      void **w);
+	int (*write)(void *w, const void *data, size_t len, perfsink_kit_aiow_done_fn done,
+		     void *arg);
+	int (*drain)(void *w);                 /* nothing in flight; the sticky error */
+	uint64_t (*offset)(void *w);           /* next append offset */
+	uint64_t (*committed)(void *w);        /* end of the completed, error-free prefix */
+	void (*stats)(void *w, struct perfsink_kit_aiow_stats *out);
+	void (*destroy)(void *w);              /* drains first */
+	/* Optional: before each output's first writer (start, rotate); 0 or -errno (logged by it). */
+	int (*begin)(void *wctx, const struct perfsink_stream *s);
+	/* Optional: at close, after the last writer is gone. */
+	void (*fini)(void *wctx);
+};
+
+struct perfsink_kit_fsink_config {
+	const char *path;        /* the sink's path value (borrowed until close) */
+	unsigned path_key;       /* its index in the key table, for "FILE:LINE: " */
+	int fsync;               /* fdatasync before close */
+	int direct;              /* O_DIRECT where the file system takes it */
+	const struct perfsink_kit_writer_ops *wops;
+	void *wctx;              /* first argument of create, begin, fini */
+};
+
+struct perfsink_kit_fsink;
+
+/*
+ * For a sink's open(): checks that path can become an output (logged with
+ * FILE:LINE when not).  0, -ENOMEM, or the check's negative errno.
+ */
+int perfsink_kit_fsink_open(const struct perfsink_instance *inst,
+			    const struct perfsink_kit_fsink_config *cfg,
+			    struct perfsink_kit_fsink **out);
+/* The sink ops, with ctx the perfsink_kit_fsink; sink.h says what each returns. */
+int perfsink_kit_fsink_start(void *ctx, const struct perfsink_stream *s);
+int perfsink_kit_fsink_write(void *ctx, struct perfsink_buf *buf);
+int perfsink_kit_fsink_barrier(void *ctx);
+int perfsink_kit_fsink_rotate(void *ctx, const struct perfsink_stream *next);
+/* Frees the fsink; wops->fini(wctx) last. */
+int perfsink_kit_fsink_close(void *ctx, const struct perfsink_summary *sum);
+void perfsink_kit_fsink_stats(void *ctx, struct perfsink_sink_stats *out);
 
 /* ------------------------------------------------------------ byte buffer */
 

@@ -93,7 +93,10 @@ extern "C" {
  * 1.4: perfsink_host.output (where the data went) and .stop_requested;
  *      perfsink_sink_stats.state and the spool/backlog counters after
  *      `files`; perfsink_sink_ops.drain (send what is left before the
- *      summary).
+ *      summary); perfsink_host.pool_regions (the pooled buffers' memory,
+ *      for sinks that register it with the kernel once: io_uring fixed
+ *      buffers); perfsink_sink_ops.available (may this sink work on this
+ *      machine, asked when an alias such as `plugin = file` chooses).
  */
 #define PERFSINK_ABI_MINOR 4
 /* Alignment unit of buffer data and of the file-mode data offset (1.2). */
@@ -224,6 +227,12 @@ struct perfsink_buf {
 	 * never empty, so 0 means "count them yourself".
 	 */
 	uint32_t records;
+};
+
+/* Memory the host owns (host->pool_regions); never freed by a sink. */
+struct perfsink_region {
+	const void *base;
+	size_t len;
 };
 
 /* A byte range returned by a host helper; free with host->bytes_free. */
@@ -421,6 +430,20 @@ struct perfsink_host {
 	 * says so, and returns at once.  Any thread; cheap (a flag read).
 	 */
 	int (*stop_requested)(const struct perfsink_instance *inst);
+	/*
+	 * Since ABI 1.4 (check PERFSINK_HOST_HAS first).  The memory of the
+	 * pooled buffers that ring data (PERFSINK_BUF_RING) arrives in: every
+	 * such buf->data .. + len lies inside one of these regions, which
+	 * stay mapped at the same addresses for the whole run (every stream
+	 * of it), until close() returns.  Synthesized buffers (BUF_SYNTH)
+	 * are not in them.  For sinks that register memory with the kernel
+	 * once instead of pinning it on every write (io_uring fixed
+	 * buffers).  Fills out[0 .. min(n, total)) and returns the total
+	 * number of regions (call with n = 0 to size out), or a negative
+	 * errno.  From the engine thread, inside start() or rotate().
+	 */
+	int (*pool_regions)(const struct perfsink_stream *s, struct perfsink_region *out,
+			    unsigned n);
 };
 
 /* Whether host h has member m (fields appended by later minors). */
@@ -503,6 +526,15 @@ struct perfsink_sink_ops {
 	 * by the sink; the run's exit status reports it as a sink failure).
 	 */
 	int (*drain)(void *ctx);
+	/*
+	 * Since ABI 1.4; optional (NULL: always).  Whether the sink can work
+	 * on this machine at all (a kernel interface it needs, not its
+	 * config): 0, or a negative errno with a one-line reason in why.
+	 * Called by the loader, before any open(), when an alias names this
+	 * sink first (`plugin = file`: uring_file, else aio_file).  No ctx;
+	 * any thread; must leave nothing behind.
+	 */
+	int (*available)(char *why, size_t n);
 };
 
 /* ops->flags */

@@ -1,43 +1,21 @@
 /*
  * aio_file: writes perf.data (file mode) with POSIX AIO, the design of
- * perf record --aio.  Every buffer becomes one asynchronous write at an
- * explicitly computed offset; its reference is dropped when the write has
- * completed.  data.size in the header follows the completed prefix, at a
- * buffer end (ends.h), at most 100 ms behind, so a crash or a full disk
- * still leaves a file perf report reads.
+ * perf record --aio: every buffer becomes one asynchronous write at an
+ * explicitly computed offset (perfsink_kit_aiow), its reference dropped
+ * when the write has completed.  The file itself (header, data.size
+ * checkpoints, O_DIRECT split, full disk, rotation, flight-recorder dumps)
+ * is the kit's perf.data file sink (perfsink_kit_fsink, perfsink/kit.h),
+ * which uring_file shares.
  *
- * With direct = true, where the file system takes them (dio_usable), the
- * data section is written with O_DIRECT: no copy into the page cache,
- * which is the largest part of the sink's CPU.  How buffers become block writes:
- * dio.h.  The header, the features and the last partial block go through
- * a second, buffered descriptor; until that block is full, the records in
- * it are only in memory (at most 4 KiB).  Off by default because a direct write
- * holds its pooled buffer until the disk has the data, and under CPU
- * saturation that cost more samples than the page-cache copy it saves
- * (docs/BENCHMARKS.md).  A buffer that is not placed for O_DIRECT
- * (a host before sink ABI 1.2, or an output that is not rotated with the
- * stream) turns the rest of that file to buffered writes.
- *
- * Rotation: every segment is written to "<path>.<YYYYmmddHHMMSS>.<NNNNNN>"
- * (perfsink_kit_segment_path (perfsink/kit.h)); stream->max_files prunes the oldest.
- *
- * Every output is created by perfsink_kit_output (perfsink/kit.h) (no symlink
- * followed, an existing file kept as .old); a run that ends before any
- * ring data reached this sink removes its output and puts the .old back.
+ * direct is off by default: glibc's POSIX AIO runs the writes of one
+ * descriptor one after the other, and a direct write holds its pooled
+ * buffer until the disk has the data, so under CPU saturation that cost
+ * more samples than the page-cache copy it saves (docs/BENCHMARKS.md).
  */
-#define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 #include <perfsink/sink.h>
 #include <perfsink/kit.h>
-#include "dio.h"
-#include "ends.h"
 
 enum { KEY_PATH, KEY_CBLOCKS, KEY_FSYNC, KEY_DIRECT };
 
@@ -53,536 +31,85 @@ static const struct perfsink_key aio_file_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
-struct aio_file {
-	const struct perfsink_instance *inst;
-	const struct perfsink_host *host;
-	const struct perfsink_stream *stream;
-	const char *base_path; /* the path value, until close() */
-	char *path;       /* current output */
-	struct perfsink_kit_output out; /* the current output's file and directory */
-	int fd;           /* out.fd, buffered: header, features, last partial block */
-	int begun;        /* the current output is in place with its header */
-	int ring_seen;    /* ring data was written during the run */
-	int dfd;          /* O_DIRECT descriptor of the same file, or -1 */
+struct aio_conf {
+	const char *path;
 	unsigned cblocks;
 	int fsync;
-	int direct;       /* config: try O_DIRECT */
-	uint64_t data_offset;
-	uint64_t pos;     /* file offset where the records written so far end */
-	uint64_t records; /* records written to this file so far */
-	uint64_t first_ring_end; /* where this file's first ring buffer ends; 0: none yet */
-	int no_samples;   /* finish_file: the error left no ring data: remove the file */
-	uint8_t *blk;     /* O_DIRECT: the pending partial block (dio.h) */
-	size_t blk_len;
-	struct ends ends; /* buffer ends; data.size is one of them */
-	int64_t size_written_ns; /* completion thread: last data.size update */
-	uint64_t size_end;       /* completion thread: last buffer end on file */
-	struct perfsink_kit_aiow *w;
-	int err;
-	struct perfsink_sink_stats st;
+	int direct;
+	unsigned nr_buffers; /* of the current stream (begin) */
 };
 
-#define LOG(f, lvl, ...) (f)->host->log((f)->inst, (lvl), __VA_ARGS__)
-
-/* The new output's temporary file, and its O_DIRECT twin when wanted. */
-static int open_output(struct aio_file *f, const char *path)
-{
-	char why[512];
-	int r = perfsink_kit_output_create(&f->out, path, why, sizeof(why));
-	if (r < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
-		return r;
-	}
-	f->fd = f->out.fd;
-	f->dfd = -1;
-	if (f->direct && dio_usable(f->fd)) {
-		f->dfd = perfsink_kit_output_reopen(&f->out, O_WRONLY | O_DIRECT);
-		if (f->dfd < 0)
-			f->dfd = -1;
-	}
-	LOG(f, PERFSINK_LOG_DEBUG, "'%s': %s writes", path, f->dfd >= 0 ? "O_DIRECT" : "buffered");
-	return 0;
-}
-
-/* Where open() stores each key's value. */
 static const struct perfsink_kit_key_map aio_file_map[] = {
-	PERFSINK_KIT_MAP(KEY_PATH, struct aio_file, base_path),
-	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct aio_file, cblocks),
-	PERFSINK_KIT_MAP(KEY_FSYNC, struct aio_file, fsync),
-	PERFSINK_KIT_MAP(KEY_DIRECT, struct aio_file, direct),
+	PERFSINK_KIT_MAP(KEY_PATH, struct aio_conf, path),
+	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct aio_conf, cblocks),
+	PERFSINK_KIT_MAP(KEY_FSYNC, struct aio_conf, fsync),
+	PERFSINK_KIT_MAP(KEY_DIRECT, struct aio_conf, direct),
 	PERFSINK_KIT_MAP_END,
 };
 
-/* The output is created at start(); fail here already if it cannot be. */
-static int check_writable(struct aio_file *f, const char *path)
+static int aio_begin(void *wctx, const struct perfsink_stream *s)
 {
-	char why[512];
-	int r = perfsink_kit_output_check(path, why, sizeof(why));
-	if (r < 0) {
-		const char *at = perfsink_value_origin(f->inst, KEY_PATH);
-
-		LOG(f, PERFSINK_LOG_ERROR, "%s%ssink '%s', key 'path': %s", at ? at : "",
-		    at ? ": " : "", f->inst->name, why);
-	}
-	return r;
-}
-
-static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
-{
-	struct aio_file *f = calloc(1, sizeof(*f));
-	if (!f)
-		return -ENOMEM;
-	f->inst = inst;
-	f->host = inst->host;
-	f->fd = -1;
-	perfsink_kit_output_init(&f->out);
-	f->dfd = -1;
-	ends_init(&f->ends);
-	int r = perfsink_kit_conf_fill(aio_file_keys, inst->values, aio_file_map, f);
-	if (r == 0)
-		r = check_writable(f, f->base_path);
-	if (r < 0) {
-		ends_free(&f->ends);
-		free(f);
-		return r;
-	}
-	*ctx = f;
+	struct aio_conf *c = wctx;
+	c->nr_buffers = s->nr_buffers ? s->nr_buffers : 2;
 	return 0;
 }
 
-/*
- * Completion thread: keep data.size at the completed prefix, at most every
- * SIZE_UPDATE_NS.  The 8-byte write takes the inode lock that the next
- * data write holds for about a millisecond, and waiting for it (the kernel
- * spins) cost 12 % of perfsink's CPU with two files at 300 MB/s each.  A
- * crash leaves perf the data of all but the last 100 ms (the rest is in
- * the file, past data.size); close() writes the final size.
- */
-#define SIZE_UPDATE_NS (100 * 1000000LL)
-
-static void on_commit(void *arg, uint64_t end)
+static int aio_create(void *wctx, int fd, int direct, uint64_t offset,
+		      perfsink_kit_aiow_commit_fn on_commit, void *commit_arg, void *done_ctx, void **w)
 {
-	struct aio_file *f = arg;
-	uint64_t safe = ends_take(&f->ends, end);
-	if (safe <= f->size_end)
-		return;
-	f->size_end = safe;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	int64_t now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	if (f->size_written_ns && now - f->size_written_ns < SIZE_UPDATE_NS)
-		return;
-	f->size_written_ns = now;
-	uint64_t size = safe - f->data_offset;
-	(void)perfsink_kit_pwrite_all(f->fd, &size, sizeof(size), f->host->data_size_offset);
-}
-
-/* Completion thread: the write is over (errors are sticky in the writer). */
-static void on_done(void *ctx, void *arg, int err)
-{
-	struct aio_file *f = ctx;
-	f->host->buf_put(arg);
-}
-
-/* Completion thread: a pending block written with O_DIRECT. */
-static void on_block_done(void *ctx, void *arg, int err)
-{
-	free(arg);
-}
-
-static void close_direct(struct aio_file *f)
-{
-	if (f->dfd >= 0)
-		close(f->dfd);
-	f->dfd = -1;
-	free(f->blk);
-	f->blk = NULL;
-	f->blk_len = 0;
-}
-
-/*
- * The writer for the rest of the file, from offset through fd (the
- * O_DIRECT one or the buffered one).
- */
-static int start_writer(struct aio_file *f, int fd, uint64_t offset)
-{
-	const struct perfsink_stream *s = f->stream;
-	unsigned nr_cb = f->cblocks ? f->cblocks : (s->nr_buffers ? s->nr_buffers : 2);
+	struct aio_conf *c = wctx;
+	unsigned nr_cb = c->cblocks ? c->cblocks : c->nr_buffers;
 	struct perfsink_kit_aiow_config cfg = {
 		.fd = fd,
 		/* With O_DIRECT a buffer can make two writes: a block and its middle. */
-		.nr_cb = fd == f->dfd && !f->cblocks ? 2 * nr_cb : nr_cb,
+		.nr_cb = direct && !c->cblocks ? 2 * nr_cb : nr_cb,
 		.offset = offset,
 		.on_commit = on_commit,
-		.commit_arg = f,
-		.done_ctx = f,
+		.commit_arg = commit_arg,
+		.done_ctx = done_ctx,
 	};
-	int r = perfsink_kit_aiow_create(&cfg, &f->w);
-	if (r < 0)
-		LOG(f, PERFSINK_LOG_ERROR, "cannot start the AIO writer: %s", strerror(-r));
-	return r;
+	return perfsink_kit_aiow_create(&cfg, (struct perfsink_kit_aiow **)w);
 }
 
-/* Write the provisional header hdr (taken) to the new output, start the writer. */
-static int begin_file(struct aio_file *f, const struct perfsink_stream *s, struct perfsink_bytes *hdr_in)
+static int aio_write(void *w, const void *data, size_t len, perfsink_kit_aiow_done_fn done, void *arg)
 {
-	struct perfsink_bytes hdr = *hdr_in;
-	int r = perfsink_kit_pwrite_all(f->fd, hdr.data, hdr.len, 0);
-	f->data_offset = f->pos = hdr.len;
-	f->records = 0;
-	f->first_ring_end = 0;
-	f->no_samples = 0;
-	f->size_written_ns = 0;
-	f->size_end = 0;
-	ends_reset(&f->ends);
-	f->host->bytes_free(&hdr);
-	if (r < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "write '%s': %s", f->path, strerror(-r));
-		return r;
-	}
-	char why[512];
-	if ((r = perfsink_kit_output_place(&f->out, why, sizeof(why))) < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
-		return r;
-	}
-	if (f->data_offset % DIO_BLOCK)
-		close_direct(f); /* a host before sink ABI 1.2 */
-	f->stream = s;
-	return start_writer(f, f->dfd >= 0 ? f->dfd : f->fd, f->data_offset);
+	return perfsink_kit_aiow_write(w, data, len, done, arg);
 }
 
-/* Create the output of stream s and write its provisional header. */
-static int new_output(struct aio_file *f, const struct perfsink_stream *s)
+static int aio_drain(void *w) { return perfsink_kit_aiow_drain(w); }
+static uint64_t aio_offset(void *w) { return perfsink_kit_aiow_offset(w); }
+static uint64_t aio_committed(void *w) { return perfsink_kit_aiow_committed(w); }
+static void aio_stats(void *w, struct perfsink_kit_aiow_stats *out) { perfsink_kit_aiow_stats(w, out); }
+static void aio_destroy(void *w) { perfsink_kit_aiow_destroy(w); }
+static void aio_fini(void *wctx) { free(wctx); }
+
+static const struct perfsink_kit_writer_ops aio_writer_ops = {
+	.create = aio_create,
+	.write = aio_write,
+	.drain = aio_drain,
+	.offset = aio_offset,
+	.committed = aio_committed,
+	.stats = aio_stats,
+	.destroy = aio_destroy,
+	.begin = aio_begin,
+	.fini = aio_fini,
+};
+
+static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 {
-	char *p = perfsink_kit_segment_path(f->base_path, s);
-	if (!p)
+	struct aio_conf *c = calloc(1, sizeof(*c));
+	if (!c)
 		return -ENOMEM;
-	free(f->path);
-	f->path = p;
-	/* The header first: a failure must not truncate an existing file. */
-	struct perfsink_bytes hdr;
-	int r = f->host->file_header(s, NULL, &hdr);
-	if (r < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "cannot build the file header: %s", strerror(-r));
-		return r;
-	}
-	r = open_output(f, p);
+	int r = perfsink_kit_conf_fill(aio_file_keys, inst->values, aio_file_map, c);
+	struct perfsink_kit_fsink_config cfg = {
+		.path = c->path, .path_key = KEY_PATH, .fsync = c->fsync, .direct = c->direct,
+		.wops = &aio_writer_ops, .wctx = c,
+	};
 	if (r == 0)
-		r = begin_file(f, s, &hdr);
-	else
-		f->host->bytes_free(&hdr);
-	f->begun = r == 0;
-	if (r == 0)
-		perfsink_output(f->inst, PERFSINK_OUTPUT_BEGUN, p, 0);
-	if (r == 0 && s->max_files) {
-		int n = perfsink_kit_segments_prune_report(f->inst, f->base_path, s->max_files);
-		if (n < 0)
-			LOG(f, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
-			    f->base_path, strerror(-n));
-	}
-	return r;
-}
-
-static int aio_file_start(void *ctx, const struct perfsink_stream *s)
-{
-	struct aio_file *f = ctx;
-	return f->err = new_output(f, s);
-}
-
-/* A write of bytes of buf (its reference is dropped when it completes). */
-static int write_from_buf(struct aio_file *f, struct perfsink_buf *buf, const uint8_t *p, size_t len)
-{
-	f->host->buf_get(buf);
-	int r = perfsink_kit_aiow_write(f->w, p, len, on_done, buf);
+		r = perfsink_kit_fsink_open(inst, &cfg, (struct perfsink_kit_fsink **)ctx);
 	if (r < 0)
-		f->host->buf_put(buf);
+		free(c);
 	return r;
-}
-
-/*
- * Turn the rest of the file to buffered writes: wait for the direct ones,
- * write the pending block, and go on after it through the buffered fd.
- */
-static int to_buffered(struct aio_file *f)
-{
-	int r = perfsink_kit_aiow_drain(f->w);
-	if (r < 0)
-		return r;
-	uint64_t at = perfsink_kit_aiow_offset(f->w);
-	if (f->blk_len && (r = perfsink_kit_pwrite_all(f->fd, f->blk, f->blk_len, at)) < 0)
-		return r;
-	struct perfsink_kit_aiow_stats as;
-	perfsink_kit_aiow_stats(f->w, &as);
-	f->st.bytes_out += as.bytes + f->blk_len;
-	f->st.retries += as.retries;
-	perfsink_kit_aiow_destroy(f->w);
-	f->w = NULL;
-	at += f->blk_len;
-	close_direct(f);
-	LOG(f, PERFSINK_LOG_DEBUG, "'%s': buffered writes from offset %llu (a buffer not placed for O_DIRECT)",
-	    f->path, (unsigned long long)at);
-	return start_writer(f, f->fd, at);
-}
-
-/* O_DIRECT: complete the pending block, write the middle, keep the tail. */
-static int write_direct(struct aio_file *f, struct perfsink_buf *buf)
-{
-	struct dio_split s = dio_split(buf->data, buf->len, f->blk_len);
-	if (!s.aligned) {
-		int r = to_buffered(f);
-		return r < 0 ? r : write_from_buf(f, buf, buf->data, buf->len);
-	}
-	/* A head means bytes are pending, so the block exists. */
-	if (s.head) {
-		memcpy(f->blk + f->blk_len, buf->data, s.head);
-		f->blk_len += s.head;
-	}
-	if (s.block_full) {
-		int r = perfsink_kit_aiow_write(f->w, f->blk, DIO_BLOCK, on_block_done, f->blk);
-		if (r < 0)
-			return r; /* the block stays ours: freed by close_direct */
-		f->blk = NULL;
-		f->blk_len = 0;
-	}
-	if (s.mid) {
-		int r = write_from_buf(f, buf, buf->data + s.head, s.mid);
-		if (r < 0)
-			return r;
-	}
-	if (s.tail) {
-		if (!f->blk && posix_memalign((void **)&f->blk, DIO_BLOCK, DIO_BLOCK))
-			return -ENOMEM;
-		memcpy(f->blk, buf->data + s.head + s.mid, s.tail);
-		f->blk_len = s.tail;
-	}
-	return 0;
-}
-
-static int aio_file_write(void *ctx, struct perfsink_buf *buf)
-{
-	struct aio_file *f = ctx;
-	if (f->err)
-		return f->err;
-	int r = f->dfd >= 0 ? write_direct(f, buf) : write_from_buf(f, buf, buf->data, buf->len);
-	uint64_t records = f->records + perfsink_kit_buf_records(buf);
-	if (r == 0)
-		r = ends_push(&f->ends, f->pos + buf->len, records);
-	if (r < 0) {
-		f->err = r;
-		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-		    (unsigned long long)(f->w ? perfsink_kit_aiow_committed(f->w) : f->pos), strerror(-r));
-		return r;
-	}
-	f->pos += buf->len;
-	f->records = records;
-	if (buf->kind == PERFSINK_BUF_RING) {
-		f->ring_seen = 1;
-		if (!f->first_ring_end)
-			f->first_ring_end = f->pos;
-	}
-	f->st.bytes_in += buf->len;
-	f->st.buffers++;
-	return 0;
-}
-
-static int aio_file_barrier(void *ctx)
-{
-	struct aio_file *f = ctx;
-	if (!f->w)
-		return f->err;
-	int r = perfsink_kit_aiow_drain(f->w);
-	if (r < 0 && !f->err) {
-		f->err = r;
-		LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-		    (unsigned long long)perfsink_kit_aiow_committed(f->w), strerror(-r));
-	}
-	return f->err;
-}
-
-/*
- * After an error: the end data.size keeps, the last buffer end at or below
- * committed (ends.h), and the bytes and records written past it (lost).
- */
-static uint64_t kept_end(struct aio_file *f, uint64_t committed, uint64_t *lost_bytes,
-			 uint64_t *lost_records)
-{
-	uint64_t end = ends_take(&f->ends, committed);
-	if (end < f->data_offset)
-		end = f->data_offset;
-	uint64_t kept = end > f->data_offset ? ends_taken_records(&f->ends) : 0;
-	*lost_bytes = f->pos > end ? f->pos - end : 0;
-	*lost_records = f->records > kept ? f->records - kept : 0;
-	return end;
-}
-
-/*
- * Make the file final: data.size = the completed prefix, features after it,
- * header rewritten.  After a write error the junk past the prefix is cut
- * off first, and if the features do not fit they are cut off again: perf
- * reads a file whose announced features are missing.
- */
-static int finish_file(struct aio_file *f)
-{
-	int r = 0;
-	uint64_t end = f->data_offset;
-	if (f->w) {
-		aio_file_barrier(f);
-		end = perfsink_kit_aiow_committed(f->w);
-		struct perfsink_kit_aiow_stats as;
-		perfsink_kit_aiow_stats(f->w, &as);
-		f->st.bytes_out += as.bytes;
-		f->st.retries += as.retries;
-		perfsink_kit_aiow_destroy(f->w);
-		f->w = NULL;
-	}
-	if (f->dfd >= 0 && !f->err && f->blk_len) {
-		/* The last partial block: buffered, it cannot be written whole. */
-		int w = perfsink_kit_pwrite_all(f->fd, f->blk, f->blk_len, end);
-		if (w < 0) {
-			f->err = w;
-			LOG(f, PERFSINK_LOG_ERROR, "write '%s' at offset %llu: %s", f->path,
-			    (unsigned long long)end, strerror(-w));
-		} else {
-			end += f->blk_len;
-			f->st.bytes_out += f->blk_len;
-		}
-	}
-	close_direct(f);
-	/* After an error, data.size must end where a buffer ended. */
-	uint64_t lost_bytes = 0, lost_records = 0;
-	if (f->err) {
-		end = kept_end(f, end, &lost_bytes, &lost_records);
-		f->st.dropped_bytes += lost_bytes;
-		f->st.dropped_records += lost_records;
-	}
-	if (!f->stream)
-		return f->err;
-	if (f->err && !(f->first_ring_end && end >= f->first_ring_end)) {
-		/* Task records only: perf says "no samples" and fails; the caller removes it. */
-		LOG(f, PERFSINK_LOG_WARN, "'%s' kept no samples before the error (%llu bytes, %llu records lost); "
-		    "removing it", f->path, (unsigned long long)lost_bytes, (unsigned long long)lost_records);
-		f->no_samples = 1;
-		return f->err;
-	}
-	if (f->err && ftruncate(f->fd, (off_t)end) < 0)
-		r = -errno;
-	struct perfsink_file_end fe = { f->data_offset, end - f->data_offset, NULL };
-	struct perfsink_bytes feat, hdr;
-	if (f->host->file_features(f->stream, &fe, &feat) == 0) {
-		if (perfsink_kit_pwrite_all(f->fd, feat.data, feat.len, end) < 0) {
-			if (ftruncate(f->fd, (off_t)end) < 0)
-				r = -errno;
-		}
-		f->host->bytes_free(&feat);
-	}
-	if (f->host->file_header(f->stream, &fe, &hdr) == 0) {
-		int w = perfsink_kit_pwrite_all(f->fd, hdr.data, hdr.len, 0);
-		if (w < 0) {
-			LOG(f, PERFSINK_LOG_ERROR, "rewrite header of '%s': %s", f->path, strerror(-w));
-			r = w;
-		}
-		f->host->bytes_free(&hdr);
-	}
-	if (f->fsync && fdatasync(f->fd) < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "fdatasync '%s': %s", f->path, strerror(errno));
-		r = -errno;
-	}
-	if (f->err)
-		LOG(f, PERFSINK_LOG_WARN, "'%s' holds the %llu bytes of records written before the error, "
-		    "%llu bytes (%llu records) after it are lost%s",
-		    f->path, (unsigned long long)(end - f->data_offset),
-		    (unsigned long long)lost_bytes, (unsigned long long)lost_records,
-		    r < 0 ? "" : "; perf report reads it");
-	f->st.files++;
-	return f->err ? f->err : r;
-}
-
-/* The current output is closed (c: close's result) or removed: tell the host. */
-static void output_ended(struct aio_file *f, int c)
-{
-	if (f->no_samples)
-		perfsink_output(f->inst, PERFSINK_OUTPUT_REMOVED, f->path, 0);
-	else if (c == 0)
-		perfsink_kit_output_report_done(f->inst, f->path);
-}
-
-static int aio_file_rotate(void *ctx, const struct perfsink_stream *next)
-{
-	struct aio_file *f = ctx;
-	int r = finish_file(f);
-	int c = f->no_samples ? perfsink_kit_output_discard(&f->out) : perfsink_kit_output_close(&f->out);
-	output_ended(f, c);
-	f->fd = -1;
-	f->begun = 0;
-	f->stream = NULL;
-	if (r < 0 || c < 0)
-		return f->err = r < 0 ? r : c;
-	return f->err = new_output(f, next);
-}
-
-/*
- * Nothing of this run is worth keeping in the current output: remove it
- * and put the file it replaced back.
- */
-static void discard_output(struct aio_file *f)
-{
-	if (f->w) {
-		perfsink_kit_aiow_destroy(f->w);
-		f->w = NULL;
-	}
-	close_direct(f);
-	f->fd = -1;
-	int r = perfsink_kit_output_discard(&f->out);
-	if (r == 0 && f->begun)
-		perfsink_output(f->inst, PERFSINK_OUTPUT_REMOVED, f->path, 0);
-	if (r < 0)
-		LOG(f, PERFSINK_LOG_WARN, "cannot remove '%s' after the failed start: %s", f->path,
-		    strerror(-r));
-	else if (f->err && f->begun)
-		LOG(f, PERFSINK_LOG_WARN, "'%s' kept no samples before the error; removed it", f->path);
-}
-
-static int aio_file_close(void *ctx, const struct perfsink_summary *sum)
-{
-	struct aio_file *f = ctx;
-	int r;
-	/* Aborted before recording (sink.h), or this output never began. */
-	int unused = (sum && sum->stop_reason < 0 && !f->ring_seen) || !f->begun;
-	if (unused && f->out.dirfd >= 0) {
-		discard_output(f);
-		r = f->err;
-	} else {
-		r = finish_file(f);
-		int c = f->no_samples ? perfsink_kit_output_discard(&f->out) : perfsink_kit_output_close(&f->out);
-		output_ended(f, c);
-		if (c < 0 && r == 0)
-			r = c;
-	}
-	ends_free(&f->ends);
-	free(f->path);
-	free(f);
-	return r;
-}
-
-static void aio_file_stats(void *ctx, struct perfsink_sink_stats *out)
-{
-	struct aio_file *f = ctx;
-	*out = f->st;
-	if (f->w) {
-		struct perfsink_kit_aiow_stats as;
-		perfsink_kit_aiow_stats(f->w, &as);
-		out->bytes_out += as.bytes;
-		out->retries += as.retries;
-	}
-	if (f->w && f->err) { /* what the failed file will not keep (finish_file counts it then) */
-		uint64_t lost_bytes, lost_records;
-		kept_end(f, perfsink_kit_aiow_committed(f->w), &lost_bytes, &lost_records);
-		out->dropped_bytes += lost_bytes;
-		out->dropped_records += lost_records;
-	}
-	/* Written by close() (it cannot go out whole before): in == written. */
-	if (f->dfd >= 0 && !f->err)
-		out->bytes_out += f->blk_len;
 }
 
 static const struct perfsink_sink_ops aio_file_ops = {
@@ -594,12 +121,12 @@ static const struct perfsink_sink_ops aio_file_ops = {
 	.description = "perf.data file written with POSIX AIO",
 	.keys = aio_file_keys,
 	.open = aio_file_open,
-	.start = aio_file_start,
-	.write = aio_file_write,
-	.barrier = aio_file_barrier,
-	.rotate = aio_file_rotate,
-	.close = aio_file_close,
-	.stats = aio_file_stats,
+	.start = perfsink_kit_fsink_start,
+	.write = perfsink_kit_fsink_write,
+	.barrier = perfsink_kit_fsink_barrier,
+	.rotate = perfsink_kit_fsink_rotate,
+	.close = perfsink_kit_fsink_close,
+	.stats = perfsink_kit_fsink_stats,
 };
 
 PERFSINK_DEFINE_SINK(aio_file_ops)

@@ -319,8 +319,9 @@ int cmd_sinks(int argc, char **argv)
 		pr_err("sinks: cannot list plugins: %s", strerror(-r));
 		return 1;
 	}
-	printf("Sinks (each [sink.NAME] section sets plugin = one of these, and may set\n"
-	       "on_error = stop|detach and rotate = true|false):\n");
+	printf("Sinks (each [sink.NAME] section sets plugin = one of these, or file: uring_file\n"
+	       "where io_uring works, else aio_file; and may set on_error = stop|detach and\n"
+	       "rotate = true|false):\n");
 	int code = 0;
 	for (unsigned i = 0; i < n; i++) {
 		struct plugin *p;

@@ -102,6 +102,20 @@ size_t drainer_buffer_size(const struct drainer *d)
 	return d->rings[0].size + DRAIN_ROUND_BYTES;
 }
 
+int drainer_pool_regions(const struct drainer *d, struct perfsink_region **out, unsigned *n)
+{
+	unsigned total = 0;
+	for (unsigned c = 0; c < d->nr_rings; c++)
+		total += pool_regions(d->pools[c], NULL, 0);
+	*out = calloc(total ? total : 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	*n = 0;
+	for (unsigned c = 0; c < d->nr_rings; c++)
+		*n += pool_regions(d->pools[c], *out + *n, total - *n);
+	return 0;
+}
+
 /* -------------------------------------------------------- dispatch */
 
 /* Hand one buffer to every sink and drop the drainer's reference. */

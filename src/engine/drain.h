@@ -17,6 +17,7 @@
 #include "base/bytes.h"
 #include "format/bpf_info.h"
 #include "probe/dso_set.h"
+#include <perfsink/sink.h>
 
 struct record_opts;
 struct ps_evlist;
@@ -83,6 +84,8 @@ int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps
 void drainer_free(struct drainer *d);
 /* Bytes of every buffer: a ring's size and room for FINISHED_ROUND. */
 size_t drainer_buffer_size(const struct drainer *d);
+/* Every pool's buffers as regions (pool_regions), malloc'd into *out; 0 or -ENOMEM. */
+int drainer_pool_regions(const struct drainer *d, struct perfsink_region **out, unsigned *n);
 
 /*
  * One pass over every ring into b, which holds the buffers until

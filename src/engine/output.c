@@ -60,7 +60,8 @@ static void first_stream(struct output *out, const struct ps_evlist *evl,
 	struct segment *s = out->seg;
 	s->priv = (struct perfsink_stream_priv){
 		.events = &evl->events, .argc = argc, .argv = argv, .tracing_data = &out->tracing,
-		.machine = &out->machine, .bpf = &out->bpf,
+		.machine = &out->machine, .bpf = &out->bpf, .pool_regions = shape->pool_regions,
+		.nr_pool_regions = shape->nr_pool_regions,
 	};
 	s->stream = (struct perfsink_stream){
 		.nr_events = evl->nr,

@@ -35,6 +35,8 @@ struct output_shape {
 	unsigned nr_buffers;
 	size_t buffer_size;
 	size_t ring_mmap_len;
+	const struct perfsink_region *pool_regions; /* the drainer's pools; outlive the output */
+	unsigned nr_pool_regions;
 };
 
 struct output {

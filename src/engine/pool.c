@@ -34,6 +34,13 @@ uint8_t *psbuf_place(struct psbuf *b, uint64_t pos)
 	return at;
 }
 
+unsigned pool_regions(const struct pool *p, struct perfsink_region *out, unsigned n)
+{
+	for (unsigned i = 0; i < p->n && i < n; i++)
+		out[i] = (struct perfsink_region){ p->bufs[i].mem, p->bufs[i].cap + PERFSINK_BUF_ALIGN };
+	return p->n;
+}
+
 int pool_create(unsigned n, size_t cap, struct pool **out)
 {
 	struct pool *p = calloc(1, sizeof(*p));

@@ -52,6 +52,11 @@ void pool_release(struct pool *p);
 struct psbuf *pool_get(struct pool *p, const volatile int *cancel);
 /* Non-blocking: NULL when all are out. */
 struct psbuf *pool_try_get(struct pool *p);
+/*
+ * The memory of p's buffers, one region each (mem, cap + ALIGN), into
+ * out[0 .. n); returns p->n.  Fixed for the pool's life.
+ */
+unsigned pool_regions(const struct pool *p, struct perfsink_region *out, unsigned n);
 /* Buffers currently out of the pool. */
 unsigned pool_out(struct pool *p);
 

@@ -39,6 +39,8 @@ struct session {
 	struct sinkset ss;
 	struct drainer dr;
 	struct output out;
+	struct perfsink_region *pool_regions; /* the drainer's pools, for sinks (pool_regions) */
+	unsigned nr_pool_regions;
 	struct workload wl;
 	bool child_done;
 	int child_status;
@@ -309,7 +311,12 @@ static int output_setup(struct session *s, int argc, char **argv)
 		.buffer_size = drainer_buffer_size(&s->dr),
 		.ring_mmap_len = s->dr.rings[0].mmap_len,
 	};
-	int r = output_init(&s->out, s->o, &s->evl, &s->ss, &shape, s->wl.pid, argc, argv);
+	int r = drainer_pool_regions(&s->dr, &s->pool_regions, &s->nr_pool_regions);
+	if (r < 0)
+		return r;
+	shape.pool_regions = s->pool_regions;
+	shape.nr_pool_regions = s->nr_pool_regions;
+	r = output_init(&s->out, s->o, &s->evl, &s->ss, &shape, s->wl.pid, argc, argv);
 	/* Programs loaded while recording: the drainer sees their BPF_EVENT. */
 	s->dr.bpf = &s->out.bpf;
 	return r;
@@ -356,6 +363,8 @@ static void session_free(struct session *s)
 	s->pfds = NULL;
 	evlist_free(&s->evl);
 	output_free(&s->out);
+	free(s->pool_regions);
+	s->pool_regions = NULL;
 }
 
 /* Check what the options need of the sinks and the machine, then open and map everything. */

@@ -6,6 +6,7 @@
 #include "loader/bind.h"
 #include "base/log.h"
 #include "format/perf_file.h"
+#include "format/stream.h"
 #include "loader/plugin.h"
 #include "engine/pool.h"
 #include "engine/engine.h"
@@ -99,6 +100,17 @@ static int host_stop_requested(const struct perfsink_instance *inst)
 	return signals_stop_requested != 0; /* "Any thread": a flag read */
 }
 
+static int host_pool_regions(const struct perfsink_stream *s, struct perfsink_region *out,
+			     unsigned n)
+{
+	const struct perfsink_stream_priv *p = s ? s->priv : NULL;
+	if (!p)
+		return -EINVAL;
+	for (unsigned i = 0; i < n && i < p->nr_pool_regions; i++)
+		out[i] = p->pool_regions[i];
+	return (int)p->nr_pool_regions;
+}
+
 const struct perfsink_host sinkset_host = {
 	.struct_size = sizeof(struct perfsink_host),
 	.abi_minor = PERFSINK_ABI_MINOR,
@@ -113,6 +125,7 @@ const struct perfsink_host sinkset_host = {
 	.value_origin = host_value_origin,
 	.output = host_output,
 	.stop_requested = host_stop_requested,
+	.pool_regions = host_pool_regions,
 };
 
 void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
@@ -310,10 +323,17 @@ void sinkset_loss(struct sinkset *ss, unsigned i, struct sink_loss *out)
 	out->samples += tail_samples(si, st.dropped_records);
 }
 
+/* The plugin, or what an alias chose and why (plugin.h). */
+static const char *sink_plugin_label(const struct sink_inst *si)
+{
+	const char *note = si->conf->plugin->note;
+	return note ? note : si->ops->name;
+}
+
 static struct record_sink_report report_head(const struct sink_inst *si)
 {
 	return (struct record_sink_report){
-		.name = si->pub.name, .plugin = si->ops->name, .failed = si->err != 0,
+		.name = si->pub.name, .plugin = sink_plugin_label(si), .failed = si->err != 0,
 		.outputs = si->outputs, .nr_outputs = si->nr_outputs,
 	};
 }

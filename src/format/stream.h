@@ -23,6 +23,8 @@ struct perfsink_stream_priv {
 	const struct ps_machine *machine; /* HOSTNAME..CPU_TOPOLOGY, NUMA.. facts; NULL: neutral values */
 	const struct ps_bpf_info *bpf;    /* BPF_PROG_INFO, BPF_BTF; NULL: no programs */
 	const struct ps_clock *clock;     /* CLOCKID, CLOCK_DATA (-k); NULL: not written */
+	const struct perfsink_region *pool_regions; /* the pooled buffers (host->pool_regions) */
+	unsigned nr_pool_regions;
 	/* Updated by the engine as data passes, per segment. */
 	uint64_t samples;
 	uint64_t first_sample_time, last_sample_time;

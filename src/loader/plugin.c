@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -136,9 +137,10 @@ static int keys_check(const struct perfsink_sink_ops *ops, const char *path,
 }
 
 /*
- * Bytes of the ops table that ABI minor `minor` defines.  1.4 appended
- * drain; older minors need only the bytes up to upload, and the engine
- * does not call an op that lies beyond ops->struct_size (sink_ops_has()).
+ * Bytes of the ops table that ABI minor `minor` defines.  1.0-1.3 end at
+ * upload; 1.4 appended drain and available.  Older minors need only the
+ * bytes up to their own last field, and the host must not call an op that
+ * lies beyond ops->struct_size (sink_ops_has(), plugin_available).
  */
 static size_t ops_size_needed(uint32_t minor)
 {
@@ -305,8 +307,8 @@ static int plugin_open_file(const char *path, void **dl, const struct perfsink_s
 	return ret;
 }
 
-int plugin_load(const char *name, const char *extra_dir, struct plugin **out,
-		char *err, size_t errlen)
+static int plugin_load_file(const char *name, const char *extra_dir, struct plugin **out,
+			    char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct plugin *p;
@@ -334,10 +336,95 @@ int plugin_load(const char *name, const char *extra_dir, struct plugin **out,
 	return 0;
 }
 
+/* Whether the loaded plugin p says it can work here (ops->available, ABI 1.4). */
+static int plugin_available(const struct plugin *p, char *why, size_t n)
+{
+	const struct perfsink_sink_ops *ops = p->ops;
+	if (ops->struct_size < offsetof(struct perfsink_sink_ops, available) + sizeof(ops->available) ||
+	    !ops->available)
+		return 0;
+	why[0] = '\0';
+	int r = ops->available(why, n);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Aliases: a name that stands for the first of its sinks that loads and
+ * says it can work on this machine.  `file` is the default file sink:
+ * io_uring where the kernel lets us use it, POSIX AIO everywhere else.
+ */
+static const struct alias {
+	const char *name;
+	const char *sinks[3];
+} aliases[] = {
+	{ "file", { "uring_file", "aio_file", NULL } },
+};
+
+static const struct alias *alias_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++)
+		if (!strcmp(aliases[i].name, name))
+			return &aliases[i];
+	return NULL;
+}
+
+/* The note the summary shows: which sink the alias chose, and why not the first. */
+static int alias_note(struct plugin *p, const struct alias *a, const char *skipped)
+{
+	char note[512];
+	if (*skipped)
+		snprintf(note, sizeof(note), "%s for plugin = %s; %s", p->ops->name, a->name, skipped);
+	else
+		snprintf(note, sizeof(note), "%s for plugin = %s", p->ops->name, a->name);
+	p->note = strdup(note);
+	return p->note ? 0 : -ENOMEM;
+}
+
+static int plugin_load_alias(const struct alias *a, const char *extra_dir, struct plugin **out,
+			     char *err, size_t errlen)
+{
+	char skipped[256] = "", why[256];
+	int ret = -ENOENT;
+	for (const char *const *s = a->sinks; *s; s++) {
+		struct plugin *p;
+		ret = plugin_load_file(*s, extra_dir, &p, err, errlen);
+		if (ret < 0)
+			continue;
+		int av = plugin_available(p, why, sizeof(why));
+		if (av < 0) {
+			if (!*skipped)
+				snprintf(skipped, sizeof(skipped), "%s: %s", *s, why);
+			plugin_unload(p);
+			ret = av;
+			continue;
+		}
+		if ((ret = alias_note(p, a, skipped)) < 0) {
+			plugin_unload(p);
+			snprintf(err, errlen, "out of memory");
+			return ret;
+		}
+		*out = p;
+		return 0;
+	}
+	if (*skipped)
+		snprintf(err, errlen, "plugin = %s: no sink of it works here (%s)", a->name, skipped);
+	return ret;
+}
+
+int plugin_load(const char *name, const char *extra_dir, struct plugin **out,
+		char *err, size_t errlen)
+{
+	const struct alias *a = name ? alias_find(name) : NULL;
+	if (a)
+		return plugin_load_alias(a, extra_dir, out, err, errlen);
+	return plugin_load_file(name, extra_dir, out, err, errlen);
+}
+
 void plugin_unload(struct plugin *p)
 {
 	if (!p)
 		return;
+	free(p->note);
 	if (p->dl)
 		dlclose(p->dl);
 	free(p->name);

@@ -2,7 +2,9 @@
  * Loading sink plugins with dlopen.  A plugin is found by name in, in order:
  * the --plugin-dir / plugin_dir directory, the build tree when perfsink runs
  * from it (<exe dir>/../plugins/NAME/.libs/NAME.so), and $(pkglibdir).
- * A name containing '/' is a path.  Refused: missing file, a file that
+ * A name containing '/' is a path.  An alias ("file") loads the first of
+ * its sinks (uring_file, then aio_file) that loads and whose ops->available
+ * says it works here; plugin->note then says which and why.  Refused: missing file, a file that
  * plugin_trust.h does not trust (owner, group/world-writable file or
  * directory), a missing entry symbol, an ABI mismatch.
  */
@@ -15,6 +17,7 @@ struct plugin {
 	char *path;  /* resolved file */
 	void *dl;
 	const struct perfsink_sink_ops *ops;
+	char *note;  /* an alias: "uring_file for plugin = file[; why not the first]"; else NULL */
 };
 
 /*

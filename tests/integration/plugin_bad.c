@@ -1,6 +1,7 @@
 /*
  * Test sinks the loader must refuse, one per BAD_* macro: built several
- * times from this file with a different -D each.
+ * times from this file with a different -D each.  OLD_MINOR is one it must
+ * accept: a sink built for ABI 1.3, whose ops end before 1.4's available.
  */
 #include "plugin_minimal.h"
 
@@ -19,11 +20,15 @@ static const struct perfsink_sink_ops ops = {
 #endif
 #ifdef BAD_MINOR
 	.abi_minor = PERFSINK_ABI_MINOR + 1,
+#elif defined(OLD_MINOR)
+	.abi_minor = 3,
 #else
 	.abi_minor = PERFSINK_ABI_MINOR,
 #endif
 #ifdef BAD_SIZE
 	.struct_size = 16,
+#elif defined(OLD_MINOR)
+	.struct_size = offsetof(struct perfsink_sink_ops, available),
 #else
 	.struct_size = sizeof(struct perfsink_sink_ops),
 #endif

@@ -2,7 +2,8 @@
 # kill -9 at random moments: every output of every sink is then read by
 # perf directly or repaired by perfsink recover, and keeps all but the last
 # second of the recording.  Scenarios (aio_file and zstd side by side in each
-# run, so one kill hits both; aio_file also with direct = true): plain files, size rotation, flight recorder
+# run, so one kill hits both; aio_file also with direct = true, and uring_file
+# (O_DIRECT) where io_uring works): plain files, size rotation, flight recorder
 # (--overwrite, SIGUSR2 dumps).  RECOVER_SEED repeats a run's kill points,
 # RECOVER_TRIALS sets the trials per scenario (default 10).
 #
@@ -13,6 +14,7 @@
 # the outputs must then hold at least that many samples minus 1000 (1 s).
 # The thresholds start past 1.1 s, so the bound is never empty.
 . "$TESTS_SRCDIR/lib/lib.sh"
+. "$TESTS_SRCDIR/lib/sinks.sh"
 need_root
 TRIALS=${RECOVER_TRIALS:-10}
 SEED=${RECOVER_SEED:-$(date +%s)}
@@ -59,8 +61,18 @@ path = $T/run/z.data
 plugin = aio_file
 path = $T/run/d.data
 direct = true
+$URING_INI
 INI
 }
+# uring_file beside them where it was built and io_uring works here.
+SINKS="a z d"
+URING_INI=
+if sink_built uring_file; then
+	SINKS="a z d u"
+	URING_INI="[sink.u]
+plugin = uring_file
+path = $T/run/u.data"
+fi
 write_ini plain ""
 write_ini rotate "switch-output = 256K"
 write_ini flight "overwrite = true
@@ -122,7 +134,7 @@ k=0
 for scen in plain rotate; do
 	k=$((k + 1))
 	i=0 allbad=0 early=0
-	for s in a z d; do eval "f_$s=0 d_$s=0 r_$s=0 k_$s=0 w_$s=0 m_$s=0"; done
+	for s in a z d u; do eval "f_$s=0 d_$s=0 r_$s=0 k_$s=0 w_$s=0 m_$s=0"; done
 	points "$((SEED + k))" >pts
 	while read -r ms _ _; do
 		i=$((i + 1))
@@ -130,7 +142,7 @@ for scen in plain rotate; do
 		wait_for 120 cpu_above "$w" "$ms"
 		kill_run
 		diag "$scen trial $i: kill -9 at $at ms of workload CPU (threshold $ms)"
-		for s in a z d; do
+		for s in $SINKS; do
 			# Listed before perf_reads adds its .report files beside them.
 			outs=run/$s.data
 			[ $scen = rotate ] && outs=$(ls run/$s.data.*)
@@ -160,8 +172,9 @@ for scen in plain rotate; do
 	sink_line "$scen aio_file" $f_a $d_a $r_a $k_a $w_a $m_a
 	sink_line "$scen zstd" $f_z $d_z $r_z $k_z $w_z $m_z
 	sink_line "$scen aio_file direct" $f_d $d_d $r_d $k_d $w_d $m_d
-	check "$scen aio_file: each kill loses at most 1 s (worst $m_a ms, direct = true $m_d ms)" \
-		[ $m_a -le 1000 -a $m_d -le 1000 ]
+	[ -z "$URING_INI" ] || sink_line "$scen uring_file" $f_u $d_u $r_u $k_u $w_u $m_u
+	check "$scen aio_file, uring_file: each kill loses at most 1 s (worst $m_a ms, direct = true $m_d ms, uring_file $m_u ms)" \
+		[ $m_a -le 1000 -a $m_d -le 1000 -a $m_u -le 1000 ]
 	check "$scen zstd: each kill loses at most 1 s (worst $m_z ms)" [ $m_z -le 1000 ]
 done
 
@@ -170,7 +183,7 @@ done
 # before the kill reads directly and holds samples; the output being
 # filled at the kill is repaired.
 i=0 allbad=0 early=0 empty=0
-for s in a z d; do eval "f_$s=0 d_$s=0 r_$s=0"; done
+for s in a z d u; do eval "f_$s=0 d_$s=0 r_$s=0"; done
 points "$((SEED + 3))" >pts
 while read -r ms dumps now; do
 	i=$((i + 1))
@@ -184,11 +197,12 @@ while read -r ms dumps now; do
 		wait_for 60 outputs_with_data 'run/a.data.*' $j
 		wait_for 60 outputs_with_data 'run/z.data.*' $j
 		wait_for 60 outputs_with_data 'run/d.data.*' $j
+		[ -z "$URING_INI" ] || wait_for 60 outputs_with_data 'run/u.data.*' $j
 	done
 	[ "$now" = 1 ] || wait_for 120 cpu_above "$w" "$((ms - 1000 + $(cpu_ms "$w")))"
 	kill_run
 	diag "flight trial $i: $dumps SIGUSR2, kill -9 $([ "$now" = 1 ] && echo 'right after the last one' || echo "$((ms - 1000)) ms of CPU after it") (at $at ms)"
-	for s in a z d; do
+	for s in $SINKS; do
 		outs=$(ls run/$s.data.* 2>/dev/null)
 		newest=$(echo "$outs" | tail -n 1)
 		files=0 direct=0 repaired=0 bad=0 kept=0
@@ -207,4 +221,5 @@ check "flight: every dump finished before the kill reads directly and holds samp
 diag "flight aio_file: $TRIALS kills, $f_a outputs: $d_a read by perf directly, $r_a repaired by recover (the rest complete)"
 diag "flight zstd: $TRIALS kills, $f_z outputs: $d_z read by perf directly, $r_z repaired by recover (the rest complete)"
 diag "flight aio_file direct: $TRIALS kills, $f_d outputs: $d_d read by perf directly, $r_d repaired by recover (the rest complete)"
+[ -z "$URING_INI" ] || diag "flight uring_file: $TRIALS kills, $f_u outputs: $d_u read by perf directly, $r_u repaired by recover (the rest complete)"
 done_testing

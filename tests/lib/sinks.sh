@@ -23,6 +23,7 @@ sink_table() {
 	grep -v '^#' <<'EOF'
 # name     | built                               | header                  | disks                            | fills | keys
 aio_file   | plugins/aio_file/.libs/aio_file.so  | -                       | 4k 8k 16k 32k 64k 128k 256k 1m   | 1m    | -
+uring_file | plugins/uring_file/.libs/uring_file.so | -                    | 4k 8k 16k 32k 64k 128k 256k 1m   | 1m    | -
 zstd       | plugins/zstd/.libs/zstd.so          | ^# compressed : Zstd,   | 16k 64k 72k 80k 96k 128k 256k 1m | 256k  | threads = 2
 EOF
 }
@@ -38,8 +39,13 @@ sink_field() {
 }
 # sink_keys NAME: its keys, one a line, for a [sink.x] section.
 sink_keys() { sink_field "$1" keys | tr ';' '\n' | sed -e 's/^ *//' -e '/^-$/d'; }
-# sink_built NAME: its plugin was built in this tree.
-sink_built() { [ -f "$TOP_BUILDDIR/$(sink_field "$1" built)" ]; }
+# sink_built NAME: its plugin was built in this tree, and the kernel
+# interface it needs is there (uring_file: io_uring, which a sysctl or a
+# seccomp filter may refuse; integration/uring_unavailable.sh tests that).
+sink_built() {
+	[ -f "$TOP_BUILDDIR/$(sink_field "$1" built)" ] || return 1
+	[ "$1" != uring_file ] || "$TESTS_BUILDDIR/integration/no_uring" --probe
+}
 # skip_n N WHY: N planned checks that cannot run here.
 skip_n() {
 	_sk=$1

@@ -1,21 +1,21 @@
-/* aio_file's O_DIRECT split (dio.h) and buffer-end tracking (ends.h): tables. */
+/* The kit's O_DIRECT split and buffer-end tracking (perfsink_kit_dio_*, _ends_*): tables. */
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "dio.h"
-#include "ends.h"
+#include <perfsink/kit.h>
 
-#define B DIO_BLOCK
+#define B PERFSINK_KIT_DIO_BLOCK
 
 static void split_table(void **state)
 {
 	static const struct {
 		size_t misalign, len, pending;
-		struct dio_split want;
+		struct perfsink_kit_dio_split want;
 	} t[] = {
 		/* aligned data, nothing pending: middle + tail */
 		{ 0, 3 * B + 40, 0, { 0, false, 3 * B, 40, true } },
@@ -35,7 +35,7 @@ static void split_table(void **state)
 	uint8_t *mem;
 	assert_int_equal(posix_memalign((void **)&mem, B, 8 * B), 0);
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct dio_split s = dio_split(mem + t[i].misalign, t[i].len, t[i].pending);
+		struct perfsink_kit_dio_split s = perfsink_kit_dio_split(mem + t[i].misalign, t[i].len, t[i].pending);
 		print_message("case %zu\n", i);
 		assert_int_equal(s.head, t[i].want.head);
 		assert_int_equal(s.block_full, t[i].want.block_full);
@@ -58,7 +58,7 @@ static void split_covers_stream(void **state)
 	size_t pending = 0;
 	for (unsigned i = 0; i < 500; i++) {
 		size_t len = 8 + (size_t)(i * 2654435761u % (3 * B)) / 8 * 8;
-		struct dio_split s = dio_split(mem + pos % B, len, pending);
+		struct perfsink_kit_dio_split s = perfsink_kit_dio_split(mem + pos % B, len, pending);
 		assert_true(s.aligned);
 		if (s.block_full) {
 			written += B;
@@ -84,11 +84,11 @@ static void split_covers_stream(void **state)
 
 static void ends_table(void **state)
 {
-	struct ends e;
-	ends_init(&e);
-	assert_int_equal(ends_take(&e, 1000), 0);
+	struct perfsink_kit_ends *e;
+	assert_int_equal(perfsink_kit_ends_create(&e), 0);
+	assert_int_equal(perfsink_kit_ends_take(e, 1000), 0);
 	for (uint64_t end = 4096 + 100; end < 4096 + 100 * 1000; end += 1000)
-		assert_int_equal(ends_push(&e, end, RECS_UPTO(end)), 0);
+		assert_int_equal(perfsink_kit_ends_push(e, end, RECS_UPTO(end)), 0);
 	static const struct { uint64_t upto, want; } t[] = {
 		{ 4096, 0 },             /* nothing ends before the first buffer end */
 		{ 4196, 4196 },          /* exactly at an end */
@@ -98,17 +98,17 @@ static void ends_table(void **state)
 		{ 1 << 30, 4096 + 100 + 99 * 1000 },
 	};
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		assert_int_equal(ends_take(&e, t[i].upto), t[i].want);
+		assert_int_equal(perfsink_kit_ends_take(e, t[i].upto), t[i].want);
 		/* What a cut at that end keeps: the records of the buffers before it. */
-		assert_int_equal(ends_taken_records(&e), t[i].want ? RECS_UPTO(t[i].want) : 0);
+		assert_int_equal(perfsink_kit_ends_taken_records(e), t[i].want ? RECS_UPTO(t[i].want) : 0);
 	}
-	ends_reset(&e);
-	assert_int_equal(ends_take(&e, 1 << 30), 0);
-	assert_int_equal(ends_taken_records(&e), 0);
-	assert_int_equal(ends_push(&e, 10, 3), 0);
-	assert_int_equal(ends_take(&e, 10), 10);
-	assert_int_equal(ends_taken_records(&e), 3);
-	ends_free(&e);
+	perfsink_kit_ends_reset(e);
+	assert_int_equal(perfsink_kit_ends_take(e, 1 << 30), 0);
+	assert_int_equal(perfsink_kit_ends_taken_records(e), 0);
+	assert_int_equal(perfsink_kit_ends_push(e, 10, 3), 0);
+	assert_int_equal(perfsink_kit_ends_take(e, 10), 10);
+	assert_int_equal(perfsink_kit_ends_taken_records(e), 3);
+	perfsink_kit_ends_destroy(e);
 }
 
 int main(void)

@@ -43,6 +43,19 @@ static void test_load_good(void **state)
 	plugin_unload(p);
 }
 
+/* A sink built for ABI 1.3 (ops end before available) still loads. */
+static void test_older_minor(void **state)
+{
+	struct plugin *p = NULL;
+	char err[2048] = "";
+
+	(void)state;
+	assert_int_equal(plugin_load("plugin_minor_old", test_plugin_dir(), &p, err, sizeof(err)), 0);
+	assert_int_equal(p->ops->abi_minor, 3);
+	assert_null(p->note);
+	plugin_unload(p);
+}
+
 /* Each refused plugin: the return value and a word of the one-line reason. */
 static void test_refused(void **state)
 {
@@ -297,6 +310,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_good),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_older_minor),
 		cmocka_unit_test(test_missing_says_where),
 		cmocka_unit_test(test_world_writable),
 		cmocka_unit_test(test_trust),

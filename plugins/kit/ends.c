@@ -1,16 +1,34 @@
-/* Buffer ends not yet on file; see ends.h. */
+/* Buffer ends not yet on file; see kit.h (perfsink_kit_ends_*). */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "ends.h"
+#include <perfsink/kit.h>
 
-void ends_init(struct ends *e)
+struct ends_mark {
+	uint64_t end;       /* file offset where a buffer ends */
+	uint64_t records;   /* records written to the file up to end */
+};
+
+struct perfsink_kit_ends {
+	pthread_mutex_t lock;
+	struct ends_mark *v; /* ring of pushed ends, increasing */
+	size_t cap, head, n;
+	uint64_t taken;     /* the largest end taken so far */
+	uint64_t taken_records; /* its records */
+};
+
+int perfsink_kit_ends_create(struct perfsink_kit_ends **out)
 {
-	memset(e, 0, sizeof(*e));
+	struct perfsink_kit_ends *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
 	pthread_mutex_init(&e->lock, NULL);
+	*out = e;
+	return 0;
 }
 
-void ends_reset(struct ends *e)
+void perfsink_kit_ends_reset(struct perfsink_kit_ends *e)
 {
 	pthread_mutex_lock(&e->lock);
 	e->head = e->n = 0;
@@ -19,7 +37,7 @@ void ends_reset(struct ends *e)
 	pthread_mutex_unlock(&e->lock);
 }
 
-static int grow(struct ends *e)
+static int grow(struct perfsink_kit_ends *e)
 {
 	size_t cap = e->cap ? 2 * e->cap : 64;
 	struct ends_mark *v = malloc(cap * sizeof(*v));
@@ -34,7 +52,7 @@ static int grow(struct ends *e)
 	return 0;
 }
 
-int ends_push(struct ends *e, uint64_t end, uint64_t records)
+int perfsink_kit_ends_push(struct perfsink_kit_ends *e, uint64_t end, uint64_t records)
 {
 	int r = 0;
 	pthread_mutex_lock(&e->lock);
@@ -46,7 +64,7 @@ int ends_push(struct ends *e, uint64_t end, uint64_t records)
 	return r;
 }
 
-uint64_t ends_take(struct ends *e, uint64_t upto)
+uint64_t perfsink_kit_ends_take(struct perfsink_kit_ends *e, uint64_t upto)
 {
 	pthread_mutex_lock(&e->lock);
 	while (e->n && e->v[e->head].end <= upto) {
@@ -60,7 +78,7 @@ uint64_t ends_take(struct ends *e, uint64_t upto)
 	return t;
 }
 
-uint64_t ends_taken_records(struct ends *e)
+uint64_t perfsink_kit_ends_taken_records(struct perfsink_kit_ends *e)
 {
 	pthread_mutex_lock(&e->lock);
 	uint64_t r = e->taken_records;
@@ -68,9 +86,11 @@ uint64_t ends_taken_records(struct ends *e)
 	return r;
 }
 
-void ends_free(struct ends *e)
+void perfsink_kit_ends_destroy(struct perfsink_kit_ends *e)
 {
+	if (!e)
+		return;
 	free(e->v);
-	e->v = NULL;
 	pthread_mutex_destroy(&e->lock);
+	free(e);
 }

@@ -1,0 +1,228 @@
+/*
+ * uring_file: writes perf.data (file mode) through io_uring.  The file
+ * itself (header, data.size checkpoints, the O_DIRECT split, full disk,
+ * rotation, flight-recorder dumps) is the kit's perf.data file sink
+ * (perfsink_kit_fsink, perfsink/kit.h), shared with aio_file, so both
+ * write the same bytes and fail the same way; this sink brings the writer
+ * (uring_writer.h) and the ring it uses (uring_io.h).
+ *
+ * direct is on by default: O_DIRECT takes the copy into the page cache,
+ * most of the recorder's CPU, off the path, and unlike glibc's POSIX AIO,
+ * which runs the writes of one descriptor one after the other, io_uring
+ * keeps every pooled buffer's write in flight at once (the queue is deep
+ * enough for all of them), so a direct write that holds its buffer until
+ * the disk has it does not hold the others back.  The pooled buffers are
+ * registered once as fixed buffers (sink ABI 1.4, host->pool_regions), so
+ * the kernel does not pin their pages on every write.  The ring lives for
+ * the whole run; each file gets a writer on it.
+ *
+ * Where io_uring cannot be set up, open() says so in one line and fails;
+ * ops->available tells the loader the same, for `plugin = file`.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <perfsink/sink.h>
+#include <perfsink/kit.h>
+#include "uring_io.h"
+#include "uring_writer.h"
+
+enum { KEY_PATH, KEY_DEPTH, KEY_FSYNC, KEY_DIRECT, KEY_FIXED };
+
+static const struct perfsink_key uring_file_keys[] = {
+	[KEY_PATH] = { "path", PERFSINK_KEY_PATH, "perf.data",
+		       "output file (perf.data format); -o sets it", 0, 0, NULL },
+	[KEY_DEPTH] = { "depth", PERFSINK_KEY_INT, "0",
+			"writes in flight at most; 0 = every pooled buffer's (two each with O_DIRECT)",
+			0, 4096, NULL },
+	[KEY_FSYNC] = { "fsync", PERFSINK_KEY_BOOL, "false",
+			"fdatasync the file before it is closed", 0, 0, NULL },
+	[KEY_DIRECT] = { "direct", PERFSINK_KEY_BOOL, "true",
+			 "write records with O_DIRECT where the file system supports it", 0, 0, NULL },
+	[KEY_FIXED] = { "fixed_buffers", PERFSINK_KEY_BOOL, "true",
+			"register the pooled buffers with io_uring once (no page pinning per write)",
+			0, 0, NULL },
+	{ NULL, 0, NULL, NULL, 0, 0, NULL },
+};
+
+struct uring_file {
+	const struct perfsink_instance *inst;
+	const char *path;
+	unsigned depth;      /* config: slots; 0 = from the stream */
+	int fsync;
+	int direct;
+	int fixed;           /* config: register the pool; cleared when it cannot be */
+	unsigned nr_buffers; /* of the current stream (begin) */
+	struct uring_io io;  /* the run's ring, set up at the first output */
+};
+
+static const struct perfsink_kit_key_map uring_file_map[] = {
+	PERFSINK_KIT_MAP(KEY_PATH, struct uring_file, path),
+	PERFSINK_KIT_MAP(KEY_DEPTH, struct uring_file, depth),
+	PERFSINK_KIT_MAP(KEY_FSYNC, struct uring_file, fsync),
+	PERFSINK_KIT_MAP(KEY_DIRECT, struct uring_file, direct),
+	PERFSINK_KIT_MAP(KEY_FIXED, struct uring_file, fixed),
+	PERFSINK_KIT_MAP_END,
+};
+
+#define LOG(u, lvl, ...) (u)->inst->host->log((u)->inst, (lvl), __VA_ARGS__)
+
+/* Writes in flight at most: every pooled buffer's, two each with O_DIRECT (a block and a middle). */
+static unsigned slots_for(const struct uring_file *u, int direct)
+{
+	return u->depth ? u->depth : direct ? 2 * u->nr_buffers : u->nr_buffers;
+}
+
+/*
+ * Register the pooled buffers as fixed buffers, once for the run (again
+ * only if the host moved them).  Without them every write pins its pages:
+ * slower, not wrong, so a failure is said at -v and recording goes on.
+ */
+static void register_pool(struct uring_file *u, const struct perfsink_stream *s)
+{
+	const struct perfsink_host *h = u->inst->host;
+	if (!u->fixed)
+		return;
+	if (!PERFSINK_HOST_HAS(h, pool_regions) || !h->pool_regions) {
+		LOG(u, PERFSINK_LOG_DEBUG, "no fixed buffers: the host is older than sink ABI 1.4");
+		u->fixed = 0;
+		return;
+	}
+	int n = h->pool_regions(s, NULL, 0);
+	struct perfsink_region *v = n > 0 ? calloc((size_t)n, sizeof(*v)) : NULL;
+	int r = !v ? (n < 0 ? n : -ENOMEM) : h->pool_regions(s, v, (unsigned)n);
+	if (r >= 0 && !uring_io_registered(&u->io, v, (unsigned)n))
+		r = uring_io_register(&u->io, v, (unsigned)n);
+	if (r < 0) {
+		LOG(u, PERFSINK_LOG_DEBUG, "no fixed buffers: cannot register %d pooled buffers: %s",
+		    n, strerror(-r));
+		u->fixed = 0;
+	}
+	free(v);
+}
+
+/* Each output: the run's ring at the first one (deep enough for every write in flight and the stop NOP), the pool registered. */
+static int uring_begin(void *wctx, const struct perfsink_stream *s)
+{
+	struct uring_file *u = wctx;
+	u->nr_buffers = s->nr_buffers ? s->nr_buffers : 2;
+	if (!u->io.ready) {
+		char why[256];
+		int r = uring_io_init(&u->io, slots_for(u, 1) + 1, why, sizeof(why));
+		if (r < 0) {
+			LOG(u, PERFSINK_LOG_ERROR, "%s", why);
+			return r;
+		}
+	}
+	register_pool(u, s);
+	return 0;
+}
+
+static int uring_create(void *wctx, int fd, int direct, uint64_t offset,
+			perfsink_kit_aiow_commit_fn on_commit, void *commit_arg, void *done_ctx, void **w)
+{
+	struct uring_file *u = wctx;
+	struct uring_writer_config cfg = {
+		.io = &u->io,
+		.fd = fd,
+		.slots = slots_for(u, direct),
+		.offset = offset,
+		.on_commit = on_commit,
+		.commit_arg = commit_arg,
+		.done_ctx = done_ctx,
+	};
+	struct uring_writer *uw;
+	int r = uring_writer_create(&cfg, &uw);
+	if (r == 0)
+		uring_writer_set_log(uw, u->inst);
+	*w = uw;
+	return r;
+}
+
+static int uring_write(void *w, const void *data, size_t len, perfsink_kit_aiow_done_fn done, void *arg)
+{
+	return uring_writer_write(w, data, len, done, arg);
+}
+
+static int uring_drain(void *w) { return uring_writer_drain(w); }
+static uint64_t uring_offset(void *w) { return uring_writer_offset(w); }
+static uint64_t uring_committed(void *w) { return uring_writer_committed(w); }
+
+static void uring_stats(void *w, struct perfsink_kit_aiow_stats *out)
+{
+	struct uring_writer_stats st;
+	uring_writer_stats(w, &st);
+	*out = (struct perfsink_kit_aiow_stats){ .writes = st.writes, .bytes = st.bytes,
+						 .retries = st.retries, .waits = st.waits };
+}
+
+static void uring_destroy(void *w) { uring_writer_destroy(w); }
+
+static void uring_fini(void *wctx)
+{
+	struct uring_file *u = wctx;
+	uring_io_exit(&u->io);
+	free(u);
+}
+
+static const struct perfsink_kit_writer_ops uring_writer_ops = {
+	.create = uring_create,
+	.write = uring_write,
+	.drain = uring_drain,
+	.offset = uring_offset,
+	.committed = uring_committed,
+	.stats = uring_stats,
+	.destroy = uring_destroy,
+	.begin = uring_begin,
+	.fini = uring_fini,
+};
+
+/* Whether io_uring works here: what `plugin = file` asks before picking this sink. */
+static int uring_file_available(char *why, size_t n)
+{
+	return uring_io_probe(why, n);
+}
+
+static int uring_file_open(const struct perfsink_instance *inst, void **ctx)
+{
+	char why[256];
+	int r = uring_io_probe(why, sizeof(why));
+	if (r < 0) {
+		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s; use plugin = aio_file (or file)", why);
+		return r;
+	}
+	struct uring_file *u = calloc(1, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->inst = inst;
+	r = perfsink_kit_conf_fill(uring_file_keys, inst->values, uring_file_map, u);
+	struct perfsink_kit_fsink_config cfg = {
+		.path = u->path, .path_key = KEY_PATH, .fsync = u->fsync, .direct = u->direct,
+		.wops = &uring_writer_ops, .wctx = u,
+	};
+	if (r == 0)
+		r = perfsink_kit_fsink_open(inst, &cfg, (struct perfsink_kit_fsink **)ctx);
+	if (r < 0)
+		free(u);
+	return r;
+}
+
+static const struct perfsink_sink_ops uring_file_ops = {
+	.abi_major = PERFSINK_ABI_MAJOR,
+	.abi_minor = PERFSINK_ABI_MINOR,
+	.struct_size = sizeof(struct perfsink_sink_ops),
+	.flags = PERFSINK_SINK_WRITES_FILES,
+	.name = "uring_file",
+	.description = "perf.data file written with io_uring (O_DIRECT, fixed buffers)",
+	.keys = uring_file_keys,
+	.open = uring_file_open,
+	.start = perfsink_kit_fsink_start,
+	.write = perfsink_kit_fsink_write,
+	.barrier = perfsink_kit_fsink_barrier,
+	.rotate = perfsink_kit_fsink_rotate,
+	.close = perfsink_kit_fsink_close,
+	.stats = perfsink_kit_fsink_stats,
+	.available = uring_file_available,
+};
+
+PERFSINK_DEFINE_SINK(uring_file_ops)

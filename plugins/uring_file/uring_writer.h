@@ -1,0 +1,62 @@
+/*
+ * Ordered appends to one file through the instance's io_uring: the same
+ * contract as the kit's POSIX AIO writer (perfsink_kit_aiow, kit.h), so
+ * uring_file keeps aio_file's data.size and error logic.  Each write gets
+ * one slot and one SQE at an explicit offset (write_fixed when its bytes
+ * lie in a registered pooled buffer); a short write or -EAGAIN is
+ * resubmitted for the rest.  One completion thread per writer blocks in
+ * io_uring_wait_cqe and reaps every write: no thread per write, no poll.
+ *
+ * THREADS.  uring_writer_write/_drain/_destroy from one thread (the sink's
+ * caller); done() and on_commit() run on the completion thread and must not
+ * call back into the writer.
+ * OWNERSHIP.  The bytes of a write stay valid until its done() ran.  The
+ * writer neither closes fd nor owns io (one writer at a time per io).
+ * ERRORS.  The first failed write makes the writer failed (sticky); writes
+ * in flight complete with done(arg, err).
+ */
+#ifndef PS_URING_WRITER_H
+#define PS_URING_WRITER_H
+#include <stdint.h>
+#include <perfsink/kit.h>
+#include "uring_io.h"
+
+struct uring_writer;
+
+struct uring_writer_config {
+	struct uring_io *io;
+	int fd;
+	unsigned slots;         /* writes in flight at most; < io->depth */
+	uint64_t offset;        /* where the first write goes */
+	perfsink_kit_aiow_commit_fn on_commit; /* optional */
+	void *commit_arg;
+	void *done_ctx;
+};
+
+struct uring_writer_stats {
+	uint64_t writes;   /* SQEs submitted, resubmissions included */
+	uint64_t fixed;    /* of those, write_fixed from a registered buffer */
+	uint64_t bytes;    /* bytes completed */
+	uint64_t retries;  /* short writes and -EAGAIN resubmitted */
+	uint64_t waits;    /* writes that waited for a free slot */
+};
+
+int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writer **out);
+/* Queue len bytes at the append offset; waits for a free slot.  On 0 done() runs once. */
+int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
+		       perfsink_kit_aiow_done_fn done, void *arg);
+/* Wait until nothing is in flight; the sticky error or 0. */
+int uring_writer_drain(struct uring_writer *w);
+uint64_t uring_writer_offset(struct uring_writer *w);
+/* End of the contiguous prefix written without error. */
+uint64_t uring_writer_committed(struct uring_writer *w);
+void uring_writer_stats(struct uring_writer *w, struct uring_writer_stats *out);
+/*
+ * Where destroy says, at -v, how many writes there were and how many came
+ * from fixed buffers (inst's log; NULL: silent).
+ */
+void uring_writer_set_log(struct uring_writer *w, const struct perfsink_instance *inst);
+/* Drains, stops the completion thread, frees. */
+void uring_writer_destroy(struct uring_writer *w);
+
+#endif
