@@ -51,5 +51,8 @@ perf_reads_storm() {
 		-e 'Check IO/CPU overload!' "$1.report.err.rest" | grep -q .
 }
 check "perf reads it" perf_reads_storm ud.data || show ud.data.report.err
-check "and it holds the storm" [ "$(perf_samples ud.data)" -gt 300000 ]
+# How many samples depends on the machine and its load; the same as aio_file's
+# (the bytes are identical) and not none.
+storm_kept() { local n; n=$(perf_samples ud.data); [ "$n" -gt 0 ] && [ "$n" = "$(perf_samples aio.data)" ]; }
+check "and it holds the storm" storm_kept
 done_testing
