@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/perf_compat.h"
 #include "cli/summary.h"
 #include "config/config_file.h"
 #include "loader/bind.h"
@@ -64,7 +65,11 @@ static const char record_usage[] =
 	"SIGTERM, SIGHUP or --duration.  See perfsink(1) and perfsink.ini(5).\n";
 
 enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PLUGIN_DIR,
-       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF };
+       OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF,
+       OPT_PERF_FLAG, /* perf's boolean flags: pushed as "true" under their long name */
+       OPT_PERF_VALUE, /* perf's options with a value: pushed under their long name */
+       OPT_DRY_RUN,
+       OPT_PERF_ONLY = 1024 /* + index in perf_only_opts */ };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -87,6 +92,34 @@ static const struct option record_long[] = {
 	{ "realtime", required_argument, NULL, 'r' },
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "data", no_argument, NULL, 'd' },
+	{ "weight", no_argument, NULL, 'W' },
+	{ "raw-samples", no_argument, NULL, 'R' },
+	{ "stat", no_argument, NULL, 's' },
+	{ "no-samples", no_argument, NULL, 'n' },
+	{ "no-inherit", no_argument, NULL, 'i' },
+	{ "all-user", no_argument, NULL, OPT_PERF_FLAG },
+	{ "all-kernel", no_argument, NULL, OPT_PERF_FLAG },
+	{ "switch-events", no_argument, NULL, OPT_PERF_FLAG },
+	{ "namespaces", no_argument, NULL, OPT_PERF_FLAG },
+	{ "sample-identifier", no_argument, NULL, OPT_PERF_FLAG },
+	{ "running-time", no_argument, NULL, OPT_PERF_FLAG },
+	{ "code-page-size", no_argument, NULL, OPT_PERF_FLAG },
+	{ "data-page-size", no_argument, NULL, OPT_PERF_FLAG },
+	{ "phys-data", no_argument, NULL, OPT_PERF_FLAG },
+	{ "kernel-callchains", no_argument, NULL, OPT_PERF_FLAG },
+	{ "user-callchains", no_argument, NULL, OPT_PERF_FLAG },
+	{ "no-bpf-event", no_argument, NULL, OPT_PERF_FLAG },
+	{ "timestamp-filename", no_argument, NULL, OPT_PERF_FLAG },
+	{ "user-regs", optional_argument, NULL, OPT_PERF_VALUE },
+	{ "intr-regs", optional_argument, NULL, 'I' },
+	{ "max-size", required_argument, NULL, OPT_PERF_VALUE },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "proc-map-timeout", required_argument, NULL, OPT_PERF_VALUE },
+	{ "compression-level", optional_argument, NULL, 'z' },
+	{ "clockid", required_argument, NULL, 'k' },
+	{ "control", required_argument, NULL, OPT_PERF_VALUE },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -99,12 +132,73 @@ struct cli_set {
 	const char *value;
 };
 
+#define NR_RECORD_LONG (sizeof(record_long) / sizeof(record_long[0]) - 1)
+#define RECORD_SHORT "+:e:F:c:gaC:p:t:m:o:r:qvhdWRsniI::D:z::k:"
+
 static const char *long_name(int c)
 {
 	for (const struct option *o = record_long; o->name; o++)
 		if (o->val == c)
 			return o->name;
 	return "?";
+}
+
+/* getopt's tables: perfsink's options, then perf's that it accepts or refuses. */
+static int getopt_tables(struct option **lo, char **shorts)
+{
+	size_t n = NR_RECORD_LONG, k;
+	char *s;
+
+	*lo = calloc(n + nr_perf_only_opts + 1, sizeof(**lo));
+	*shorts = s = calloc(1, sizeof(RECORD_SHORT) + 3 * nr_perf_only_opts);
+	if (!*lo || !s)
+		return -ENOMEM;
+	memcpy(*lo, record_long, n * sizeof(**lo));
+	strcpy(s, RECORD_SHORT);
+	k = strlen(s);
+	for (unsigned i = 0; i < nr_perf_only_opts; i++) {
+		const struct perf_only_opt *p = &perf_only_opts[i];
+
+		(*lo)[n + i] = (struct option){ p->name, p->has_arg, NULL, OPT_PERF_ONLY + (int)i };
+		if (!p->letter)
+			continue;
+		s[k++] = p->letter;
+		if (p->has_arg != no_argument)
+			s[k++] = ':';
+		if (p->has_arg == optional_argument)
+			s[k++] = ':';
+	}
+	return 0;
+}
+
+static const struct perf_only_opt *perf_only_by_val(int c, int *letter)
+{
+	if (c >= OPT_PERF_ONLY && c < OPT_PERF_ONLY + (int)nr_perf_only_opts)
+		return &perf_only_opts[c - OPT_PERF_ONLY];
+	for (unsigned i = 0; i < nr_perf_only_opts; i++)
+		if (perf_only_opts[i].letter && perf_only_opts[i].letter == c) {
+			*letter = c;
+			return &perf_only_opts[i];
+		}
+	return NULL;
+}
+
+/* A perf option perfsink does not take: a note when accepted, else the reason. */
+static int perf_only(const struct perf_only_opt *p, int letter)
+{
+	char why[512], name[64];
+
+	perf_only_reason(p, why, sizeof(why));
+	if (letter)
+		snprintf(name, sizeof(name), "-%c/--%s", letter, p->name);
+	else
+		snprintf(name, sizeof(name), "--%s", p->name);
+	if (p->accepted) {
+		pr_debug("record: %s accepted, no effect: %s", name, why);
+		return 0;
+	}
+	pr_err("record: %s is not supported: %s", name, why);
+	return -EINVAL;
 }
 
 static int push(struct cli_set **v, unsigned *n, const char *name, const char *value)
@@ -131,13 +225,37 @@ static int add_sink(struct record_opts *o, const char *name)
 static int parse_record_args(int argc, char **argv, struct record_opts *o, struct cli_set **sets,
 			     unsigned *nsets)
 {
-	int c, verbose = 0;
+	int c, verbose = 0, li, ret = 0;
 	bool quiet = false;
+	struct option *lo;
+	char *shorts;
+
+	if (getopt_tables(&lo, &shorts) < 0) {
+		free(lo);
+		free(shorts);
+		return -ENOMEM;
+	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:r:qvh", record_long, NULL)) != -1) {
-		int r = 0;
+	while (!ret && (c = getopt_long(argc, argv, shorts, lo, (li = -1, &li))) != -1) {
+		const struct perf_only_opt *po;
+		int r = 0, letter = 0;
+
+		if ((po = perf_only_by_val(c, &letter))) {
+			ret = perf_only(po, letter);
+			continue;
+		}
 		switch (c) {
+		case OPT_PERF_FLAG: r = push(sets, nsets, lo[li].name, "true"); break;
+		case OPT_PERF_VALUE:
+			r = push(sets, nsets, lo[li].name, optarg ? optarg : "true");
+			break;
+		case 'I': r = push(sets, nsets, "intr-regs", optarg ? optarg : "true"); break;
+		case 'z': r = push(sets, nsets, "compression-level", optarg ? optarg : "true"); break;
+		case 'd': case 'W': case 'R': case 's': case 'n': case 'i':
+			r = push(sets, nsets, long_name(c), "true");
+			break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
 		case 'g': r = push(sets, nsets, "call-graph", "fp"); break;
 		case 'a': r = push(sets, nsets, "all-cpus", "true"); break;
 		case OPT_AIO: r = push(sets, nsets, "aio", optarg ? optarg : "4"); break;
@@ -155,18 +273,24 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		case OPT_SINK: r = add_sink(o, optarg); break;
 		case 'q': quiet = true; break;
 		case 'v': verbose++; break;
-		case 'h': fputs(record_usage, stdout); return 1;
+		case 'h': fputs(record_usage, stdout); ret = 1; break;
 		case ':':
 			pr_err("record: option '%s' needs a value (see perfsink record --help)", argv[optind - 1]);
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		case '?':
 			pr_err("record: unknown option '%s' (see perfsink record --help)", argv[optind - 1]);
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		default: r = push(sets, nsets, long_name(c), optarg); break;
 		}
 		if (r < 0)
-			return r;
+			ret = r;
 	}
+	free(lo);
+	free(shorts);
+	if (ret)
+		return ret;
 	o->verbose = quiet ? -1 : 1 + verbose;
 	log_set_verbosity(quiet ? -1 : 1 + verbose);
 	if (optind < argc) {
@@ -230,8 +354,12 @@ int cmd_record(int argc, char **argv)
 		pr_err("%s", err);
 		goto out;
 	}
-	if (!o.argv && !o.all_cpus && !o.cpu_list && !o.pid && !o.tid) {
+	if (!o.argv && !o.all_cpus && !o.cpu_list && !o.pid && !o.tid && !o.dry_run) {
 		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
+		goto out;
+	}
+	if (o.dry_run) {
+		code = 0; /* as perf --dry-run: the options were parsed, nothing runs */
 		goto out;
 	}
 	record_opts_default_ring(&o);

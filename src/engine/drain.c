@@ -202,6 +202,13 @@ int drain_pass(struct engine *e)
 }
 
 /* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
+/* u64s that read() of one counter returns (no GROUP): value, times, ID, LOST. */
+static unsigned read_words(uint64_t read_format)
+{
+	return 3 + !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+	       !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+}
+
 int drain_lost_samples(struct engine *e)
 {
 	struct ps_evlist *evl = &e->evl;
@@ -211,13 +218,15 @@ int drain_lost_samples(struct engine *e)
 		for (unsigned c = 0; c < evl->nr_cpus; c++) {
 			for (unsigned t = 0; t < evl->nr_threads; t++) {
 				int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
-				uint64_t v[3]; /* value, id, lost */
-				if (fd < 0 || read(fd, v, sizeof(v)) != (ssize_t)sizeof(v) || !v[2])
+				/* value, [enabled], [running] (-s, --running-time), id, lost */
+				uint64_t v[5];
+				unsigned n = read_words(evl->ev[ev].attr.read_format);
+				if (fd < 0 || read(fd, v, n * 8) != (ssize_t)(n * 8) || !v[n - 1])
 					continue;
-				e->lost_samples += v[2];
+				e->lost_samples += v[n - 1];
 				size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
-				bytes_u64(&b, v[2]);
-				struct ps_sample_id sid = { .id = v[1], .cpu = (uint32_t)evl->cpus[c] };
+				bytes_u64(&b, v[n - 1]);
+				struct ps_sample_id sid = { .id = v[n - 2], .cpu = (uint32_t)evl->cpus[c] };
 				record_end(&b, at, &evl->events, &sid);
 			}
 		}

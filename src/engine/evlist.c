@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include "engine/evlist.h"
+#include "engine/attr_opts.h"
 #include "config/opts.h"
 #include "probe/tracing_data.h"
 #include "config/value_parse.h"
@@ -171,6 +172,7 @@ static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struc
 		a->mmap = a->mmap2 = a->comm = a->comm_exec = a->task = 1;
 		a->mmap_data = o->callgraph == CG_DWARF;
 	}
+	attr_apply_perf_flags(a, o, first);
 }
 
 int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, size_t errlen)
@@ -196,7 +198,7 @@ int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, 
 	}
 	/* One layout for the id trailer everywhere, so perf accepts the attrs together. */
 	evl->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-	if (evl->nr > 1)
+	if (evl->nr > 1 || o->pf.sample_identifier)
 		evl->sample_type |= PERF_SAMPLE_IDENTIFIER;
 	evl->sample_id_all = true;
 	for (unsigned i = 0; i < evl->nr; i++)
