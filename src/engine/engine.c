@@ -8,6 +8,7 @@
 #include <sys/random.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -193,6 +194,21 @@ static void make_session_id(char *out, size_t n)
 		 rnd[4], rnd[5]);
 }
 
+/* -k: the clock's resolution and a reading of it next to the wall clock, as perf's record__init_clock. */
+static void clock_read(struct ps_clock *c, int clockid)
+{
+	struct timespec res, ref;
+	struct timeval tod;
+
+	c->clockid = (uint32_t)clockid;
+	c->res_ns = clock_getres(clockid, &res) == 0
+		? (uint64_t)res.tv_sec * 1000000000 + (uint64_t)res.tv_nsec : 0;
+	gettimeofday(&tod, NULL);
+	clock_gettime(clockid, &ref);
+	c->tod_ns = (uint64_t)tod.tv_sec * 1000000000 + (uint64_t)tod.tv_usec * 1000;
+	c->clockid_ns = (uint64_t)ref.tv_sec * 1000000000 + (uint64_t)ref.tv_nsec;
+}
+
 static int stream_setup(struct engine *e, int argc, char **argv)
 {
 	struct ps_evlist *evl = &e->evl;
@@ -218,6 +234,10 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 		.events = &evl->events, .argc = argc, .argv = argv, .tracing_data = &e->tracing,
 		.machine = &e->machine,
 	};
+	if (e->o->pf.clockid >= 0) {
+		clock_read(&e->clock, e->o->pf.clockid);
+		e->seg->priv.clock = &e->clock;
+	}
 	uint32_t flags = 0;
 	if (e->o->switch_output != SWITCH_NONE || e->o->overwrite)
 		flags |= PERFSINK_STREAM_ROTATING;

@@ -63,6 +63,7 @@ struct engine {
 	const char **names;
 	struct bytes tracing;
 	struct ps_machine machine;  /* read once at the start, for the header features */
+	struct ps_clock clock;      /* -k: CLOCKID and CLOCK_DATA */
 	struct workload wl;
 	bool child_done;
 	int child_status;

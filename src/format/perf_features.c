@@ -199,6 +199,27 @@ static int write_sample_time(struct bytes *b, const struct perfsink_stream *s,
 	return 0;
 }
 
+/* The resolution in ns (perf report prints it times 1000 as "MHz"). */
+static int write_clockid(struct bytes *b, const struct perfsink_stream *s,
+			 const struct perfsink_compression *comp)
+{
+	bytes_u64(b, s->priv->clock->res_ns);
+	return 0;
+}
+
+/* {u32 version 1, u32 clockid, u64 wall-clock ns, u64 clockid ns}: perf script -F tod. */
+static int write_clock_data(struct bytes *b, const struct perfsink_stream *s,
+			    const struct perfsink_compression *comp)
+{
+	const struct ps_clock *c = s->priv->clock;
+
+	bytes_u32(b, 1);
+	bytes_u32(b, c->clockid);
+	bytes_u64(b, c->tod_ns);
+	bytes_u64(b, c->clockid_ns);
+	return 0;
+}
+
 static int write_compressed(struct bytes *b, const struct perfsink_stream *s,
 			    const struct perfsink_compression *comp)
 {
@@ -231,6 +252,11 @@ static bool has_cpuid(const struct perfsink_stream *s, const struct perfsink_com
 	return stream_machine(s)->cpuid[0] != '\0';
 }
 
+static bool has_clock(const struct perfsink_stream *s, const struct perfsink_compression *comp)
+{
+	return s->priv && s->priv->clock;
+}
+
 static bool has_compression(const struct perfsink_stream *s,
 			    const struct perfsink_compression *comp)
 {
@@ -253,7 +279,9 @@ static const struct feature features[] = {
 	{ FEAT_EVENT_DESC, true, NULL, write_event_desc },
 	{ FEAT_CPU_TOPOLOGY, true, NULL, write_cpu_topology },
 	{ FEAT_SAMPLE_TIME, true, NULL, write_sample_time },
+	{ FEAT_CLOCKID, true, has_clock, write_clockid },
 	{ FEAT_COMPRESSED, true, has_compression, write_compressed },
+	{ FEAT_CLOCK_DATA, true, has_clock, write_clock_data },
 };
 
 static const struct feature *feature_find(int f)

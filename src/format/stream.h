@@ -12,6 +12,14 @@
 struct ps_events;
 struct ps_machine;
 
+/* -k: the clock of the sample times, and one reading of it beside the wall clock. */
+struct ps_clock {
+	uint32_t clockid;
+	uint64_t res_ns;     /* clock_getres() */
+	uint64_t tod_ns;     /* gettimeofday(), in ns */
+	uint64_t clockid_ns; /* clock_gettime(clockid) right after it */
+};
+
 struct perfsink_stream_priv {
 	const struct ps_events *events; /* what perf.data says of the events */
 	int argc;                 /* perfsink's own command line, for CMDLINE */
@@ -19,6 +27,7 @@ struct perfsink_stream_priv {
 	const struct bytes *tracing_data; /* TRACING_DATA blob; len 0 without tracepoints */
 	const struct bytes *build_ids;    /* BUILD_ID payload (dso_set); NULL or len 0: none */
 	const struct ps_machine *machine; /* HOSTNAME..CPU_TOPOLOGY facts; NULL: neutral values */
+	const struct ps_clock *clock;     /* CLOCKID, CLOCK_DATA; NULL: no -k, neither written */
 	/* Updated by the engine as data passes, per segment. */
 	uint64_t samples;
 	uint64_t first_sample_time, last_sample_time;
