@@ -143,6 +143,13 @@ static const char *long_name(int c)
 	return "?";
 }
 
+static const char *attached(const char *optarg)
+{
+	if (!optarg)
+		return "true";
+	return optarg[0] == '=' ? optarg + 1 : optarg;
+}
+
 /* getopt's tables: perfsink's options, then perf's that it accepts or refuses. */
 static int getopt_tables(struct option **lo, char **shorts)
 {
@@ -250,8 +257,9 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		case OPT_PERF_VALUE:
 			r = push(sets, nsets, lo[li].name, optarg ? optarg : "true");
 			break;
-		case 'I': r = push(sets, nsets, "intr-regs", optarg ? optarg : "true"); break;
-		case 'z': r = push(sets, nsets, "compression-level", optarg ? optarg : "true"); break;
+		/* -I and -z take their optional value attached: -z3, -z=3 (as perf). */
+		case 'I': r = push(sets, nsets, "intr-regs", attached(optarg)); break;
+		case 'z': r = push(sets, nsets, "compression-level", attached(optarg)); break;
 		case 'd': case 'W': case 'R': case 's': case 'n': case 'i':
 			r = push(sets, nsets, long_name(c), "true");
 			break;
