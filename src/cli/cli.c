@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include "cli/cli.h"
 #include "cli/perf_compat.h"
 #include "cli/summary.h"
@@ -320,6 +322,32 @@ static int apply_sets(struct record_opts *o, const struct cli_set *sets, unsigne
 	return 0;
 }
 
+/*
+ * --timestamp-filename: the finished output renamed PATH.<YYYYmmddHHMMSScc>
+ * (the end time, to the hundredth of a second), as perf names it.  Outputs
+ * of --switch-output and --overwrite carry their time already.
+ */
+static void timestamp_rename(const char *path)
+{
+	char stamp[32], *to;
+	struct timeval tv;
+	struct tm tm;
+
+	if (!path)
+		return;
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	if (asprintf(&to, "%s.%s%02u", path, stamp, (unsigned)(tv.tv_usec / 10000)) < 0)
+		return;
+	if (rename(path, to) == 0)
+		pr_info("[ perfsink record: Dump %s ]", to);
+	else
+		pr_err("record: --timestamp-filename: cannot rename %s to %s: %s", path, to,
+		       strerror(errno));
+	free(to);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct record_opts o;
@@ -372,6 +400,9 @@ int cmd_record(int argc, char **argv)
 	}
 	record_opts_default_ring(&o);
 	code = engine_record(&o, &sinks, argc, argv, log_verbosity() >= 0 ? summary_print : NULL);
+	if (o.pf.timestamp_filename && o.switch_output == SWITCH_NONE && !o.overwrite &&
+	    code != EXIT_BAD_INPUT)
+		timestamp_rename(bind_output_path(&sinks));
 out:
 	free(sets);
 	bind_free(&sinks);

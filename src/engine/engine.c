@@ -343,6 +343,16 @@ static int drain_all(struct engine *e)
 	return 0;
 }
 
+/* --max-size: the data written reached the limit; said once, as perf does. */
+static bool max_size_reached(const struct engine *e)
+{
+	if (!e->o->pf.max_size || e->ring_bytes < e->o->pf.max_size)
+		return false;
+	pr_info("[ perfsink record: size limit reached (%llu KB), stopping session ]",
+		(unsigned long long)(e->ring_bytes >> 10));
+	return true;
+}
+
 static void record_loop(struct engine *e)
 {
 	int64_t deadline = e->o->duration_ms
@@ -383,6 +393,8 @@ static void record_loop(struct engine *e)
 				e->rotation_pending = true;
 			}
 		}
+		if (max_size_reached(e))
+			break;
 		/* -p: the target and its threads are gone. */
 		if (stop || e->child_done || (n > 0 && !e->wl.pid && !e->evl.system_wide && all_hung_up(e)))
 			break;

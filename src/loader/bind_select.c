@@ -244,6 +244,13 @@ static int compression_apply(struct bound_sinks *b, const struct record_opts *o,
 	return 0;
 }
 
+const char *bind_output_path(const struct bound_sinks *b)
+{
+	struct sink_conf *s = file_sink((struct bound_sinks *)b);
+
+	return s ? file_path(s) : NULL;
+}
+
 int bind_select(struct bound_sinks *b, const struct record_opts *o, char *err, size_t errlen)
 {
 	int ret = 0;
