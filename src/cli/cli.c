@@ -95,6 +95,7 @@ static const struct option record_long[] = {
 	{ "switch-max-files", required_argument, NULL, OPT_SWITCH_MAX_FILES },
 	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
 	{ "data", no_argument, NULL, 'd' },
+	{ "period", no_argument, NULL, 'P' },
 	{ "weight", no_argument, NULL, 'W' },
 	{ "raw-samples", no_argument, NULL, 'R' },
 	{ "stat", no_argument, NULL, 's' },
@@ -135,7 +136,7 @@ struct cli_set {
 };
 
 #define NR_RECORD_LONG (sizeof(record_long) / sizeof(record_long[0]) - 1)
-#define RECORD_SHORT "+:e:F:c:gaC:p:t:m:o:r:qvhdWRsniI::D:z::k:"
+#define RECORD_SHORT "+:e:F:c:gaC:p:t:m:o:r:qvhdPWRsniI::D:z::k:"
 
 static const char *long_name(int c)
 {
@@ -203,7 +204,7 @@ static int perf_only(const struct perf_only_opt *p, int letter)
 	else
 		snprintf(name, sizeof(name), "--%s", p->name);
 	if (p->accepted) {
-		pr_debug("record: %s accepted, no effect: %s", name, why);
+		pr_info("record: %s accepted, no effect: %s", name, why);
 		return 0;
 	}
 	pr_err("record: %s is not supported: %s", name, why);
@@ -262,7 +263,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		/* -I and -z take their optional value attached: -z3, -z=3 (as perf). */
 		case 'I': r = push(sets, nsets, "intr-regs", attached(optarg)); break;
 		case 'z': r = push(sets, nsets, "compression-level", attached(optarg)); break;
-		case 'd': case 'W': case 'R': case 's': case 'n': case 'i':
+		case 'd': case 'P': case 'W': case 'R': case 's': case 'n': case 'i':
 			r = push(sets, nsets, long_name(c), "true");
 			break;
 		case OPT_DRY_RUN: o->dry_run = true; break;

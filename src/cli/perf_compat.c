@@ -66,8 +66,6 @@ const struct perf_only_opt perf_only_opts[] = {
 	       "perfsink samples always carry TIME (it orders the rings by it)"),
 	ACCEPT("sample-cpu", 0, no_argument,
 	       "perfsink samples always carry CPU"),
-	ACCEPT("period", 'P', no_argument,
-	       "perfsink samples always carry PERIOD"),
 	ACCEPT("strict-freq", 0, no_argument,
 	       "perfsink always refuses an -F above perf_event_max_sample_rate instead of "
 	       "lowering it"),

@@ -19,6 +19,7 @@ enum switch_mode { SWITCH_NONE = 0, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
  */
 struct perf_flags {
 	bool data;              /* -d: ADDR, DATA_SRC, mmap_data */
+	bool period;            /* -P: PERIOD with -c too */
 	bool weight;            /* -W: WEIGHT_STRUCT */
 	bool raw_samples;       /* -R: RAW and CPU */
 	bool stat;              /* -s: inherit_stat, enabled/running times */

@@ -27,6 +27,7 @@ static int bool_set(bool *dst, const char *v, char *err, size_t errlen)
 	PERF_SETTER(fn) { return bool_set(&o->pf.field, v, err, errlen); }
 
 BOOL_SETTER(set_data, data)
+BOOL_SETTER(set_period_flag, period)
 BOOL_SETTER(set_weight, weight)
 BOOL_SETTER(set_raw_samples, raw_samples)
 BOOL_SETTER(set_stat, stat)

@@ -13,6 +13,7 @@ struct record_opts;
 #define PERF_SETTER(fn) int fn(struct record_opts *o, const char *v, char *err, size_t errlen)
 
 PERF_SETTER(set_data);
+PERF_SETTER(set_period_flag);
 PERF_SETTER(set_weight);
 PERF_SETTER(set_raw_samples);
 PERF_SETTER(set_stat);

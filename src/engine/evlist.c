@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "engine/evlist.h"
 #include "engine/attr_opts.h"
+#include "engine/evlist_track.h"
 #include "config/opts.h"
 #include "probe/tracing_data.h"
 #include "config/value_parse.h"
@@ -160,7 +161,7 @@ static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struc
 	}
 	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	a->disabled = 1;
-	a->inherit = !evl->system_wide;
+	a->inherit = 1; /* perf sets it system-wide too, where it has no effect */
 	/* System-wide counting starts at once; a workload of its own starts at exec. */
 	a->enable_on_exec = o->argv != NULL && !evl->system_wide;
 	a->sample_id_all = 1;
@@ -196,6 +197,8 @@ int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, 
 			}
 		}
 	}
+	if (evlist_track_wanted(evl, o) && evlist_track_add(evl) < 0)
+		return -ENOMEM;
 	/* One layout for the id trailer everywhere, so perf accepts the attrs together. */
 	evl->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	if (evl->nr > 1 || o->pf.sample_identifier)
@@ -203,6 +206,8 @@ int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, 
 	evl->sample_id_all = true;
 	for (unsigned i = 0; i < evl->nr; i++)
 		set_sampling(evl, &evl->ev[i], o, i == 0);
+	if (evl->ev[evl->nr - 1].tracking)
+		evlist_track_finish(evl, o);
 	return 0;
 }
 
