@@ -342,7 +342,7 @@ static void timestamp_rename(const char *path)
 	if (asprintf(&to, "%s.%s%02u", path, stamp, (unsigned)(tv.tv_usec / 10000)) < 0)
 		return;
 	if (rename(path, to) == 0)
-		pr_info("[ perfsink record: Dump %s ]", to);
+		log_summary(LOG_INFO, "[ perfsink record: Dump %s ]", to);
 	else
 		pr_err("record: --timestamp-filename: cannot rename %s to %s: %s", path, to,
 		       strerror(errno));

@@ -114,7 +114,7 @@ static int rings_setup(struct engine *e, char *err, size_t errlen)
 	e->nr_rings = evl->nr_cpus;
 	e->rings = calloc(e->nr_rings, sizeof(*e->rings));
 	e->pools = calloc(e->nr_rings, sizeof(*e->pools));
-	e->pfds = calloc(e->nr_rings + 1, sizeof(*e->pfds));
+	e->pfds = calloc(e->nr_rings + 2, sizeof(*e->pfds));
 	if (!e->rings || !e->pools || !e->pfds)
 		return -ENOMEM;
 	for (unsigned c = 0; c < evl->nr_cpus; c++) {
@@ -159,6 +159,7 @@ static int rings_setup(struct engine *e, char *err, size_t errlen)
 		e->pfds[c] = (struct pollfd){ .fd = leader, .events = e->o->overwrite ? 0 : POLLIN };
 	}
 	e->pfds[e->nr_rings] = (struct pollfd){ .fd = sig_pipe[0], .events = POLLIN };
+	e->pfds[e->nr_rings + 1] = (struct pollfd){ .fd = e->ctl.ctl_fd, .events = POLLIN };
 	return 0;
 }
 
@@ -348,7 +349,7 @@ static bool max_size_reached(const struct engine *e)
 {
 	if (!e->o->pf.max_size || e->ring_bytes < e->o->pf.max_size)
 		return false;
-	pr_info("[ perfsink record: size limit reached (%llu KB), stopping session ]",
+	log_summary(LOG_INFO, "[ perfsink record: size limit reached (%llu KB), stopping session ]",
 		(unsigned long long)(e->ring_bytes >> 10));
 	return true;
 }
@@ -366,13 +367,15 @@ static void record_loop(struct engine *e)
 			if (left < timeout)
 				timeout = (int)left;
 		}
-		int n = poll(e->pfds, e->nr_rings + 1, timeout);
+		timeout = engine_control_timeout(e, timeout);
+		int n = poll(e->pfds, e->nr_rings + 2, timeout);
 		if (n > 0) {
 			for (unsigned c = 0; c < e->nr_rings; c++)
 				if (e->pfds[c].revents & POLLIN)
 					e->wakeups++;
 		}
 		bool stop = handle_signals(e);
+		stop |= engine_control_step(e);
 		reap_child(e);
 		if (e->o->overwrite) {
 			segment_refresh_tail(e);
@@ -433,6 +436,7 @@ static void report_give(struct engine *e, record_report_fn *report)
 
 static void engine_free(struct engine *e)
 {
+	control_close(&e->ctl);
 	evlist_close(&e->evl);
 	rings_teardown(e);
 	evlist_free(&e->evl);
@@ -452,7 +456,8 @@ static void engine_free(struct engine *e)
 int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv,
 		  record_report_fn *report)
 {
-	struct engine eng = { .o = o, .wl = { .go_fd = -1, .err_fd = -1 } };
+	struct engine eng = { .o = o, .wl = { .go_fd = -1, .err_fd = -1 },
+			      .ctl = { .ctl_fd = -1, .ack_fd = -1 } };
 	struct engine *e = &eng;
 	char err[512] = "";
 	int code = EXIT_BAD_INPUT;
@@ -476,7 +481,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 		r = -EINVAL;
 		goto fail;
 	}
-	if ((r = signals_setup()) < 0)
+	if ((r = signals_setup()) < 0 || (r = engine_control_open(e, err, sizeof(err))) < 0)
 		goto fail;
 	if (o->argv && (r = workload_prepare(&e->wl, o->argv)) < 0) {
 		snprintf(err, sizeof(err), "cannot fork the workload: %s", strerror(-r));
@@ -501,13 +506,15 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 		r = -EPIPE;
 		goto fail;
 	}
-	if (!o->argv || e->evl.system_wide)
-		evlist_enable(&e->evl);
 	bool exec_failed = false;
+	if (!o->argv || e->evl.system_wide)
+		engine_control_start(e);
 	if (o->argv && (r = workload_start(&e->wl)) < 0) {
 		snprintf(err, sizeof(err), "cannot run '%s': %s", o->argv[0], strerror(-r));
 		e->error = r;
 		exec_failed = true;
+	} else if (o->argv && !e->evl.system_wide) {
+		engine_control_start(e); /* -D counts from the exec */
 	}
 	if (!e->error)
 		record_loop(e);

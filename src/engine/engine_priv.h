@@ -20,6 +20,7 @@
 #include "format/machine.h"
 #include "format/stream.h"
 #include "engine/workload.h"
+#include "engine/control.h"
 
 struct record_opts;
 struct ring;
@@ -64,6 +65,7 @@ struct engine {
 	struct bytes tracing;
 	struct ps_machine machine;  /* read once at the start, for the header features */
 	struct ps_clock clock;      /* -k: CLOCKID and CLOCK_DATA */
+	struct control ctl;         /* --control channel, -D's enable time */
 	struct workload wl;
 	bool child_done;
 	int child_status;
@@ -120,5 +122,16 @@ int segment_cut_pending(struct engine *e);
 bool segment_rotation_due(struct engine *e);
 /* Read the build-ids of the DSOs seen and point the current output at them. */
 void segment_build_ids_update(struct engine *e);
+
+/*
+ * session_control.c: --control and -D.  Open the channel (0 or -errno,
+ * reason in err); enable the events at the start (all, or with -D only the
+ * tracking event); the poll timeout shortened to the -D deadline; one step
+ * after each poll (the deadline, the commands), true when asked to stop.
+ */
+int engine_control_open(struct engine *e, char *err, size_t errlen);
+void engine_control_start(struct engine *e);
+int engine_control_timeout(const struct engine *e, int timeout_ms);
+bool engine_control_step(struct engine *e);
 
 #endif

@@ -75,7 +75,7 @@ void evlist_track_finish(struct ps_evlist *evl, const struct record_opts *o)
 			evl->ev[i].attr.enable_on_exec = 0;
 }
 
-int evlist_enable_kind(struct ps_evlist *evl, bool tracking)
+static int ioctl_kind(struct ps_evlist *evl, bool tracking, unsigned long req)
 {
 	int ret = 0;
 
@@ -85,8 +85,18 @@ int evlist_enable_kind(struct ps_evlist *evl, bool tracking)
 		if (ev->tracking != tracking || !ev->fds)
 			continue;
 		for (unsigned i = 0; i < evl->nr_cpus * evl->nr_threads; i++)
-			if (ev->fds[i] >= 0 && ioctl(ev->fds[i], PERF_EVENT_IOC_ENABLE, 0) < 0)
+			if (ev->fds[i] >= 0 && ioctl(ev->fds[i], req, 0) < 0)
 				ret = -errno;
 	}
 	return ret;
+}
+
+int evlist_enable_kind(struct ps_evlist *evl, bool tracking)
+{
+	return ioctl_kind(evl, tracking, PERF_EVENT_IOC_ENABLE);
+}
+
+int evlist_disable_kind(struct ps_evlist *evl, bool tracking)
+{
+	return ioctl_kind(evl, tracking, PERF_EVENT_IOC_DISABLE);
 }

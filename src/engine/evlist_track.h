@@ -24,5 +24,7 @@ int evlist_track_add(struct ps_evlist *evl);
 void evlist_track_finish(struct ps_evlist *evl, const struct record_opts *o);
 /* PERF_EVENT_IOC_ENABLE on the sampling events only (tracking: false) or the tracking one. */
 int evlist_enable_kind(struct ps_evlist *evl, bool tracking);
+/* PERF_EVENT_IOC_DISABLE, the same way. */
+int evlist_disable_kind(struct ps_evlist *evl, bool tracking);
 
 #endif
