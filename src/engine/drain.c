@@ -49,17 +49,18 @@ static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t
 }
 
 /*
- * Whether a DWARF sample's stack copy reached the size asked: STACK_USER is
- * the last field of our samples ({size, data[size], dyn_size}), so dyn_size
- * is the last u64.  A copy that filled it most likely cut the stack short.
+ * Whether a DWARF sample's stack copy reached the size asked: STACK_USER
+ * ({size, data[size], dyn_size}) is followed by tail bytes of fixed-size
+ * fields (DATA_SRC, ...; engine_stack_tail), so dyn_size ends tail bytes
+ * before the record does.  A copy that filled it most likely cut the stack short.
  * (Where the kernel shrank size to fit 64 KiB, such a sample is not counted.)
  */
-static unsigned stack_filled(uint32_t asked, const uint8_t *rec, uint16_t size)
+static unsigned stack_filled(uint32_t asked, uint32_t tail, const uint8_t *rec, uint16_t size)
 {
 	uint64_t dyn;
-	if (!asked || size < 16)
+	if (!asked || size < 16 + tail)
 		return 0;
-	memcpy(&dyn, rec + size - 8, sizeof(dyn));
+	memcpy(&dyn, rec + size - 8 - tail, sizeof(dyn));
 	return dyn >= asked;
 }
 
@@ -86,7 +87,7 @@ static size_t scan_records(struct engine *e, struct ring *r, struct psbuf *rec,
 			tmin = t < tmin ? t : tmin;
 			tmax = t > tmax ? t : tmax;
 			n++;
-			cut += stack_filled(e->stack_user, p + off, h->size);
+			cut += stack_filled(e->stack_user, e->stack_tail, p + off, h->size);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&e->dsos, p + off, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {

@@ -210,6 +210,17 @@ static void clock_read(struct ps_clock *c, int clockid)
 	c->clockid_ns = (uint64_t)ref.tv_sec * 1000000000 + (uint64_t)ref.tv_nsec;
 }
 
+/* Bytes of the u64 fields perf puts after STACK_USER; -1 when one varies in size. */
+static int stack_tail(uint64_t st, uint32_t *tail)
+{
+	static const uint64_t fixed = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |
+		PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |
+		PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+
+	*tail = 8 * (uint32_t)__builtin_popcountll(st & fixed);
+	return (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)) ? -1 : 0;
+}
+
 static int stream_setup(struct engine *e, int argc, char **argv)
 {
 	struct ps_evlist *evl = &e->evl;
@@ -267,6 +278,8 @@ static int stream_setup(struct engine *e, int argc, char **argv)
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	e->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	e->stack_user = e->o->callgraph == CG_DWARF ? e->o->dwarf_stack : 0;
+	if (stack_tail(evl->ev[0].attr.sample_type, &e->stack_tail) < 0)
+		e->stack_user = 0; /* REGS_INTR's size varies: no cut count */
 	return 0;
 }
 

@@ -72,6 +72,7 @@ struct engine {
 	uint64_t seq;
 	unsigned time_off;          /* offset of TIME in a SAMPLE record */
 	uint32_t stack_user;        /* DWARF: bytes of user stack asked per sample, else 0 */
+	uint32_t stack_tail;        /* bytes of the fields after STACK_USER in a sample */
 	struct timespec t0;
 	char session[40];
 	char hostname[65];

@@ -157,7 +157,7 @@ static void set_sampling(struct ps_evlist *evl, struct ps_event *ev, const struc
 		/* As perf record: DWARF turns on data addresses, and with them
 		 * MMAP2 for non-exec maps, where a separate-code binary keeps
 		 * .eh_frame_hdr; without those the unwinder finds no map. */
-		a->sample_type |= PERF_SAMPLE_ADDR;
+		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 	}
 	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	a->disabled = 1;
