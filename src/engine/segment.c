@@ -17,6 +17,7 @@ static int synth_target(struct engine *e, struct bytes *b, bool initial)
 	if (initial && !e->o->pid && !e->o->tid) {
 		/* Not exec'd yet: its exec brings COMM and MMAPs through the ring. */
 		synth_comm(b, &e->evl.events, pid, pid, "perfsink-exec");
+		synth_namespaces(b, &e->evl.events, pid, pid);
 		return 0;
 	}
 	if (e->wl.pid && e->child_done)

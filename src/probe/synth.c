@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -92,6 +93,44 @@ void synth_comm(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t t
 	bytes_u32(b, (uint32_t)pid);
 	bytes_u32(b, (uint32_t)tid);
 	record_string(b, comm);
+	task_sid(&sid, pid, tid);
+	record_end(b, start, evs, &sid);
+}
+
+/* perf 6.1's NAMESPACES order (NET_NS_INDEX .. CGROUP_NS_INDEX), /proc/PID/ns names. */
+static const char *const ns_names[] = { "net", "uts", "ipc", "pid", "user", "mnt", "cgroup" };
+
+static bool wants_namespaces(const struct ps_events *evs)
+{
+	for (unsigned i = 0; evs && i < evs->nr; i++)
+		if (evs->ev[i].attr.namespaces)
+			return true;
+	return false;
+}
+
+void synth_namespaces(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid)
+{
+	const unsigned nr = sizeof(ns_names) / sizeof(ns_names[0]);
+	struct ps_sample_id sid;
+	size_t start;
+
+	if (!wants_namespaces(evs))
+		return;
+	start = record_begin(b, PERF_RECORD_NAMESPACES, 0);
+	bytes_u32(b, (uint32_t)pid);
+	bytes_u32(b, (uint32_t)tid);
+	bytes_u64(b, nr);
+	for (unsigned i = 0; i < nr; i++) {
+		char path[64];
+		struct stat st;
+
+		/* An unreadable namespace is {0, 0}, as perf leaves it. */
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns_names[i]);
+		if (stat(path, &st) < 0)
+			memset(&st, 0, sizeof(st));
+		bytes_u64(b, (uint64_t)st.st_dev);
+		bytes_u64(b, (uint64_t)st.st_ino);
+	}
 	task_sid(&sid, pid, tid);
 	record_end(b, start, evs, &sid);
 }
@@ -234,6 +273,7 @@ static int synth_process_walk(struct bytes *b, const struct ps_events *evs, pid_
 		else if (fork_main)
 			emit_fork(b, evs, st.tgid, (pid_t)tid, st.ppid, st.ppid);
 		synth_comm(b, evs, st.tgid, (pid_t)tid, st.name);
+		synth_namespaces(b, evs, st.tgid, (pid_t)tid);
 		if (tid == st.tgid && !st.kernel_thread)
 			synth_maps(b, evs, st.tgid, w);
 	}

@@ -59,6 +59,13 @@ int synth_all_processes(struct bytes *b, const struct ps_events *evs);
 void synth_comm(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid,
 		const char *comm);
 
+/*
+ * NAMESPACES of a task (its /proc/PID/ns links: dev and inode of net, uts,
+ * ipc, pid, user, mnt, cgroup), when an attr of evs has namespaces; else
+ * nothing.  synth_process and synth_all_processes write it after each COMM.
+ */
+void synth_namespaces(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid);
+
 /* The 8-byte FINISHED_INIT record. */
 void synth_finished_init(struct bytes *b);
 
