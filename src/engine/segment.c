@@ -12,7 +12,7 @@
 static int synth_target(struct engine *e, struct bytes *b, bool initial)
 {
 	if (e->evl.system_wide)
-		return synth_all_processes(b, &e->evl.events);
+		return synth_all_processes(b, &e->evl.events, (unsigned)e->o->pf.proc_map_timeout_ms);
 	pid_t pid = e->o->pid ? e->o->pid : e->o->tid ? e->o->tid : e->wl.pid;
 	if (initial && !e->o->pid && !e->o->tid) {
 		/* Not exec'd yet: its exec brings COMM and MMAPs through the ring. */

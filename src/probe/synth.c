@@ -26,6 +26,7 @@
 /* State shared by every process of one walk. */
 struct synth_walk {
 	uint64_t deadline_ns; /* UINT64_MAX: none */
+	uint64_t per_task_ns; /* --proc-map-timeout: each process's own budget; 0: one for the walk */
 	bool mmap_data;       /* readable data maps too, as the attrs ask */
 	char hugetlbfs[256];  /* first hugetlbfs mount point, or "" */
 	struct synth_stats st;
@@ -259,6 +260,8 @@ static int synth_process_walk(struct bytes *b, const struct ps_events *evs, pid_
 	dir = opendir(path);
 	if (!dir)
 		return errno == ENOENT ? -ESRCH : -errno;
+	if (w->per_task_ns)
+		w->deadline_ns = now_ns() + w->per_task_ns;
 	while ((d = readdir(dir))) {
 		struct task_status st;
 		char *end;
@@ -314,15 +317,42 @@ int synth_all_processes_budget(struct bytes *b, const struct ps_events *evs,
 	return b->err;
 }
 
-int synth_all_processes(struct bytes *b, const struct ps_events *evs)
+/* perf's --proc-map-timeout: the same walk with a budget per process. */
+static int synth_all_per_task(struct bytes *b, const struct ps_events *evs, unsigned ms,
+			      struct synth_stats *st)
+{
+	struct synth_walk w;
+	struct dirent *d;
+	DIR *dir;
+
+	synth_walk_init(&w, evs, UINT64_MAX);
+	w.per_task_ns = (uint64_t)ms * 1000000u;
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)) && !b->err) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (isdigit((unsigned char)d->d_name[0]) && !*end)
+			synth_process_walk(b, evs, (pid_t)pid, true, &w);
+	}
+	closedir(dir);
+	*st = w.st;
+	return b->err;
+}
+
+int synth_all_processes(struct bytes *b, const struct ps_events *evs, unsigned per_task_ms)
 {
 	struct synth_stats st;
-	int err = synth_all_processes_budget(b, evs, SYNTH_BUDGET_MS, &st);
+	int err = per_task_ms ? synth_all_per_task(b, evs, per_task_ms, &st)
+			      : synth_all_processes_budget(b, evs, SYNTH_BUDGET_MS, &st);
 
 	if (!err && st.maps_truncated)
-		pr_warn("reading /proc/PID/maps took over %d ms: maps of %u of %u processes are "
-			"incomplete, their samples may not resolve", SYNTH_BUDGET_MS,
-			st.maps_truncated, st.processes);
+		pr_warn("reading /proc/PID/maps took over %u ms%s: maps of %u of %u processes are "
+			"incomplete, their samples may not resolve (--proc-map-timeout)",
+			per_task_ms ? per_task_ms : SYNTH_BUDGET_MS,
+			per_task_ms ? " for one process" : "", st.maps_truncated, st.processes);
 	return err;
 }
 

@@ -44,12 +44,13 @@ int synth_process(struct bytes *b, const struct ps_events *evs, pid_t pid);
 /*
  * For every task in /proc: FORK (main threads too, parent from PPid, as
  * perf -a does), COMM, MMAP2s.  Reading maps stops after a 500 ms budget for
- * the whole walk; later processes get one MMAP2 flagged
+ * the whole walk (per_task_ms 0), or per_task_ms for each process, as perf's
+ * --proc-map-timeout; later processes get one MMAP2 flagged
  * PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT (perf report counts them and
  * warns).  A warning names the count.  Returns 0, -errno if /proc cannot be
  * read, -ENOMEM.
  */
-int synth_all_processes(struct bytes *b, const struct ps_events *evs);
+int synth_all_processes(struct bytes *b, const struct ps_events *evs, unsigned per_task_ms);
 
 /*
  * One COMM record with the given name, read nothing.  For the forked
