@@ -116,7 +116,8 @@ PERF_SETTER(set_delay)
 {
 	int64_t ms;
 
-	if (strchr(v, '-') && strcmp(v, "-1")) {
+	/* perf's "10-20,30-40": a '-' after the first character, or a list. */
+	if ((*v && strchr(v + 1, '-')) || strchr(v, ',')) {
 		snprintf(err, errlen, "'%s': perfsink takes one delay, not time ranges; give "
 			 "milliseconds (e.g. 100) or -1 (start disabled, enable with --control)", v);
 		return -EINVAL;
