@@ -161,12 +161,12 @@ grep -q "^$bad:$line: format may not include \"engine/sinkset.h\"" "$T/bad.out" 
 # A sink reaching into src/.
 cp "$TOP_SRCDIR/$bad" "$T/tree/$bad"
 sink=$(cd "$T/tree" && find plugins -name '*.c' | sort | head -n 1)
-echo '#include "engine/engine_priv.h"' >> "$T/tree/$sink"
+echo '#include "engine/drain.h"' >> "$T/tree/$sink"
 if sh "$self" "$T/tree" > "$T/sink.out" 2>&1; then
-	not_ok "a sink including src/engine/engine_priv.h fails"
+	not_ok "a sink including src/engine/drain.h fails"
 else
 	grep -q "^$sink:[0-9]*: a sink may not include" "$T/sink.out" &&
-		ok "a sink including src/engine/engine_priv.h fails, naming $sink" ||
-		{ not_ok "a sink including src/engine/engine_priv.h fails, naming $sink"; diag "$T/sink.out"; }
+		ok "a sink including src/engine/drain.h fails, naming $sink" ||
+		{ not_ok "a sink including src/engine/drain.h fails, naming $sink"; diag "$T/sink.out"; }
 fi
 exit $((failed > 0))

@@ -36,4 +36,19 @@ enum control_cmd control_next(struct control *c);
 void control_ack(const struct control *c);
 void control_close(struct control *c);
 
+struct ps_evlist;
+struct record_opts;
+
+/* control_run.c: the recording's side. */
+/* At the start, instead of enabling everything: with -D only the tracking event. */
+void control_start(struct control *c, struct ps_evlist *evl, const struct record_opts *o);
+/* A poll timeout shortened to -D's deadline (a negative one is left as it is). */
+int control_timeout(const struct control *c, int timeout_ms);
+/*
+ * After each poll: -D's deadline, then every command read (rotate set by a
+ * snapshot that means a cut).  True when a command asked to stop.
+ */
+bool control_step(struct control *c, struct ps_evlist *evl, const struct record_opts *o,
+		  bool *rotate);
+
 #endif

@@ -1,27 +1,146 @@
-/* Rings to pooled buffers to sinks: the hot path of the engine. */
+/* Rings to pooled buffers to sinks: the hot path of the engine (drain.h). */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include "engine/engine_priv.h"
+#include "engine/drain.h"
+#include "config/opts.h"
+#include "engine/evlist.h"
 #include "engine/pool.h"
-#include "format/record.h"
 #include "engine/ring.h"
+#include "engine/sinkset.h"
+#include "format/record.h"
 
-int drain_dispatch(struct engine *e, struct psbuf *b)
+/* ---------------------------------------------------------- rings */
+
+/* Map CPU c's ring on its first event and redirect the others into it; returns the fd polled. */
+static int map_cpu(struct drainer *d, const struct record_opts *o, unsigned c, char *err,
+		   size_t errlen)
 {
-	b->pub.seq = e->seq++;
-	e->buffers++;
-	e->seg_stream += b->pub.len;
-	int r = sinkset_write(&e->ss, &b->pub, b->samples);
-	psbuf_put(&b->pub);
-	if (r < 0 && !e->error)
-		e->error = r;
+	const struct ps_evlist *evl = d->evl;
+	int leader = -1, r = 0;
+	for (unsigned ev = 0; ev < evl->nr && r == 0; ev++) {
+		for (unsigned t = 0; t < evl->nr_threads; t++) {
+			int fd = evl->ev[ev].fds[c * evl->nr_threads + t];
+			if (fd < 0)
+				continue;
+			if (leader < 0) {
+				/* The kernel redirects only into a ring that is mapped already. */
+				leader = fd;
+				r = ring_map(&d->rings[c], leader, evl->cpus[c], o->mmap_pages, o->overwrite);
+				if (r < 0)
+					break;
+				continue;
+			}
+			/* Every other event of this CPU writes into the leader's ring. */
+			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, leader) < 0) {
+				snprintf(err, errlen, "cannot redirect event '%s' on CPU %d into one ring: %s",
+					 evl->ev[ev].name, evl->cpus[c], strerror(errno));
+				return -errno;
+			}
+		}
+	}
+	if (leader < 0)
+		r = -ENODEV;
+	if (r < 0)
+		snprintf(err, errlen, "cannot map the ring of CPU %d (%u pages): %s%s", evl->cpus[c],
+			 o->mmap_pages, strerror(-r),
+			 r == -EPERM ? "; lower -m or raise /proc/sys/kernel/perf_event_mlock_kb" : "");
 	return r;
 }
 
-int drain_dispatch_bytes(struct engine *e, const struct bytes *recs)
+/* Bytes of the u64 fields perf puts after STACK_USER; -1 when one varies in size. */
+static int stack_tail(uint64_t st, uint32_t *tail)
+{
+	static const uint64_t fixed = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |
+		PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |
+		PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+
+	*tail = 8 * (uint32_t)__builtin_popcountll(st & fixed);
+	return (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)) ? -1 : 0;
+}
+
+int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps_evlist *evl,
+		 struct sinkset *ss, const volatile int *stop, char *err, size_t errlen)
+{
+	*d = (struct drainer){ .evl = evl, .ss = ss, .stop = stop };
+	dso_set_init(&d->dsos);
+	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
+	d->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
+	d->stack_user = o->callgraph == CG_DWARF ? o->dwarf_stack : 0;
+	if (stack_tail(evl->ev[0].attr.sample_type, &d->stack_tail) < 0)
+		d->stack_user = 0; /* REGS_INTR's size varies: no cut count */
+	d->nr_rings = evl->nr_cpus;
+	d->rings = calloc(d->nr_rings, sizeof(*d->rings));
+	d->pools = calloc(d->nr_rings, sizeof(*d->pools));
+	d->batch = calloc(d->nr_rings ? d->nr_rings : 1, sizeof(*d->batch));
+	if (!d->rings || !d->pools || !d->batch)
+		return -ENOMEM;
+	for (unsigned c = 0; c < d->nr_rings; c++) {
+		int r = map_cpu(d, o, c, err, errlen);
+		if (r < 0)
+			return r;
+		r = pool_create(o->aio, d->rings[c].size + DRAIN_ROUND_BYTES, &d->pools[c]);
+		if (r < 0) {
+			snprintf(err, errlen, "cannot allocate %u buffers of %llu bytes", o->aio,
+				 (unsigned long long)d->rings[c].size);
+			return r;
+		}
+	}
+	return 0;
+}
+
+void drainer_free(struct drainer *d)
+{
+	for (unsigned c = 0; d->rings && c < d->nr_rings; c++) {
+		ring_unmap(&d->rings[c]);
+		pool_release(d->pools[c]);
+	}
+	free(d->rings);
+	free(d->pools);
+	free(d->batch);
+	d->rings = NULL;
+	d->pools = NULL;
+	d->batch = NULL;
+	dso_set_free(&d->dsos);
+}
+
+size_t drainer_buffer_size(const struct drainer *d)
+{
+	return d->rings[0].size + DRAIN_ROUND_BYTES;
+}
+
+/* -------------------------------------------------------- dispatch */
+
+/* Hand one buffer to every sink and drop the drainer's reference. */
+static int dispatch_one(struct drainer *d, struct psbuf *b)
+{
+	b->pub.seq = d->seq++;
+	d->buffers++;
+	d->stream_off += b->pub.len;
+	int r = sinkset_write(d->ss, &b->pub, b->samples);
+	psbuf_put(&b->pub);
+	if (r < 0 && !d->error)
+		d->error = r;
+	return r;
+}
+
+int drainer_dispatch(struct drainer *d, struct drain_batch *b)
+{
+	int ret = 0;
+	for (unsigned i = 0; i < b->n; i++) {
+		int r = dispatch_one(d, b->buf[i]);
+		if (r < 0 && !ret)
+			ret = r;
+	}
+	b->n = 0;
+	return ret;
+}
+
+int drainer_dispatch_bytes(struct drainer *d, const struct bytes *recs)
 {
 	if (recs->err)
 		return recs->err;
@@ -30,29 +149,36 @@ int drain_dispatch_bytes(struct engine *e, const struct bytes *recs)
 	struct psbuf *b = heapbuf_new(recs->len);
 	if (!b)
 		return -ENOMEM;
-	memcpy(psbuf_place(b, e->seg_stream), recs->p, recs->len);
-	b->pub.records = (uint32_t)dso_set_scan(&e->dsos, recs->p, recs->len);
+	memcpy(psbuf_place(b, d->stream_off), recs->p, recs->len);
+	b->pub.records = (uint32_t)dso_set_scan(&d->dsos, recs->p, recs->len);
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
 	b->pub.cpu = -1;
-	return drain_dispatch(e, b);
+	return dispatch_one(d, b);
 }
 
-static void time_range_add(struct perfsink_stream_priv *sp, uint64_t n, uint64_t tmin,
-			   uint64_t tmax)
+void drainer_new_stream(struct drainer *d)
 {
-	if (!sp->samples || tmin < sp->first_sample_time)
-		sp->first_sample_time = tmin;
-	if (tmax > sp->last_sample_time)
-		sp->last_sample_time = tmax;
-	sp->samples += n;
+	d->seq = 0; /* buf->seq counts per stream */
+	d->stream_off = 0;
+}
+
+/* -------------------------------------------------------- scanning */
+
+static void seen_add(struct drain_seen *s, uint64_t n, uint64_t tmin, uint64_t tmax)
+{
+	if (!s->samples || tmin < s->first_time)
+		s->first_time = tmin;
+	if (tmax > s->last_time)
+		s->last_time = tmax;
+	s->samples += n;
 }
 
 /*
  * Whether a DWARF sample's stack copy reached the size asked: STACK_USER
  * ({size, data[size], dyn_size}) is followed by tail bytes of fixed-size
- * fields (DATA_SRC, ...; engine_stack_tail), so dyn_size ends tail bytes
- * before the record does.  A copy that filled it most likely cut the stack short.
+ * fields (DATA_SRC, ...; stack_tail), so dyn_size ends tail bytes before the
+ * record does.  A copy that filled it most likely cut the stack short.
  * (Where the kernel shrank size to fit 64 KiB, such a sample is not counted.)
  */
 static unsigned stack_filled(uint32_t asked, uint32_t tail, const uint8_t *rec, uint16_t size)
@@ -64,18 +190,27 @@ static unsigned stack_filled(uint32_t asked, uint32_t tail, const uint8_t *rec, 
 	return dyn >= asked;
 }
 
+struct scan {
+	struct drainer *d;
+	struct ring *r;
+	struct psbuf *buf;        /* records and samples counted into */
+	struct drain_seen *seen;  /* the pass's samples and their times */
+	size_t off;
+};
+
 /*
- * Count the records (into rec), samples and kernel-reported loss and track
- * the sample time range, for the whole records in p[off, len); returns
- * where it stopped (the start of a record not wholly in yet).
+ * Count the records (into s->buf), samples and kernel-reported loss and
+ * track the sample time range, for the whole records in p[s->off, len);
+ * returns where it stopped (the start of a record not wholly in yet).
  */
-static size_t scan_records(struct engine *e, struct ring *r, struct psbuf *rec,
-			   const uint8_t *p, size_t off, size_t len)
+static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 {
-	/* Counted in locals: stores through the engine's structs would alias p. */
+	struct drainer *d = s->d;
+	/* Counted in locals: stores through the drainer's structs would alias p. */
 	uint64_t n = 0, tmin = UINT64_MAX, tmax = 0, cut = 0;
 	uint32_t records = 0;
-	const size_t time_end = e->time_off + 8;
+	const size_t time_end = d->time_off + 8;
+	size_t off = s->off;
 	while (off + sizeof(struct perf_event_header) <= len) {
 		const struct perf_event_header *h = (const void *)(p + off);
 		if (h->size < sizeof(*h) || off + h->size > len)
@@ -83,75 +218,62 @@ static size_t scan_records(struct engine *e, struct ring *r, struct psbuf *rec,
 		records++;
 		if (h->type == PERF_RECORD_SAMPLE && h->size >= time_end) {
 			uint64_t t;
-			memcpy(&t, p + off + e->time_off, sizeof(t));
+			memcpy(&t, p + off + d->time_off, sizeof(t));
 			tmin = t < tmin ? t : tmin;
 			tmax = t > tmax ? t : tmax;
 			n++;
-			cut += stack_filled(e->stack_user, e->stack_tail, p + off, h->size);
+			cut += stack_filled(d->stack_user, d->stack_tail, p + off, h->size);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
-			dso_set_scan(&e->dsos, p + off, h->size);
+			dso_set_scan(&d->dsos, p + off, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
 			uint64_t lost;
 			memcpy(&lost, p + off + 16, sizeof(lost));
-			e->lost_records++;
-			e->lost_in_records += lost;
-			r->lost += lost;
+			d->lost_records++;
+			d->lost_in_records += lost;
+			s->r->lost += lost;
 		}
 		off += h->size;
 	}
-	e->stack_cut += cut;
-	rec->pub.records += records;
-	rec->samples += (uint32_t)n;
+	d->stack_cut += cut;
+	s->buf->pub.records += records;
+	s->buf->samples += (uint32_t)n;
 	if (n) {
-		time_range_add(CUR_PRIV(e), n, tmin, tmax);
-		time_range_add(&e->whole_priv, n, tmin, tmax);
-		e->samples += n;
+		seen_add(s->seen, n, tmin, tmax);
+		d->samples += n;
 	}
 	return off;
 }
-
-struct scan {
-	struct engine *e;
-	struct ring *r;
-	struct psbuf *buf;        /* records and samples counted into */
-	size_t off;
-};
 
 /* ring_piece_fn: walk the records of the piece just copied, while it is hot. */
 static void scan_piece(void *arg, const uint8_t *dst, size_t done)
 {
 	struct scan *s = arg;
-	s->off = scan_records(s->e, s->r, s->buf, dst, s->off, done);
+	s->off = scan_records(s, dst, done);
 }
 
-/*
- * One pass over every ring.  Each ring is copied and released at once;
- * the buffers go out after the pass so the last one can carry the
- * FINISHED_ROUND that tells perf every ring was drained up to here.
- */
 /*
  * Copy one ring into a pooled buffer that will go out at stream offset pos:
  * NULL when it had nothing.
  */
-static struct psbuf *read_ring(struct engine *e, unsigned c, uint64_t pos)
+static struct psbuf *read_ring(struct drainer *d, unsigned c, uint64_t pos, struct drain_seen *seen)
 {
-	struct ring *r = &e->rings[c];
+	struct ring *r = &d->rings[c];
 	if (!r->overwrite && !ring_ready(r))
 		return NULL;
 	/* Waits while sinks hold them all, until a stop is requested. */
-	struct psbuf *b = pool_get(e->pools[c], &engine_stop_requested);
+	struct psbuf *b = pool_get(d->pools[c], d->stop);
 	if (!b)
 		return NULL;
 	size_t n;
 	uint8_t *dst = psbuf_place(b, pos);
-	struct scan sc = { .e = e, .r = r, .buf = b };
+	struct scan sc = { .d = d, .r = r, .buf = b, .seen = seen };
 	if (r->overwrite) {
 		/* The kernel must not write while the newest records are copied. */
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1);
-		n = ring_read_backward(r, dst, b->cap - ROUND_BYTES, scan_piece, &sc);
+		n = ring_read_backward(r, dst, b->cap - DRAIN_ROUND_BYTES, scan_piece, &sc);
 		ioctl(r->fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0);
 	} else {
-		n = ring_read(r, dst, b->cap - ROUND_BYTES, scan_piece, &sc);
+		n = ring_read(r, dst, b->cap - DRAIN_ROUND_BYTES, scan_piece, &sc);
 	}
 	if (!n) {
 		psbuf_put(&b->pub);
@@ -160,46 +282,60 @@ static struct psbuf *read_ring(struct engine *e, unsigned c, uint64_t pos)
 	b->pub.len = n;
 	b->pub.kind = PERFSINK_BUF_RING;
 	b->pub.cpu = r->cpu;
-	e->ring_bytes += n;
-	e->seg_bytes += n;
+	d->ring_bytes += n;
+	seen->ring_bytes += n;
 	return b;
 }
 
-bool drain_has_data(const struct engine *e)
+/* ----------------------------------------------------------- passes */
+
+/*
+ * Each ring is copied and released at once; the buffers go out after the
+ * pass so the last one can carry the FINISHED_ROUND that tells perf every
+ * ring was drained up to here.
+ */
+unsigned drainer_pass(struct drainer *d, struct drain_batch *b)
 {
-	for (unsigned c = 0; c < e->nr_rings; c++)
-		if (!e->rings[c].overwrite && ring_ready(&e->rings[c]))
+	*b = (struct drain_batch){ .buf = d->batch };
+	uint64_t pos = d->stream_off;
+	for (unsigned c = 0; c < d->nr_rings; c++) {
+		struct psbuf *buf = read_ring(d, c, pos, &b->seen);
+		if (buf) {
+			b->buf[b->n++] = buf;
+			pos += buf->pub.len;
+		}
+	}
+	if (!b->n)
+		return 0;
+	struct psbuf *last = b->buf[b->n - 1];
+	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = DRAIN_ROUND_BYTES };
+	memcpy((uint8_t *)last->pub.data + last->pub.len, &round, sizeof(round));
+	last->pub.len += DRAIN_ROUND_BYTES;
+	last->pub.tail_round = DRAIN_ROUND_BYTES;
+	last->pub.records++;
+	return b->n;
+}
+
+bool drainer_has_data(const struct drainer *d)
+{
+	for (unsigned c = 0; c < d->nr_rings; c++)
+		if (!d->rings[c].overwrite && ring_ready(&d->rings[c]))
 			return true;
 	return false;
 }
 
-int drain_pass(struct engine *e)
+uint64_t drainer_unread_bytes(const struct drainer *d)
 {
-	struct psbuf *batch[e->nr_rings];
-	unsigned k = 0;
-	uint64_t pos = e->seg_stream;
-	for (unsigned c = 0; c < e->nr_rings; c++) {
-		struct psbuf *b = read_ring(e, c, pos);
-		if (b) {
-			batch[k++] = b;
-			pos += b->pub.len;
-		}
-	}
-	if (!k)
-		return 0;
-	struct psbuf *last = batch[k - 1];
-	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = ROUND_BYTES };
-	memcpy((uint8_t *)last->pub.data + last->pub.len, &round, sizeof(round));
-	last->pub.len += ROUND_BYTES;
-	last->pub.tail_round = ROUND_BYTES;
-	last->pub.records++;
-	int ret = 0;
-	for (unsigned i = 0; i < k; i++) {
-		int r = drain_dispatch(e, batch[i]);
-		if (r < 0 && !ret)
-			ret = r;
-	}
-	return ret ? ret : (int)k;
+	uint64_t n = 0;
+	for (unsigned c = 0; c < d->nr_rings; c++)
+		if (!d->rings[c].overwrite)
+			n += ring_ready(&d->rings[c]);
+	return n;
+}
+
+uint64_t drainer_kernel_lost(const struct drainer *d)
+{
+	return d->lost_samples > d->lost_in_records ? d->lost_samples : d->lost_in_records;
 }
 
 /* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
@@ -210,9 +346,9 @@ static unsigned read_words(uint64_t read_format)
 	       !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
 }
 
-int drain_lost_samples(struct engine *e)
+int drainer_lost_samples(struct drainer *d)
 {
-	struct ps_evlist *evl = &e->evl;
+	const struct ps_evlist *evl = d->evl;
 	struct bytes b;
 	bytes_init(&b);
 	for (unsigned ev = 0; ev < evl->nr; ev++) {
@@ -224,7 +360,7 @@ int drain_lost_samples(struct engine *e)
 				unsigned n = read_words(evl->ev[ev].attr.read_format);
 				if (fd < 0 || read(fd, v, n * 8) != (ssize_t)(n * 8) || !v[n - 1])
 					continue;
-				e->lost_samples += v[n - 1];
+				d->lost_samples += v[n - 1];
 				size_t at = record_begin(&b, PERF_RECORD_LOST_SAMPLES, 0);
 				bytes_u64(&b, v[n - 1]);
 				struct ps_sample_id sid = { .id = v[n - 2], .cpu = (uint32_t)evl->cpus[c] };
@@ -232,7 +368,7 @@ int drain_lost_samples(struct engine *e)
 			}
 		}
 	}
-	int r = drain_dispatch_bytes(e, &b);
+	int r = drainer_dispatch_bytes(d, &b);
 	bytes_free(&b);
 	return r;
 }

@@ -2,7 +2,9 @@
  * The recorder: opens the events, maps one ring per CPU, drains the rings
  * into pooled buffers, ends every full pass with FINISHED_ROUND, counts what
  * the kernel lost, and hands every buffer to every sink.  Runs on the
- * calling thread; sinks run their own I/O threads.
+ * calling thread; sinks run their own I/O threads.  engine_record is the
+ * session (session.c), which runs the drainer (drain.h) and the output
+ * (output.h); see the README here.
  */
 #ifndef PS_ENGINE_H
 #define PS_ENGINE_H

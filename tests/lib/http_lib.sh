@@ -1,0 +1,102 @@
+# Helpers for the http sink tests: nginx as a WebDAV collector and moto as
+# an S3 store, both on 127.0.0.1 only, in a private temp dir.  Source it.
+
+HTTP_PLUGIN=$TOP_BUILDDIR/plugins/http/.libs/http.so
+HTTP_DRIVER=$TESTS_BUILDDIR/integration/http_driver
+
+tap_n=0
+tap_fail=0
+ok() { tap_n=$((tap_n + 1)); echo "ok $tap_n - $*"; }
+not_ok() { tap_n=$((tap_n + 1)); tap_fail=1; echo "not ok $tap_n - $*"; }
+check() { # check DESCRIPTION COMMAND...
+	local d=$1; shift
+	if "$@"; then ok "$d"; else not_ok "$d"; return 1; fi
+}
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds; 1 after SECONDS.
+# Tests wait for what they need to see, never for a fixed time.
+wait_for() {
+	local end=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ "$SECONDS" -lt "$end" ] || return 1
+		sleep 0.1
+	done
+}
+
+port_open() { python3 -c "import socket; socket.create_connection(('127.0.0.1',$1),0.2)" 2>/dev/null; }
+wait_port() { wait_for 30 port_open "$1"; } # wait_port PORT: until something listens
+
+
+# nginx_conf DIR PORT [ssl]: a WebDAV PUT collector storing into DIR/root.
+nginx_conf() {
+	local dir=$1 port=$2 listen
+	listen="listen 127.0.0.1:$port;"
+	[ "$3" = ssl ] && listen="listen 127.0.0.1:$port ssl; ssl_certificate $dir/cert.pem; ssl_certificate_key $dir/key.pem;"
+	mkdir -p "$dir/root" "$dir/tmp"
+	cat > "$dir/nginx.conf" <<NGINX
+daemon off;
+user root;
+worker_processes 1;
+pid $dir/nginx.pid;
+error_log $dir/error.log;
+events { worker_connections 64; }
+http {
+	access_log $dir/access.log;
+	client_body_temp_path $dir/tmp;
+	proxy_temp_path $dir/tmp;
+	fastcgi_temp_path $dir/tmp;
+	uwsgi_temp_path $dir/tmp;
+	scgi_temp_path $dir/tmp;
+	server {
+		$listen
+		root $dir/root;
+		$NGINX_SERVER_EXTRA
+		location / {
+			dav_methods PUT;
+			create_full_put_path on;
+			client_max_body_size 0;
+			$NGINX_EXTRA
+		}
+	}
+}
+NGINX
+}
+
+# nginx_start DIR: run nginx in the background; NGINX_PID is set.
+nginx_start() {
+	local port
+	port=$(sed -n 's/.*listen 127.0.0.1:\([0-9]*\).*/\1/p' "$1/nginx.conf")
+	nginx -p "$1" -c "$1/nginx.conf" -e "$1/error.log" &
+	NGINX_PID=$!
+	wait_port "$port"
+}
+
+nginx_stop() {
+	[ -n "$NGINX_PID" ] || return 0
+	kill "$NGINX_PID" 2>/dev/null
+	wait "$NGINX_PID" 2>/dev/null
+	NGINX_PID=
+}
+
+# A perf pipe-mode stream to replay, recorded once per test run.  Exactly
+# 400 tracepoint samples with call chains: the same size (about 54 KB) on
+# any machine, however fast or loaded.
+make_stream() { # make_stream OUT
+	"$PERF" record -q -e syscalls:sys_enter_getppid -g -o - -- \
+		"$TESTS_BUILDDIR/integration/workload" getppid 400 > "$1" 2>/dev/null
+}
+
+# count_files DIR: regular files below DIR (0 when DIR does not exist).
+count_files() { find "$1" -type f 2>/dev/null | wc -l; }
+# has_files DIR N: DIR holds at least N files.
+has_files() { [ "$(count_files "$1")" -ge "$2" ]; }
+
+# cat of the parts under DIR in seq order
+parts_cat() {
+	find "$1" -type f | sort | xargs -r cat
+}

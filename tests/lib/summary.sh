@@ -1,0 +1,16 @@
+#!/bin/sh
+# Print the closing line CI reads ("N passed, N failed") from automake's
+# tests/test-suite.log, and the logs of failed tests.  Exits with $1 (make's status).
+cd "$(dirname "$0")/.." || exit 1
+log=test-suite.log
+[ -f "$log" ] || { echo "0 passed, 1 failed"; exit 1; }
+count() { sed -n "s/^# $1: *//p" "$log" | head -n 1; }
+pass=$(count PASS); fail=$(count FAIL); err=$(count ERROR); xpass=$(count XPASS); skip=$(count SKIP)
+bad=$(( ${fail:-0} + ${err:-0} + ${xpass:-0} ))
+if [ "$bad" -gt 0 ]; then
+	for f in $(grep -lE '^(FAIL|ERROR|XPASS)' ./*.log unit/*.log integration/*.log 2>/dev/null | grep -v "$log"); do
+		echo "=== $f"; grep -vE '^(PASS|ok) ' "$f" | head -n 60
+	done
+fi
+echo "${pass:-0} passed, $bad failed, ${skip:-0} skipped"
+exit "${1:-0}"
