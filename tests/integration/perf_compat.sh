@@ -136,7 +136,8 @@ tokens() {
 
 # newest FILE: FILE, or the newest FILE.* (--switch-output, --timestamp-filename).
 newest() {
-	if [ -s "$1" ]; then echo "$1"; else ls -t "$1".* 2>/dev/null | head -n 1; fi
+	# (not the recorder's log or this script's .attr, which share the prefix)
+	if [ -s "$1" ]; then echo "$1"; else ls -t "$1".* 2>/dev/null | grep -vE '\.(log|attr|old)$' | head -n 1; fi
 }
 
 BG=""
