@@ -35,7 +35,7 @@ trap 'rm -rf "$W"' EXIT
 
 # Record options that are not [record] keys: they choose the config itself
 # or only steer the command line.
-CLI_ONLY="config sink quiet help no-status"
+CLI_ONLY="config sink quiet help no-status dry-run"
 PAGE=$(getconf PAGESIZE)
 
 # ---------------------------------------------------------------- helpers

@@ -3,7 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
+#include <time.h>
 #include "cli/cli.h"
+#include "cli/perf_compat.h"
 #include "cli/summary.h"
 #include "cli/watch.h"
 #include "config/config_file.h"
@@ -72,6 +75,49 @@ static const char record_usage[] =
 	"      --stats-file PATH    keep the counters in PATH (Prometheus text format),\n"
 	"                           rewritten every 2 s, for node_exporter's textfile\n"
 	"                           collector\n"
+	"\n"
+	"perf record's sample and run options, with perf's meaning (docs/perf-compat.md):\n"
+	"  -d, --data               sample data addresses (ADDR, DATA_SRC) and record\n"
+	"                           data mappings\n"
+	"  -P, --period             keep the period in samples with -c too\n"
+	"  -W, --weight             sample the weight (WEIGHT_STRUCT)\n"
+	"  -R, --raw-samples        raw data and CPU in every sample\n"
+	"  -s, --stat               per-thread counts (inherit_stat, enabled/running times)\n"
+	"  -n, --no-samples         count only, no samples\n"
+	"  -i, --no-inherit         child tasks are not recorded\n"
+	"      --all-user           every event in user space only\n"
+	"      --all-kernel         every event in kernel space only\n"
+	"      --switch-events      record context switches (SWITCH records)\n"
+	"      --namespaces         record namespaces (NAMESPACES records)\n"
+	"      --sample-identifier  IDENTIFIER in every sample\n"
+	"      --running-time       enabled and running times in counter reads\n"
+	"      --code-page-size     the page size of each sampled ip\n"
+	"      --data-page-size     the page size of each sampled data address\n"
+	"      --phys-data          the physical address of each sampled data address\n"
+	"      --kernel-callchains  with -g: kernel call chains only\n"
+	"      --user-callchains    with -g: user call chains only\n"
+	"      --user-regs[=REGS]   sample user registers (ax,bx,...; all without REGS)\n"
+	"  -I, --intr-regs[=REGS]   sample registers at the interrupt (all without REGS)\n"
+	"      --no-bpf-event       no ksymbol/bpf_event records\n"
+	"  -k, --clockid CLOCK      sample times from CLOCK (monotonic, monotonic_raw,\n"
+	"                           realtime, boottime, tai or a number); writes CLOCKID\n"
+	"                           and CLOCK_DATA so perf script -F tod shows wall time\n"
+	"  -D, --delay MS           enable the events MS after the command starts;\n"
+	"                           -1: start disabled (enable with --control)\n"
+	"      --control CHANNEL    fifo:CTL[,ACK] or fd:CTL[,ACK]: perf's commands enable,\n"
+	"                           disable, snapshot, stop, ping, evlist; each acked\n"
+	"      --max-size SIZE      stop once the output holds SIZE (100M)\n"
+	"      --timestamp-filename rename the finished output PATH.<timestamp>\n"
+	"      --proc-map-timeout MS with -a/-C: time to read each process's maps\n"
+	"  -z, --compression-level[=LEVEL]\n"
+	"                           write the output through the zstd sink at LEVEL\n"
+	"                           (1..22; 1 when not given), as perf -z\n"
+	"      --dry-run            check the options, record nothing\n"
+	"Also accepted without effect (perfsink always does it, or it tunes perf's own\n"
+	"threads): -T, --sample-cpu, --strict-freq, --timestamp-boundary, --buildid-all,\n"
+	"--tail-synthesize, --mmap-flush, --affinity, --threads, --num-thread-synthesize.\n"
+	"perf's other options are refused, each with its reason.\n"
+	"\n"
 	"  -q, --quiet              print errors only\n"
 	"  -v, --verbose            more messages (repeatable)\n"
 	"  -h, --help               this text\n"
@@ -84,7 +130,12 @@ enum { OPT_CALL_GRAPH = 256, OPT_AIO, OPT_DURATION, OPT_CONFIG, OPT_SINK, OPT_PL
        OPT_SWITCH_OUTPUT, OPT_SWITCH_MAX_FILES, OPT_OVERWRITE, OPT_EXCLUDE_SELF,
        OPT_FILTER, OPT_EXCLUDE_PERF,
        /* operator outputs */
-       OPT_STATUS, OPT_NO_STATUS, OPT_SUMMARY_JSON, OPT_STATS_FILE };
+       OPT_STATUS, OPT_NO_STATUS, OPT_SUMMARY_JSON, OPT_STATS_FILE,
+
+       OPT_PERF_FLAG, /* perf's boolean flags: pushed as "true" under their long name */
+       OPT_PERF_VALUE, /* perf's options with a value: pushed under their long name */
+       OPT_DRY_RUN,
+       OPT_PERF_ONLY = 1024 /* + index in perf_only_opts */ };
 
 static const struct option record_long[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -115,6 +166,35 @@ static const struct option record_long[] = {
 	{ "no-status", no_argument, NULL, OPT_NO_STATUS },
 	{ "summary-json", required_argument, NULL, OPT_SUMMARY_JSON },
 	{ "stats-file", required_argument, NULL, OPT_STATS_FILE },
+	{ "data", no_argument, NULL, 'd' },
+	{ "period", no_argument, NULL, 'P' },
+	{ "weight", no_argument, NULL, 'W' },
+	{ "raw-samples", no_argument, NULL, 'R' },
+	{ "stat", no_argument, NULL, 's' },
+	{ "no-samples", no_argument, NULL, 'n' },
+	{ "no-inherit", no_argument, NULL, 'i' },
+	{ "all-user", no_argument, NULL, OPT_PERF_FLAG },
+	{ "all-kernel", no_argument, NULL, OPT_PERF_FLAG },
+	{ "switch-events", no_argument, NULL, OPT_PERF_FLAG },
+	{ "namespaces", no_argument, NULL, OPT_PERF_FLAG },
+	{ "sample-identifier", no_argument, NULL, OPT_PERF_FLAG },
+	{ "running-time", no_argument, NULL, OPT_PERF_FLAG },
+	{ "code-page-size", no_argument, NULL, OPT_PERF_FLAG },
+	{ "data-page-size", no_argument, NULL, OPT_PERF_FLAG },
+	{ "phys-data", no_argument, NULL, OPT_PERF_FLAG },
+	{ "kernel-callchains", no_argument, NULL, OPT_PERF_FLAG },
+	{ "user-callchains", no_argument, NULL, OPT_PERF_FLAG },
+	{ "no-bpf-event", no_argument, NULL, OPT_PERF_FLAG },
+	{ "timestamp-filename", no_argument, NULL, OPT_PERF_FLAG },
+	{ "user-regs", optional_argument, NULL, OPT_PERF_VALUE },
+	{ "intr-regs", optional_argument, NULL, 'I' },
+	{ "max-size", required_argument, NULL, OPT_PERF_VALUE },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "proc-map-timeout", required_argument, NULL, OPT_PERF_VALUE },
+	{ "compression-level", optional_argument, NULL, 'z' },
+	{ "clockid", required_argument, NULL, 'k' },
+	{ "control", required_argument, NULL, OPT_PERF_VALUE },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -122,12 +202,80 @@ static const struct option record_long[] = {
 };
 
 
+#define NR_RECORD_LONG (sizeof(record_long) / sizeof(record_long[0]) - 1)
+#define RECORD_SHORT "+:e:F:c:gaC:p:t:m:o:r:NBqvhdPWRsniI::D:z::k:"
+
 static const char *long_name(int c)
 {
 	for (const struct option *o = record_long; o->name; o++)
 		if (o->val == c)
 			return o->name;
 	return "?";
+}
+
+static const char *attached(const char *optarg)
+{
+	if (!optarg)
+		return "true";
+	return optarg[0] == '=' ? optarg + 1 : optarg;
+}
+
+/* getopt's tables: perfsink's options, then perf's that it accepts or refuses. */
+static int getopt_tables(struct option **lo, char **shorts)
+{
+	size_t n = NR_RECORD_LONG, k;
+	char *s;
+
+	*lo = calloc(n + nr_perf_only_opts + 1, sizeof(**lo));
+	*shorts = s = calloc(1, sizeof(RECORD_SHORT) + 3 * nr_perf_only_opts);
+	if (!*lo || !s)
+		return -ENOMEM;
+	memcpy(*lo, record_long, n * sizeof(**lo));
+	strcpy(s, RECORD_SHORT);
+	k = strlen(s);
+	for (unsigned i = 0; i < nr_perf_only_opts; i++) {
+		const struct perf_only_opt *p = &perf_only_opts[i];
+
+		(*lo)[n + i] = (struct option){ p->name, p->has_arg, NULL, OPT_PERF_ONLY + (int)i };
+		if (!p->letter)
+			continue;
+		s[k++] = p->letter;
+		if (p->has_arg != no_argument)
+			s[k++] = ':';
+		if (p->has_arg == optional_argument)
+			s[k++] = ':';
+	}
+	return 0;
+}
+
+static const struct perf_only_opt *perf_only_by_val(int c, int *letter)
+{
+	if (c >= OPT_PERF_ONLY && c < OPT_PERF_ONLY + (int)nr_perf_only_opts)
+		return &perf_only_opts[c - OPT_PERF_ONLY];
+	for (unsigned i = 0; i < nr_perf_only_opts; i++)
+		if (perf_only_opts[i].letter && perf_only_opts[i].letter == c) {
+			*letter = c;
+			return &perf_only_opts[i];
+		}
+	return NULL;
+}
+
+/* A perf option perfsink does not take: a note when accepted, else the reason. */
+static int perf_only(const struct perf_only_opt *p, int letter)
+{
+	char why[512], name[64];
+
+	perf_only_reason(p, why, sizeof(why));
+	if (letter)
+		snprintf(name, sizeof(name), "-%c/--%s", letter, p->name);
+	else
+		snprintf(name, sizeof(name), "--%s", p->name);
+	if (p->accepted) {
+		pr_info("record: %s accepted, no effect: %s", name, why);
+		return 0;
+	}
+	pr_err("record: %s is not supported: %s", name, why);
+	return -EINVAL;
 }
 
 static int push(struct cli_set **v, unsigned *n, const char *name, const char *value)
@@ -154,13 +302,38 @@ static int add_sink(struct record_opts *o, const char *name)
 static int parse_record_args(int argc, char **argv, struct record_opts *o, struct cli_set **sets,
 			     unsigned *nsets)
 {
-	int c, verbose = 0;
+	int c, verbose = 0, li, ret = 0;
 	bool quiet = false;
+	struct option *lo;
+	char *shorts;
+
+	if (getopt_tables(&lo, &shorts) < 0) {
+		free(lo);
+		free(shorts);
+		return -ENOMEM;
+	}
 	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+:e:F:c:gaC:p:t:m:o:r:NBqvh", record_long, NULL)) != -1) {
-		int r = 0;
+	while (!ret && (c = getopt_long(argc, argv, shorts, lo, (li = -1, &li))) != -1) {
+		const struct perf_only_opt *po;
+		int r = 0, letter = 0;
+
+		if ((po = perf_only_by_val(c, &letter))) {
+			ret = perf_only(po, letter);
+			continue;
+		}
 		switch (c) {
+		case OPT_PERF_FLAG: r = push(sets, nsets, lo[li].name, "true"); break;
+		case OPT_PERF_VALUE:
+			r = push(sets, nsets, lo[li].name, optarg ? optarg : "true");
+			break;
+		/* -I and -z take their optional value attached: -z3, -z=3 (as perf). */
+		case 'I': r = push(sets, nsets, "intr-regs", attached(optarg)); break;
+		case 'z': r = push(sets, nsets, "compression-level", attached(optarg)); break;
+		case 'd': case 'P': case 'W': case 'R': case 's': case 'n': case 'i':
+			r = push(sets, nsets, long_name(c), "true");
+			break;
+		case OPT_DRY_RUN: o->dry_run = true; break;
 		case 'g': r = push(sets, nsets, "call-graph", "fp"); break;
 		case 'a': r = push(sets, nsets, "all-cpus", "true"); break;
 		case 'N': r = push(sets, nsets, "no-buildid-cache", "true"); break;
@@ -183,18 +356,24 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		case OPT_SINK: r = add_sink(o, optarg); break;
 		case 'q': quiet = true; break;
 		case 'v': verbose++; break;
-		case 'h': fputs(record_usage, stdout); return 1;
+		case 'h': fputs(record_usage, stdout); ret = 1; break;
 		case ':':
 			pr_err("record: option '%s' needs a value (see perfsink record --help)", argv[optind - 1]);
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		case '?':
 			pr_err("record: unknown option '%s' (see perfsink record --help)", argv[optind - 1]);
-			return -EINVAL;
+			ret = -EINVAL;
+			break;
 		default: r = push(sets, nsets, long_name(c), optarg); break;
 		}
 		if (r < 0)
-			return r;
+			ret = r;
 	}
+	free(lo);
+	free(shorts);
+	if (ret)
+		return ret;
 	o->verbose = quiet ? -1 : 1 + verbose;
 	log_set_verbosity(quiet ? -1 : 1 + verbose);
 	if (optind < argc) {
@@ -214,6 +393,32 @@ static int apply_sets(struct record_opts *o, const struct cli_set *sets, unsigne
 		}
 	}
 	return 0;
+}
+
+/*
+ * --timestamp-filename: the finished output renamed PATH.<YYYYmmddHHMMSScc>
+ * (the end time, to the hundredth of a second), as perf names it.  Outputs
+ * of --switch-output and --overwrite carry their time already.
+ */
+static void timestamp_rename(const char *path)
+{
+	char stamp[32], *to;
+	struct timeval tv;
+	struct tm tm;
+
+	if (!path)
+		return;
+	gettimeofday(&tv, NULL);
+	localtime_r(&tv.tv_sec, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
+	if (asprintf(&to, "%s.%s%02u", path, stamp, (unsigned)(tv.tv_usec / 10000)) < 0)
+		return;
+	if (rename(path, to) == 0)
+		log_summary(LOG_INFO, "[ perfsink record: Dump %s ]", to);
+	else
+		pr_err("record: --timestamp-filename: cannot rename %s to %s: %s", path, to,
+		       strerror(errno));
+	free(to);
 }
 
 int record_prepare(int argc, char **argv, struct record_prep *p)
@@ -252,7 +457,7 @@ int record_prepare(int argc, char **argv, struct record_prep *p)
 		pr_err("%s", err);
 		return -EINVAL;
 	}
-	if (!o->argv && !o->all_cpus && !o->cpu_list && !o->pid && !o->tid) {
+	if (!o->argv && !o->all_cpus && !o->cpu_list && !o->pid && !o->tid && !o->dry_run) {
 		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
 		return -EINVAL;
 	}
@@ -277,12 +482,17 @@ int cmd_record(int argc, char **argv)
 
 	if (r > 0)
 		code = 0; /* --help */
-	if (r == 0) {
+	if (r == 0 && p.o.dry_run)
+		code = 0; /* as perf --dry-run: the options were parsed, nothing runs */
+	else if (r == 0) {
 		struct watch w;
 		struct record_observer obs;
 		watch_init(&w, &p.o);
 		watch_observer(&w, &obs);
 		code = engine_record(&p.o, &p.sinks, argc, argv, &obs);
+		if (p.o.pf.timestamp_filename && p.o.switch_output == SWITCH_NONE && !p.o.overwrite &&
+		    code != EXIT_BAD_INPUT)
+			timestamp_rename(bind_output_path(&p.sinks));
 	}
 	record_prep_free(&p);
 	return code;

@@ -11,6 +11,7 @@
 
 #include "config/event_spec.h"
 #include "config/opts.h"
+#include "config/opts_perf.h"
 #include "config/value_parse.h"
 
 #define DEFAULT_EVENT "cpu-clock"
@@ -34,6 +35,7 @@
 typedef int (*opt_setter)(struct record_opts *o, const char *v, char *err, size_t errlen);
 
 static uint64_t opt_bit(const char *name);
+static uint64_t max_sample_rate(void);
 
 static int events_add(struct record_opts *o, const char *name)
 {
@@ -158,10 +160,15 @@ static int set_freq(struct record_opts *o, const char *v, char *err, size_t errl
 {
 	int64_t n;
 
-	if (parse_int(v, 1, UINT32_MAX, &n)) {
+	/* "max": the kernel's limit, as perf -F max. */
+	if (!strcmp(v, "max") && (n = (int64_t)max_sample_rate()) > 0) {
+		o->pf.freq_max = true;
+	} else if (parse_int(v, 1, UINT32_MAX, &n)) {
 		snprintf(err, errlen, "'%s' is not a sampling frequency; give a number of Hz "
-			 "from 1 (e.g. 4000)", v);
+			 "from 1 (e.g. 4000) or max (%s)", v, MAX_RATE_PATH);
 		return -EINVAL;
+	} else {
+		o->pf.freq_max = false;
 	}
 	o->freq = (uint64_t)n;
 	o->period = 0;
@@ -496,6 +503,13 @@ static const opt_setter setters[] = {
 	set_plugin_dir, set_verbose, set_switch_output, set_switch_max_files,
 	set_overwrite, set_exclude_self, set_realtime, set_no_buildid_cache, set_no_buildid, set_filter, set_exclude_perf,
 	set_status, set_summary_json, set_stats_file,
+	set_data, set_period_flag, set_weight, set_raw_samples, set_stat, set_no_samples, set_no_inherit,
+	set_all_user, set_all_kernel, set_switch_events, set_namespaces,
+	set_sample_identifier, set_running_time, set_code_page_size, set_data_page_size,
+	set_phys_data, set_kernel_callchains, set_user_callchains, set_user_regs,
+	set_intr_regs, set_max_size, set_delay, set_timestamp_filename,
+	set_proc_map_timeout, set_compression_level, set_clockid, set_control,
+	set_no_bpf_event,
 };
 
 const char *const record_opt_names[] = {
@@ -503,10 +517,21 @@ const char *const record_opt_names[] = {
 	"all-cpus", "cpu", "pid", "tid", "output", "duration",
 	"plugin-dir", "verbose", "switch-output", "switch-max-files",
 	"overwrite", "exclude-self", "realtime", "no-buildid-cache", "no-buildid", "filter", "exclude-perf",
-	"status", "summary-json", "stats-file", NULL,
+	"status", "summary-json", "stats-file",
+	"data", "period", "weight", "raw-samples", "stat", "no-samples", "no-inherit",
+	"all-user", "all-kernel", "switch-events", "namespaces",
+	"sample-identifier", "running-time", "code-page-size", "data-page-size",
+	"phys-data", "kernel-callchains", "user-callchains", "user-regs",
+	"intr-regs", "max-size", "delay", "timestamp-filename",
+	"proc-map-timeout", "compression-level", "clockid", "control",
+	"no-bpf-event", NULL,
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))
+/* set_mask has one bit per option. */
+_Static_assert(NR_OPTS <= 64, "more options than set_mask bits");
+_Static_assert(NR_OPTS == sizeof(record_opt_names) / sizeof(record_opt_names[0]) - 1,
+	       "setters[] and record_opt_names[] differ in length");
 
 /* Index of name in record_opt_names, '_' matching '-'; -1 if unknown. */
 static int opt_index(const char *name)
@@ -541,6 +566,7 @@ void record_opts_init(struct record_opts *o)
 	o->exclude_self = true;
 	o->status = true;
 	o->verbose = 1;
+	o->pf.clockid = -1;
 	if (events_add(o, DEFAULT_EVENT))
 		o->nr_events = 0; /* record_opts_check reports it */
 }
@@ -559,6 +585,7 @@ void record_opts_free(struct record_opts *o)
 	free(o->cpu_list);
 	free(o->output);
 	free(o->plugin_dir);
+	free(o->pf.control);
 	free(o->config_path);
 	free(o->summary_json);
 	free(o->stats_file);

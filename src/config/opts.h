@@ -13,6 +13,39 @@ enum callgraph_mode { CG_NONE = 0, CG_FP, CG_DWARF };
 enum switch_mode { SWITCH_NONE = 0, SWITCH_SIGNAL, SWITCH_SIZE, SWITCH_TIME };
 
 /*
+ * perf record options that shape the attrs, the files or the run, with
+ * perf's meaning (docs/perf-compat.md).  Set by opts_perf.c; applied to
+ * the attrs by engine/attr_opts.c.
+ */
+struct perf_flags {
+	bool data;              /* -d: ADDR, DATA_SRC, mmap_data */
+	bool period;            /* -P: PERIOD with -c too */
+	bool weight;            /* -W: WEIGHT_STRUCT */
+	bool raw_samples;       /* -R: RAW and CPU */
+	bool stat;              /* -s: inherit_stat, enabled/running times */
+	bool no_samples;        /* -n: count only */
+	bool no_inherit;        /* -i */
+	bool all_user, all_kernel;
+	bool switch_events;     /* context_switch */
+	bool namespaces;        /* namespaces, NAMESPACES of running tasks */
+	bool sample_identifier; /* IDENTIFIER in every sample */
+	bool running_time;      /* enabled/running times in read_format */
+	bool code_page_size, data_page_size, phys_data;
+	bool kernel_callchains, user_callchains;
+	bool freq_max;          /* -F max: the kernel's limit, read at the start */
+	uint64_t user_regs;     /* --user-regs: sample_regs_user mask, 0: none */
+	uint64_t intr_regs;     /* --intr-regs: sample_regs_intr mask, 0: none */
+	uint64_t max_size;      /* --max-size: stop once the output holds this much, 0: none */
+	int64_t delay_ms;       /* -D: enable this long after exec; -1: with --control; 0: none */
+	bool timestamp_filename; /* the output renamed PATH.<YYYYmmddHHMMSSmmm> at the end */
+	uint64_t proc_map_timeout_ms; /* budget for reading /proc maps; 0: the default 500 */
+	int compression_level;  /* -z: zstd sink at this level; 0: not asked */
+	int clockid;            /* -k: attr clockid; -1: none */
+	char *control;          /* --control fifo:CTL[,ACK] or fd:CTL[,ACK] */
+	bool no_bpf_event;      /* no ksymbol / bpf_event in the attrs */
+};
+
+/*
  * --filter and --exclude-perf apply to the tracepoints of the -e given
  * before them (perf's rule); several combine as "(A) && (B)".
  */
@@ -54,11 +87,13 @@ struct record_opts {
 	bool status;               /* live status line on a terminal stderr (default) */
 	char *summary_json;        /* --summary-json: the summary as JSON, NULL: none */
 	char *stats_file;          /* --stats-file: Prometheus text, rewritten every few s */
+	struct perf_flags pf;      /* perf record's sample and side-band flags (opts_perf.c) */
 	/* CLI only */
 	char *config_path;
 	char **sinks;         /* --sink, repeatable */
 	unsigned nr_sinks;
 	char **argv;          /* workload after --, NULL-terminated; NULL if none */
+	bool dry_run;         /* --dry-run: check the options, record nothing */
 	/* Bookkeeping of record_opt_set() */
 	uint64_t set_mask;    /* bit i: record_opt_names[i] was set explicitly */
 	uint64_t source_mask; /* the same, by the current source only */

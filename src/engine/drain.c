@@ -53,6 +53,17 @@ static int map_cpu(struct drainer *d, const struct record_opts *o, unsigned c, c
 	return r;
 }
 
+/* Bytes of the u64 fields perf puts after STACK_USER; -1 when one varies in size. */
+static int stack_tail(uint64_t st, uint32_t *tail)
+{
+	static const uint64_t fixed = PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT |
+		PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION | PERF_SAMPLE_PHYS_ADDR |
+		PERF_SAMPLE_CGROUP | PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE;
+
+	*tail = 8 * (uint32_t)__builtin_popcountll(st & fixed);
+	return (st & (PERF_SAMPLE_REGS_INTR | PERF_SAMPLE_AUX)) ? -1 : 0;
+}
+
 int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps_evlist *evl,
 		 struct sinkset *ss, const volatile int *stop, char *err, size_t errlen)
 {
@@ -62,6 +73,8 @@ int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	d->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	d->stack_user = evl->stack_user; /* 0 when events sample different stacks */
+	if (stack_tail(evl->ev[0].attr.sample_type, &d->stack_tail) < 0)
+		d->stack_user = 0; /* REGS_INTR's size varies: no cut count */
 	d->nr_rings = evl->nr_cpus;
 	d->rings = calloc(d->nr_rings, sizeof(*d->rings));
 	d->pools = calloc(d->nr_rings, sizeof(*d->pools));
@@ -178,17 +191,18 @@ static void seen_add(struct drain_seen *s, uint64_t n, uint64_t tmin, uint64_t t
 }
 
 /*
- * Whether a DWARF sample's stack copy reached the size asked: STACK_USER is
- * the last field of our samples ({size, data[size], dyn_size}), so dyn_size
- * is the last u64.  A copy that filled it most likely cut the stack short.
+ * Whether a DWARF sample's stack copy reached the size asked: STACK_USER
+ * ({size, data[size], dyn_size}) is followed by tail bytes of fixed-size
+ * fields (DATA_SRC, ...; stack_tail), so dyn_size ends tail bytes before the
+ * record does.  A copy that filled it most likely cut the stack short.
  * (Where the kernel shrank size to fit 64 KiB, such a sample is not counted.)
  */
-static unsigned stack_filled(uint32_t asked, const uint8_t *rec, uint16_t size)
+static unsigned stack_filled(uint32_t asked, uint32_t tail, const uint8_t *rec, uint16_t size)
 {
 	uint64_t dyn;
-	if (!asked || size < 16)
+	if (!asked || size < 16 + tail)
 		return 0;
-	memcpy(&dyn, rec + size - 8, sizeof(dyn));
+	memcpy(&dyn, rec + size - 8 - tail, sizeof(dyn));
 	return dyn >= asked;
 }
 
@@ -224,7 +238,7 @@ static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 			tmin = t < tmin ? t : tmin;
 			tmax = t > tmax ? t : tmax;
 			n++;
-			cut += stack_filled(d->stack_user, p + off, h->size);
+			cut += stack_filled(d->stack_user, d->stack_tail, p + off, h->size);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&d->dsos, p + off, h->size);
 		} else if (h->type == PERF_RECORD_BPF_EVENT && d->bpf) {
@@ -343,6 +357,13 @@ uint64_t drainer_kernel_lost(const struct drainer *d)
 }
 
 /* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
+/* u64s that read() of one counter returns (no GROUP): value, times, ID, LOST. */
+static unsigned read_words(uint64_t read_format)
+{
+	return 3 + !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
+	       !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
+}
+
 int drainer_lost_samples(struct drainer *d)
 {
 	const struct ps_evlist *evl = d->evl;

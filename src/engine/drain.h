@@ -57,6 +57,7 @@ struct drainer {
 	struct dso_set dsos;         /* every file mapped in what went out, for BUILD_ID */
 	unsigned time_off;           /* offset of TIME in a SAMPLE record */
 	uint32_t stack_user;         /* DWARF: bytes of user stack asked per sample, else 0 */
+	uint32_t stack_tail;         /* bytes of the fields after STACK_USER in a sample */
 
 	/* Where the current stream is: reset by drainer_new_stream. */
 	uint64_t seq;                /* the next buffer's seq */

@@ -9,6 +9,8 @@
 #include "base/log.h"
 #include "engine/evlist.h"
 #include "config/event_spec.h"
+#include "engine/attr_opts.h"
+#include "engine/evlist_track.h"
 #include "config/opts.h"
 #include "probe/tracing_data.h"
 #include "config/value_parse.h"
@@ -303,25 +305,32 @@ int evlist_open(struct ps_evlist *evl, char *err, size_t errlen)
 
 int evlist_fd_lost(const struct ps_event *ev, unsigned slot, uint64_t *ids, uint64_t *lost)
 {
-	uint64_t v[1 + 3 * EVLIST_LOST_MAX]; /* [nr,] {value, id, lost}... */
+	/* [nr,] [enabled], [running] (-s, --running-time), then {value, id, lost}... */
+	uint64_t v[3 + 3 * EVLIST_LOST_MAX];
+	uint64_t rf = ev->attr.read_format;
+	unsigned times = !!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING);
 	int fd = ev->fds ? ev->fds[slot] : -1, n = 0;
-	bool group = ev->attr.read_format & PERF_FORMAT_GROUP;
+	bool group = rf & PERF_FORMAT_GROUP;
 	ssize_t got;
 
 	if (fd < 0 || (group && ev->leader_off))
 		return 0;
-	got = read(fd, v, group ? sizeof(v) : 3 * sizeof(uint64_t));
-	if (got < (ssize_t)(3 * sizeof(uint64_t)))
-		return 0;
 	if (!group) {
-		ids[0] = v[1];
-		lost[0] = v[2];
+		/* value, [enabled], [running], id, lost */
+		ssize_t want = (ssize_t)((3 + times) * sizeof(uint64_t));
+		if (read(fd, v, (size_t)want) < want)
+			return 0;
+		ids[0] = v[1 + times];
+		lost[0] = v[2 + times];
 		return 1;
 	}
-	for (uint64_t k = 0; k < v[0] && k < EVLIST_LOST_MAX &&
-	     (ssize_t)((2 + 3 * k + 2) * sizeof(uint64_t)) <= got; k++, n++) {
-		ids[n] = v[1 + 3 * k + 1];
-		lost[n] = v[1 + 3 * k + 2];
+	got = read(fd, v, sizeof(v));
+	for (uint64_t k = 0; got > 0 && k < v[0] && k < EVLIST_LOST_MAX; k++, n++) {
+		size_t base = 1 + times + 3 * k;
+		if ((ssize_t)((base + 3) * sizeof(uint64_t)) > got)
+			break;
+		ids[n] = v[base + 1];
+		lost[n] = v[base + 2];
 	}
 	return n;
 }

@@ -27,6 +27,7 @@ struct ps_event {
 	int *fds;                    /* nr_cpus * nr_threads, -1 when not opened */
 	uint64_t *ids;               /* kernel ids, same index as fds */
 	unsigned nr_ids;
+	bool tracking;               /* perf's dummy:HG side-band event (evlist_track.h) */
 };
 
 struct ps_evlist {

@@ -13,6 +13,8 @@
 #include "config/event_spec.h"
 #include "config/opts.h"
 #include "engine/evlist.h"
+#include "engine/attr_opts.h"
+#include "engine/evlist_track.h"
 #include "probe/tracefs_glob.h"
 #include "probe/tracing_data.h"
 
@@ -345,7 +347,7 @@ static void callgraph_set(struct build *b, struct perf_event_attr *a, const stru
 	 * dwarf leaves them (and exclude_callchain_user) on every event. */
 	if (global_dwarf) {
 		a->exclude_callchain_user = 1;
-		a->sample_type |= PERF_SAMPLE_ADDR;
+		a->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC;
 		/* perf resets only the sample bits of a replaced call graph */
 		a->sample_regs_user = X86_64_USER_REGS;
 		if (!a->sample_stack_user)
@@ -390,7 +392,8 @@ static void sampling_set(struct build *b, unsigned i)
 	a->read_format = PERF_FORMAT_ID | PERF_FORMAT_LOST;
 	/* Only a leader is disabled and enabled: its members follow it. */
 	a->disabled = leader;
-	a->inherit = x->terms.inherit >= 0 ? x->terms.inherit : !evl->system_wide;
+	/* perf sets inherit system-wide too, where it has no effect */
+	a->inherit = x->terms.inherit >= 0 ? x->terms.inherit : 1;
 	/* System-wide counting starts at once; a workload of its own starts at exec. */
 	a->enable_on_exec = leader && b->o->argv != NULL && !evl->system_wide;
 	a->sample_id_all = 1;
@@ -401,6 +404,7 @@ static void sampling_set(struct build *b, unsigned i)
 		/* As perf: JIT images (BPF programs) come and go as KSYMBOL / BPF_EVENT. */
 		a->ksymbol = a->bpf_event = 1;
 	}
+	attr_apply_perf_flags(a, b->o, i == 0);
 }
 
 /*
@@ -430,8 +434,8 @@ static void sample_read_set(struct ps_evlist *evl, const struct ev_extra *x, uns
 }
 
 /*
- * The DWARF stack size every event samples, or 0 when they differ or when
- * dyn_size is not the last u64 of a sample (DATA_SRC follows it).
+ * The DWARF stack size every sampling event samples, or 0 when they
+ * differ (the drainer finds dyn_size past DATA_SRC, see drain.c).
  */
 static uint32_t stack_user_common(const struct ps_evlist *evl)
 {
@@ -440,8 +444,9 @@ static uint32_t stack_user_common(const struct ps_evlist *evl)
 
 	for (unsigned i = 0; i < evl->nr; i++) {
 		const struct perf_event_attr *a = &evl->ev[i].attr;
-		if (!(a->sample_type & PERF_SAMPLE_STACK_USER) || a->sample_stack_user != size ||
-		    (a->sample_type & PERF_SAMPLE_DATA_SRC))
+		if (evl->ev[i].tracking)
+			continue;
+		if (!(a->sample_type & PERF_SAMPLE_STACK_USER) || a->sample_stack_user != size)
 			return 0;
 	}
 	return size;
@@ -460,21 +465,27 @@ int evlist_parse(struct ps_evlist *evl, const struct record_opts *o, char *err, 
 		snprintf(err, errlen, "no event to record; give -e NAME (e.g. -e cpu-clock)");
 		r = -EINVAL;
 	}
+	/* The events given; a tracking event (perf's dummy:HG) may follow them. */
+	unsigned nr_given = evl->nr;
+	if (!r && evlist_track_wanted(evl, o) && evlist_track_add(evl) < 0)
+		r = -ENOMEM;
 	if (!r) {
 		/* One layout for the id trailer everywhere, so perf accepts the attrs together. */
 		evl->sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
-		if (evl->nr > 1)
+		if (evl->nr > 1 || o->pf.sample_identifier)
 			evl->sample_type |= PERF_SAMPLE_IDENTIFIER;
 		/* :S needs ID in its samples, so every trailer carries it (perf
 		 * parses each record's trailer with its own event's layout). */
-		for (unsigned i = 0; i < evl->nr; i++)
+		for (unsigned i = 0; i < nr_given; i++)
 			if (b.extra[i].mods.sample_read)
 				evl->sample_type |= PERF_SAMPLE_ID;
 		evl->sample_id_all = true;
-		for (unsigned i = 0; i < evl->nr; i++)
+		for (unsigned i = 0; i < nr_given; i++)
 			sampling_set(&b, i);
-		for (unsigned i = 0; i < evl->nr; i++)
+		for (unsigned i = 0; i < nr_given; i++)
 			sample_read_set(evl, b.extra, i);
+		if (nr_given < evl->nr)
+			evlist_track_finish(evl, o);
 		evl->stack_user = stack_user_common(evl);
 	}
 	if (r == -ENOMEM)

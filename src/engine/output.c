@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/random.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -53,6 +54,21 @@ static uint32_t stream_flags(const struct record_opts *o)
 	return flags;
 }
 
+/* -k: the clock's resolution and a reading of it next to the wall clock, as perf's record__init_clock. */
+static void clock_read(struct ps_clock *c, int clockid)
+{
+	struct timespec res, ref;
+	struct timeval tod;
+
+	c->clockid = (uint32_t)clockid;
+	c->res_ns = clock_getres(clockid, &res) == 0
+		? (uint64_t)res.tv_sec * 1000000000 + (uint64_t)res.tv_nsec : 0;
+	gettimeofday(&tod, NULL);
+	clock_gettime(clockid, &ref);
+	c->tod_ns = (uint64_t)tod.tv_sec * 1000000000 + (uint64_t)tod.tv_usec * 1000;
+	c->clockid_ns = (uint64_t)ref.tv_sec * 1000000000 + (uint64_t)ref.tv_nsec;
+}
+
 /* The first output's stream, and the whole run's as sinks with rotate = false see it. */
 static void first_stream(struct output *out, const struct ps_evlist *evl,
 			 const struct output_shape *shape, int argc, char **argv)
@@ -63,6 +79,10 @@ static void first_stream(struct output *out, const struct ps_evlist *evl,
 		.machine = &out->machine, .bpf = &out->bpf, .pool_regions = shape->pool_regions,
 		.nr_pool_regions = shape->nr_pool_regions,
 	};
+	if (out->o->pf.clockid >= 0) {
+		clock_read(&out->clock, out->o->pf.clockid);
+		s->priv.clock = &out->clock;
+	}
 	s->stream = (struct perfsink_stream){
 		.nr_events = evl->nr,
 		.event_names = out->names,
@@ -140,11 +160,12 @@ int output_start(struct output *out)
 static int synth_target(struct output *out, struct bytes *b, bool initial, bool target_gone)
 {
 	if (out->system_wide)
-		return synth_all_processes(b, out->events);
+		return synth_all_processes(b, out->events, (unsigned)out->o->pf.proc_map_timeout_ms);
 	const struct record_opts *o = out->o;
 	if (initial && !o->pid && !o->tid) {
 		/* Not exec'd yet: its exec brings COMM and MMAPs through the ring. */
 		synth_comm(b, out->events, out->target, out->target, "perfsink-exec");
+		synth_namespaces(b, out->events, out->target, out->target);
 		return 0;
 	}
 	if (target_gone)

@@ -66,6 +66,7 @@ struct output {
 	const char **names;         /* event names, for the stream */
 	struct ps_machine machine;  /* read once at the start, for the header features */
 	struct ps_bpf_info bpf;     /* BPF programs seen, for BPF_PROG_INFO / BPF_BTF */
+	struct ps_clock clock;      /* -k: CLOCKID and CLOCK_DATA */
 	char session[40];
 	char hostname[65];
 

@@ -36,6 +36,8 @@ int self_filter_attach(const struct ps_evlist *evl, pid_t tgid)
 	for (unsigned e = 0; e < evl->nr && ret >= 0; e++) {
 		const struct ps_event *ev = &evl->ev[e];
 		int tp = ev->attr.type == PERF_TYPE_TRACEPOINT;
+		if (ev->tracking)
+			continue; /* no samples of its own */
 		if (prog[tp] < 0) {
 			prog[tp] = prog_load(tp ? BPF_PROG_TYPE_TRACEPOINT : BPF_PROG_TYPE_PERF_EVENT, tgid);
 			if (prog[tp] < 0) {

@@ -19,6 +19,7 @@
 #include "base/log.h"
 #include "engine/cache_step.h"
 #include "config/opts.h"
+#include "engine/control.h"
 #include "engine/drain.h"
 #include "engine/evlist.h"
 #include "engine/now.h"
@@ -44,7 +45,8 @@ struct session {
 	struct workload wl;
 	bool child_done;
 	int child_status;
-	struct pollfd *pfds;        /* rings, then the signal pipe */
+	struct pollfd *pfds;        /* rings, the signal pipe, the --control channel */
+	struct control ctl;         /* --control, -D's enable time */
 	bool rotate_requested;      /* SIGUSR2 */
 	struct timespec t0;
 	const struct record_observer *obs; /* NULL: nobody listens */
@@ -223,6 +225,18 @@ static bool pass_step(struct session *s, bool stop)
 	return true;
 }
 
+/* --max-size: the data written reached the limit; said as perf says it. */
+static bool max_size_reached(const struct session *s)
+{
+	uint64_t max = s->o->pf.max_size;
+
+	if (!max || s->dr.ring_bytes < max)
+		return false;
+	log_summary(LOG_INFO, "[ perfsink record: size limit reached (%llu KB), stopping session ]",
+		    (unsigned long long)(s->dr.ring_bytes >> 10));
+	return true;
+}
+
 static int poll_timeout(int64_t deadline)
 {
 	if (!deadline)
@@ -268,18 +282,21 @@ static void record_loop(struct session *s)
 	s->next_progress_ns = engine_now_ns(CLOCK_MONOTONIC) + 1000000000;
 	for (;;) {
 		progress_give(s);
-		int timeout = poll_timeout(deadline);
+		int timeout = control_timeout(&s->ctl, poll_timeout(deadline));
 		if (timeout < 0)
 			break;
-		int n = poll(s->pfds, nr_rings + 1, timeout);
+		int n = poll(s->pfds, nr_rings + 2, timeout);
 		if (n > 0) {
 			for (unsigned c = 0; c < nr_rings; c++)
 				if (s->pfds[c].revents & POLLIN)
 					s->wakeups++;
 		}
 		bool stop = handle_signals(s);
+		stop |= control_step(&s->ctl, &s->evl, s->o, &s->rotate_requested);
 		reap_child(s);
 		if (!(s->o->overwrite ? overwrite_step(s, stop) : pass_step(s, stop)))
+			break;
+		if (max_size_reached(s))
 			break;
 		/* -p: the target and its threads are gone. */
 		if (stop || s->child_done || (n > 0 && !s->wl.pid && !s->evl.system_wide && all_hung_up(s)))
@@ -289,17 +306,21 @@ static void record_loop(struct session *s)
 
 /* ----------------------------------------------------------- setup */
 
-/* Poll every ring's leader fd (overwrite rings only for POLLHUP), then the signal pipe. */
+/*
+ * Poll every ring's leader fd (overwrite rings only for POLLHUP), then the
+ * signal pipe, then the --control channel (-1 without one: poll skips it).
+ */
 static int pollset_setup(struct session *s)
 {
 	unsigned n = s->dr.nr_rings;
-	s->pfds = calloc(n + 1, sizeof(*s->pfds));
+	s->pfds = calloc(n + 2, sizeof(*s->pfds));
 	if (!s->pfds)
 		return -ENOMEM;
 	for (unsigned c = 0; c < n; c++)
 		s->pfds[c] = (struct pollfd){ .fd = s->dr.rings[c].fd,
 					      .events = s->o->overwrite ? 0 : POLLIN };
 	s->pfds[n] = (struct pollfd){ .fd = signals_fd(), .events = POLLIN };
+	s->pfds[n + 1] = (struct pollfd){ .fd = s->ctl.ctl_fd, .events = POLLIN };
 	return 0;
 }
 
@@ -357,6 +378,7 @@ static void report_give(struct session *s, const struct record_observer *obs)
 
 static void session_free(struct session *s)
 {
+	control_close(&s->ctl);
 	evlist_close(&s->evl);
 	drainer_free(&s->dr);
 	free(s->pfds);
@@ -379,6 +401,8 @@ static int setup(struct session *s, int argc, char **argv, char *err, size_t err
 		return -EINVAL;
 	}
 	if ((r = signals_setup()) < 0)
+		return r;
+	if (o->pf.control && (r = control_open(&s->ctl, o->pf.control, err, errlen)) < 0)
 		return r;
 	if (o->argv && (r = workload_prepare(&s->wl, o->argv)) < 0) {
 		snprintf(err, errlen, "cannot fork the workload: %s", strerror(-r));
@@ -446,7 +470,8 @@ static void wait_child(struct session *s)
 int engine_record(const struct record_opts *o, const struct bound_sinks *c, int argc, char **argv,
 		  const struct record_observer *obs)
 {
-	struct session ses = { .o = o, .obs = obs, .wl = { .go_fd = -1, .err_fd = -1 } };
+	struct session ses = { .o = o, .obs = obs, .wl = { .go_fd = -1, .err_fd = -1 },
+			       .ctl = { .ctl_fd = -1, .ack_fd = -1 } };
 	struct session *s = &ses;
 	char err[512] = "";
 
@@ -478,12 +503,14 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 		return code;
 	}
 	if (!o->argv || s->evl.system_wide)
-		evlist_enable(&s->evl);
+		control_start(&s->ctl, &s->evl, o);
 	bool exec_failed = false;
 	if (o->argv && (r = workload_start(&s->wl)) < 0) {
 		snprintf(err, sizeof(err), "cannot run '%s': %s", o->argv[0], strerror(-r));
 		note_error(s, r);
 		exec_failed = true;
+	} else if (o->argv && !s->evl.system_wide) {
+		control_start(&s->ctl, &s->evl, o); /* -D counts from the exec */
 	}
 	if (!s->error)
 		record_loop(s);

@@ -57,6 +57,8 @@ int bind_load(struct bound_sinks *b, const struct config *c, const char *plugin_
  * real path + file name) is the same file.  Returns 0 or -EINVAL with one line in err ("--sink 'x': ...").
  */
 int bind_select(struct bound_sinks *b, const struct record_opts *o, char *err, size_t errlen);
+/* The path of the one selected sink that writes files; NULL when none or several. */
+const char *bind_output_path(const struct bound_sinks *b);
 void bind_free(struct bound_sinks *b);
 
 #endif

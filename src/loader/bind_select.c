@@ -214,6 +214,74 @@ static int paths_distinct(const struct bound_sinks *b, char *err, size_t errlen)
 	return 0;
 }
 
+/* The one selected sink that writes files, or NULL (none or several). */
+static struct sink_conf *file_sink(struct bound_sinks *b)
+{
+	struct sink_conf *found = NULL;
+
+	for (unsigned i = 0; i < b->nr_sinks; i++) {
+		if (!(b->sinks[i].plugin->ops->flags & PERFSINK_SINK_WRITES_FILES))
+			continue;
+		if (found)
+			return NULL;
+		found = &b->sinks[i];
+	}
+	return found;
+}
+
+/*
+ * -z LEVEL, as perf record -z writes a COMPRESSED perf.data: the file sink
+ * compresses at LEVEL.  The built-in aio_file sink (no --sink) gives way to
+ * a zstd one writing its path; a sink named with --sink must be zstd.
+ */
+static int compression_apply(struct bound_sinks *b, const struct record_opts *o,
+			     char *err, size_t errlen)
+{
+	struct sink_conf *s = file_sink(b), z;
+	char level[8], why[ERR_MAX / 2];
+	int k;
+
+	if (!s) {
+		snprintf(err, errlen, "-z: it compresses the one file output, and %s", b->nr_sinks
+			 ? "several selected sinks write files; select one with --sink"
+			 : "no selected sink writes files");
+		return -EINVAL;
+	}
+	if (strcmp(s->plugin->ops->name, "zstd")) {
+		if (o->nr_sinks) {
+			snprintf(err, errlen, "-z: sink '%s' (plugin %s) does not compress; select "
+				 "a zstd sink (--sink zstd)", s->name, s->plugin->ops->name);
+			return -EINVAL;
+		}
+		if (sink_from_plugin("zstd", o->plugin_dir, &z, err, errlen))
+			return -EINVAL;
+		k = key_index(s->plugin->ops->keys, "path");
+		if (k >= 0 && s->values[k].str &&
+		    sink_value_set(&z, (unsigned)key_index(z.plugin->ops->keys, "path"),
+				   s->values[k].str, s->origins[k], 1, why, sizeof(why))) {
+			snprintf(err, errlen, "-z: %s", why);
+			sink_conf_clear(&z);
+			return -EINVAL;
+		}
+		sink_conf_clear(s);
+		*s = z;
+	}
+	snprintf(level, sizeof(level), "%d", o->pf.compression_level);
+	k = key_index(s->plugin->ops->keys, "level");
+	if (k < 0 || sink_value_set(s, (unsigned)k, level, "-z", 1, why, sizeof(why))) {
+		snprintf(err, errlen, "-z %s: %s", level, k < 0 ? "the zstd sink has no level" : why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const char *bind_output_path(const struct bound_sinks *b)
+{
+	struct sink_conf *s = file_sink((struct bound_sinks *)b);
+
+	return s ? file_path(s) : NULL;
+}
+
 int bind_select(struct bound_sinks *b, const struct record_opts *o, char *err, size_t errlen)
 {
 	int ret = 0;
@@ -226,6 +294,8 @@ int bind_select(struct bound_sinks *b, const struct record_opts *o, char *err, s
 		snprintf(err, errlen, "no sink configured; add a [sink.NAME] section");
 		ret = -EINVAL;
 	}
+	if (!ret && o->pf.compression_level)
+		ret = compression_apply(b, o, err, errlen);
 	if (!ret && o->output)
 		ret = output_apply(b, o->output, o->plugin_dir, err, errlen);
 	if (!ret)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,6 +26,7 @@
 /* State shared by every process of one walk. */
 struct synth_walk {
 	uint64_t deadline_ns; /* UINT64_MAX: none */
+	uint64_t per_task_ns; /* --proc-map-timeout: each process's own budget; 0: one for the walk */
 	bool mmap_data;       /* readable data maps too, as the attrs ask */
 	char hugetlbfs[256];  /* first hugetlbfs mount point, or "" */
 	struct synth_stats st;
@@ -92,6 +94,44 @@ void synth_comm(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t t
 	bytes_u32(b, (uint32_t)pid);
 	bytes_u32(b, (uint32_t)tid);
 	record_string(b, comm);
+	task_sid(&sid, pid, tid);
+	record_end(b, start, evs, &sid);
+}
+
+/* perf 6.1's NAMESPACES order (NET_NS_INDEX .. CGROUP_NS_INDEX), /proc/PID/ns names. */
+static const char *const ns_names[] = { "net", "uts", "ipc", "pid", "user", "mnt", "cgroup" };
+
+static bool wants_namespaces(const struct ps_events *evs)
+{
+	for (unsigned i = 0; evs && i < evs->nr; i++)
+		if (evs->ev[i].attr.namespaces)
+			return true;
+	return false;
+}
+
+void synth_namespaces(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid)
+{
+	const unsigned nr = sizeof(ns_names) / sizeof(ns_names[0]);
+	struct ps_sample_id sid;
+	size_t start;
+
+	if (!wants_namespaces(evs))
+		return;
+	start = record_begin(b, PERF_RECORD_NAMESPACES, 0);
+	bytes_u32(b, (uint32_t)pid);
+	bytes_u32(b, (uint32_t)tid);
+	bytes_u64(b, nr);
+	for (unsigned i = 0; i < nr; i++) {
+		char path[64];
+		struct stat st;
+
+		/* An unreadable namespace is {0, 0}, as perf leaves it. */
+		snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns_names[i]);
+		if (stat(path, &st) < 0)
+			memset(&st, 0, sizeof(st));
+		bytes_u64(b, (uint64_t)st.st_dev);
+		bytes_u64(b, (uint64_t)st.st_ino);
+	}
 	task_sid(&sid, pid, tid);
 	record_end(b, start, evs, &sid);
 }
@@ -220,6 +260,8 @@ static int synth_process_walk(struct bytes *b, const struct ps_events *evs, pid_
 	dir = opendir(path);
 	if (!dir)
 		return errno == ENOENT ? -ESRCH : -errno;
+	if (w->per_task_ns)
+		w->deadline_ns = now_ns() + w->per_task_ns;
 	while ((d = readdir(dir))) {
 		struct task_status st;
 		char *end;
@@ -234,6 +276,7 @@ static int synth_process_walk(struct bytes *b, const struct ps_events *evs, pid_
 		else if (fork_main)
 			emit_fork(b, evs, st.tgid, (pid_t)tid, st.ppid, st.ppid);
 		synth_comm(b, evs, st.tgid, (pid_t)tid, st.name);
+		synth_namespaces(b, evs, st.tgid, (pid_t)tid);
 		if (tid == st.tgid && !st.kernel_thread)
 			synth_maps(b, evs, st.tgid, w);
 	}
@@ -274,15 +317,42 @@ int synth_all_processes_budget(struct bytes *b, const struct ps_events *evs,
 	return b->err;
 }
 
-int synth_all_processes(struct bytes *b, const struct ps_events *evs)
+/* perf's --proc-map-timeout: the same walk with a budget per process. */
+static int synth_all_per_task(struct bytes *b, const struct ps_events *evs, unsigned ms,
+			      struct synth_stats *st)
+{
+	struct synth_walk w;
+	struct dirent *d;
+	DIR *dir;
+
+	synth_walk_init(&w, evs, UINT64_MAX);
+	w.per_task_ns = (uint64_t)ms * 1000000u;
+	dir = opendir("/proc");
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)) && !b->err) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (isdigit((unsigned char)d->d_name[0]) && !*end)
+			synth_process_walk(b, evs, (pid_t)pid, true, &w);
+	}
+	closedir(dir);
+	*st = w.st;
+	return b->err;
+}
+
+int synth_all_processes(struct bytes *b, const struct ps_events *evs, unsigned per_task_ms)
 {
 	struct synth_stats st;
-	int err = synth_all_processes_budget(b, evs, SYNTH_BUDGET_MS, &st);
+	int err = per_task_ms ? synth_all_per_task(b, evs, per_task_ms, &st)
+			      : synth_all_processes_budget(b, evs, SYNTH_BUDGET_MS, &st);
 
 	if (!err && st.maps_truncated)
-		pr_warn("reading /proc/PID/maps took over %d ms: maps of %u of %u processes are "
-			"incomplete, their samples may not resolve", SYNTH_BUDGET_MS,
-			st.maps_truncated, st.processes);
+		pr_warn("reading /proc/PID/maps took over %u ms%s: maps of %u of %u processes are "
+			"incomplete, their samples may not resolve (--proc-map-timeout)",
+			per_task_ms ? per_task_ms : SYNTH_BUDGET_MS,
+			per_task_ms ? " for one process" : "", st.maps_truncated, st.processes);
 	return err;
 }
 

@@ -44,12 +44,13 @@ int synth_process(struct bytes *b, const struct ps_events *evs, pid_t pid);
 /*
  * For every task in /proc: FORK (main threads too, parent from PPid, as
  * perf -a does), COMM, MMAP2s.  Reading maps stops after a 500 ms budget for
- * the whole walk; later processes get one MMAP2 flagged
+ * the whole walk (per_task_ms 0), or per_task_ms for each process, as perf's
+ * --proc-map-timeout; later processes get one MMAP2 flagged
  * PERF_RECORD_MISC_PROC_MAP_PARSE_TIMEOUT (perf report counts them and
  * warns).  A warning names the count.  Returns 0, -errno if /proc cannot be
  * read, -ENOMEM.
  */
-int synth_all_processes(struct bytes *b, const struct ps_events *evs);
+int synth_all_processes(struct bytes *b, const struct ps_events *evs, unsigned per_task_ms);
 
 /*
  * One COMM record with the given name, read nothing.  For the forked
@@ -58,6 +59,13 @@ int synth_all_processes(struct bytes *b, const struct ps_events *evs);
  */
 void synth_comm(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid,
 		const char *comm);
+
+/*
+ * NAMESPACES of a task (its /proc/PID/ns links: dev and inode of net, uts,
+ * ipc, pid, user, mnt, cgroup), when an attr of evs has namespaces; else
+ * nothing.  synth_process and synth_all_processes write it after each COMM.
+ */
+void synth_namespaces(struct bytes *b, const struct ps_events *evs, pid_t pid, pid_t tid);
 
 /* The 8-byte FINISHED_INIT record. */
 void synth_finished_init(struct bytes *b);

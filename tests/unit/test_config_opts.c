@@ -278,6 +278,59 @@ static void test_check(void **state)
 	record_opts_free(&o);
 }
 
+/* perf record's options: perf's spellings accepted, the rest refused with the accepted forms. */
+static void test_perf_values(void **state)
+{
+	static const struct { const char *name, *value; const char *why; } bad[] = {
+		{ "user-regs", "ax,xmm0", "'xmm0' is not a register" },
+		{ "intr-regs", "ds", "'ds' is not a register" },
+		{ "clockid", "sundial", "monotonic, monotonic_raw" },
+		{ "delay", "10-20,30-40", "not time ranges" },
+		{ "delay", "-2", "not a delay" },
+		{ "control", "pipe:x", "fifo:CTL[,ACK]" },
+		{ "control", "fd:x", "fifo:CTL[,ACK]" },
+		{ "control", "fd:3,y", "fifo:CTL[,ACK]" },
+		{ "max-size", "0", "not an output size limit" },
+		{ "compression-level", "23", "1 (fastest) to 22" },
+		{ "proc-map-timeout", "0", "not a timeout" },
+		{ "data", "maybe", "true, false" },
+	};
+	struct record_opts o;
+	char err[256];
+
+	(void)state;
+	for (size_t i = 0; i < N(bad); i++) {
+		record_opts_init(&o);
+		err[0] = '\0';
+		assert_int_equal(record_opt_set(&o, bad[i].name, bad[i].value, err, sizeof(err)), -EINVAL);
+		assert_contains(err, bad[i].why);
+		record_opts_free(&o);
+	}
+	record_opts_init(&o);
+	assert_int_equal(o.pf.clockid, -1);
+	assert_int_equal(record_opt_set(&o, "user-regs", "ax,bx,r15", err, sizeof(err)), 0);
+	assert_int_equal(o.pf.user_regs, 0x3 | (1ULL << 23));
+	assert_int_equal(record_opt_set(&o, "intr-regs", "true", err, sizeof(err)), 0);
+	assert_int_equal(o.pf.intr_regs, 0xff0fffULL); /* perf's PERF_REGS_MASK */
+	assert_int_equal(record_opt_set(&o, "clockid", "CLOCK_MONOTONIC_RAW", err, sizeof(err)), 0);
+	assert_int_equal(o.pf.clockid, 4);
+	assert_int_equal(record_opt_set(&o, "clockid", "real", err, sizeof(err)), 0);
+	assert_int_equal(o.pf.clockid, 0);
+	assert_int_equal(record_opt_set(&o, "delay", "-1", err, sizeof(err)), 0);
+	assert_int_equal(o.pf.delay_ms, -1);
+	assert_int_equal(record_opt_set(&o, "control", "fifo:/a,/b", err, sizeof(err)), 0);
+	assert_string_equal(o.pf.control, "fifo:/a,/b");
+	assert_int_equal(record_opt_set(&o, "control", "fd:3,4", err, sizeof(err)), 0);
+	assert_int_equal(record_opt_set(&o, "max-size", "1M", err, sizeof(err)), 0);
+	assert_int_equal(o.pf.max_size, 1 << 20);
+	assert_int_equal(record_opt_set(&o, "compression-level", "true", err, sizeof(err)), 0);
+	assert_int_equal(o.pf.compression_level, 1);
+	assert_int_equal(record_opt_set(&o, "freq", "max", err, sizeof(err)), 0);
+	assert_true(o.pf.freq_max);
+	assert_true(o.freq > 0);
+	record_opts_free(&o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +338,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_good_values),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_perf_values),
 		cmocka_unit_test(test_check),
 	};
 
