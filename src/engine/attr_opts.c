@@ -50,9 +50,10 @@ void attr_apply_perf_flags(struct perf_event_attr *a, const struct record_opts *
 	/* perf's -t records one thread: no inherit unless asked (no_inherit_set). */
 	if (f->no_inherit || o->tid)
 		a->inherit = 0;
-	/* A fixed period (-c) needs no PERIOD in samples; -P keeps it, as perf. */
-	if (o->period && !f->period)
-		a->sample_type &= ~(uint64_t)PERF_SAMPLE_PERIOD;
+	/* PERIOD is sampled with -F and for tracepoints (evlist_build.c);
+	 * -P adds it to a fixed period (-c) too, as perf. */
+	if (f->period)
+		a->sample_type |= PERF_SAMPLE_PERIOD;
 	/* As perf: the other side only, hv left as it was. */
 	if (f->all_user) {
 		a->exclude_kernel = 1;

@@ -358,11 +358,6 @@ uint64_t drainer_kernel_lost(const struct drainer *d)
 
 /* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
 /* u64s that read() of one counter returns (no GROUP): value, times, ID, LOST. */
-static unsigned read_words(uint64_t read_format)
-{
-	return 3 + !!(read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) +
-	       !!(read_format & PERF_FORMAT_TOTAL_TIME_RUNNING);
-}
 
 int drainer_lost_samples(struct drainer *d)
 {

@@ -60,8 +60,8 @@ static void clock_read(struct ps_clock *c, int clockid)
 	struct timespec res, ref;
 	struct timeval tod;
 
-	c->clockid = (uint32_t)clockid;
-	c->res_ns = clock_getres(clockid, &res) == 0
+	c->clockid = (int32_t)clockid;
+	c->clockid_res_ns = clock_getres(clockid, &res) == 0
 		? (uint64_t)res.tv_sec * 1000000000 + (uint64_t)res.tv_nsec : 0;
 	gettimeofday(&tod, NULL);
 	clock_gettime(clockid, &ref);

@@ -20,6 +20,7 @@
 #include "format/bpf_info.h"
 #include "format/machine.h"
 #include "format/stream.h"
+#include "format/feat_clock.h"
 
 struct record_opts;
 struct ps_evlist;

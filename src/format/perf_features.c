@@ -277,26 +277,6 @@ static int write_sample_time(struct bytes *b, const struct perfsink_stream *s,
 	return 0;
 }
 
-/* The resolution in ns (perf report prints it times 1000 as "MHz"). */
-static int write_clockid(struct bytes *b, const struct perfsink_stream *s,
-			 const struct perfsink_compression *comp)
-{
-	bytes_u64(b, s->priv->clock->res_ns);
-	return 0;
-}
-
-/* {u32 version 1, u32 clockid, u64 wall-clock ns, u64 clockid ns}: perf script -F tod. */
-static int write_clock_data(struct bytes *b, const struct perfsink_stream *s,
-			    const struct perfsink_compression *comp)
-{
-	const struct ps_clock *c = s->priv->clock;
-
-	bytes_u32(b, 1);
-	bytes_u32(b, c->clockid);
-	bytes_u64(b, c->tod_ns);
-	bytes_u64(b, c->clockid_ns);
-	return 0;
-}
 
 static int write_compressed(struct bytes *b, const struct perfsink_stream *s,
 			    const struct perfsink_compression *comp)

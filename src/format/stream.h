@@ -14,14 +14,6 @@ struct ps_machine;
 struct ps_bpf_info;
 struct ps_clock;
 
-/* -k: the clock of the sample times, and one reading of it beside the wall clock. */
-struct ps_clock {
-	uint32_t clockid;
-	uint64_t res_ns;     /* clock_getres() */
-	uint64_t tod_ns;     /* gettimeofday(), in ns */
-	uint64_t clockid_ns; /* clock_gettime(clockid) right after it */
-};
-
 struct perfsink_stream_priv {
 	const struct ps_events *events; /* what perf.data says of the events */
 	int argc;                 /* perfsink's own command line, for CMDLINE */
