@@ -75,6 +75,6 @@ void attr_apply_perf_flags(struct perf_event_attr *a, const struct record_opts *
 		a->context_switch = f->switch_events;
 		a->namespaces = f->namespaces;
 		if (f->no_bpf_event)
-			a->ksymbol = a->bpf_event = 0;
+			a->bpf_event = 0; /* ksymbol stays, as perf's evsel__config */
 	}
 }

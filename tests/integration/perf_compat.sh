@@ -78,6 +78,9 @@ declare -A ARGS=(
 	[switch-max-files]="--switch-output --switch-max-files 2"
 	[switch-output-event]="--switch-output-event task-clock" [synth]="--synth all"
 	[vmlinux]="--vmlinux /dev/null" [user-regs]="--user-regs"
+	# A task that never blocks may never be switched out while it is recorded
+	# (no SWITCH at all): a sleeping one always is.
+	[switch-events]="--switch-events -- $WORKLOAD sleep 20"
 	[pid]="-p BGPID -- sleep 0.3 | -p BGPID --duration 300ms"
 	[tid]="-t BGPID -- sleep 0.3 | -t BGPID --duration 300ms"
 	[control]="--control fifo:CTL,ACK"
@@ -159,17 +162,28 @@ args_for() {
 	echo "$a"
 }
 
-# record WHO OUT ARGS...: one recording; status of the recorder.
+# record WHO OUT ARGS...: one recording; status of the recorder.  Bounded:
+# a recorder that hangs fails its row instead of the whole suite (timeout's
+# 124/137).  perf 6.1 itself was seen deadlocked on a futex in one run of
+# `perf record --affinity cpu` here: perf gets one more try.
 record() {
-	local who=$1 out=$2 cmd
+	local who=$1 out=$2 cmd rc tries=2
 	shift 2
-	rm -rf "$out" "$out".*
 	if [ "$who" = perf ]; then cmd=("$PERF" record -q); else cmd=("$PERFSINK" record -v); fi
-	if [[ " $* " == *" -- "* || " $* " == *" --duration "* ]]; then
-		"${cmd[@]}" -o "$out" "$@" </dev/null >"$out.log" 2>&1
-	else
-		"${cmd[@]}" -o "$out" "$@" -- "$WORKLOAD" "${WORKLOAD_ARGS[@]}" </dev/null >"$out.log" 2>&1
-	fi
+	while :; do
+		rm -rf "$out" "$out".*
+		if [[ " $* " == *" -- "* || " $* " == *" --duration "* ]]; then
+			timeout -k 5 120 "${cmd[@]}" -o "$out" "$@" </dev/null >"$out.log" 2>&1
+		else
+			timeout -k 5 120 "${cmd[@]}" -o "$out" "$@" -- "$WORKLOAD" "${WORKLOAD_ARGS[@]}" \
+				</dev/null >"$out.log" 2>&1
+		fi
+		rc=$?
+		if [ "$who" = perf ] && { [ $rc = 124 ] || [ $rc = 137 ]; } && [ $((--tries)) -gt 0 ]; then
+			continue
+		fi
+		return $rc
+	done
 }
 
 # delta BASE OPT: "+token" / "-token" lines, what OPT has that BASE has not and back.
