@@ -389,9 +389,11 @@ int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char
 		job_free(j);
 		return -ENOMEM;
 	}
-	memcpy(j->recs, recs, len);
+	if (len) /* a stream with no build-ids passes recs NULL */
+		memcpy(j->recs, recs, len);
 	j->len = len;
-	memcpy(j->pids, pids, npids * sizeof(*pids));
+	if (npids)
+		memcpy(j->pids, pids, npids * sizeof(*pids));
 	j->npids = npids;
 	pthread_mutex_lock(&s->lock);
 	if (s->tail)
