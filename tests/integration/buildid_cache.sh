@@ -48,7 +48,10 @@ HOME=$T/perfhome "$PERF" record -q -o perf.data -- "$T/bin/prog" 300 2>/dev/null
 
 "$PERF" archive ps.data >archive.out 2>archive.err
 check "perf archive succeeds" [ $? -eq 0 ] || show archive.out archive.err
-check "with no file missing" fails grep -q 'Cannot stat' archive.err || show archive.err
+# The program's own files: perfsink waits at most 100 ms for the cache at
+# the end, so on a loaded machine a library may be left out (said at -v).
+check "with the program's files not missing" fails grep -q "Cannot stat.*$(echo "$id" | cut -c3-)" archive.err ||
+	show archive.err
 check "and packs the program" sh -c "tar tjf ps.data.tar.bz2 | grep -q '^${T#/}/bin/prog/$id/elf'" ||
 	show archive.err
 
