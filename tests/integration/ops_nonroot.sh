@@ -8,11 +8,11 @@
 command -v runuser >/dev/null || skip_all "runuser (util-linux) is not installed"
 PARANOID=$(cat /proc/sys/kernel/perf_event_paranoid)
 [ "$PARANOID" -ge 2 ] || skip_all "kernel.perf_event_paranoid is $PARANOID; the fallback happens at 2 or more (not changed by a test)"
+as_nobody() { runuser -u nobody -- "$@"; }
+as_nobody test -x "$PERFSINK" || skip_all "nobody cannot run $PERFSINK (a parent directory is closed)"
 plan 6
 chown nobody "$T"
 chmod 755 "$T"
-as_nobody() { runuser -u nobody -- "$@"; }
-as_nobody test -x "$PERFSINK" || skip_all "nobody cannot run $PERFSINK (a parent directory is closed)"
 cd "$T"
 as_nobody "$PERFSINK" record -o "$T/user.data" -- "$WORKLOAD" cpu 300 > user.out 2> user.err
 check "as nobody, a command is recorded (exit 0)" test $? = 0 || show user.err

@@ -263,12 +263,20 @@ option_row() {
 	args=${ARGS[$long]-"--$long"}
 	# shellcheck disable=SC2046 # the arguments are words
 	record perfsink "$T/s.data" $(args_for perfsink "$args"); src=$?
+	# A refusal names its reason; exit 2 without one is a failure to set up
+	# (the sanitizer run saw one, once): shown, and given one more try.
+	if [ "$src" = 2 ] && [ -z "$(reason_of "$T/s.data.log")" ]; then
+		diag "perfsink $args: exit 2 without a reason; once more. Its log:" >&2
+		show "$T/s.data.log" >&2
+		# shellcheck disable=SC2046
+		record perfsink "$T/s.data" $(args_for perfsink "$args"); src=$?
+	fi
 	# shellcheck disable=SC2046
 	record perf "$T/p.data" $(args_for perf "$args"); prc=$?
 	why=$(reason_of "$T/s.data.log")
 	if [ "$src" = 2 ]; then
-		if grep -q "unknown option" "$T/s.data.log"; then
-			row "$name" "refused, NO REASON" "perfsink says: $why"
+		if grep -q "unknown option" "$T/s.data.log" || [ -z "$why" ]; then
+			row "$name" "refused, NO REASON" "perfsink says: ${why:-$(grep -m1 . "$T/s.data.log")}"
 		else
 			row "$name" refused "$why$([ "$prc" = 0 ] || echo " (perf record fails here too)")"
 		fi
