@@ -1,10 +1,13 @@
 #include <errno.h>
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/time.h>
 #include <time.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "cli/perf_compat.h"
 #include "cli/summary.h"
@@ -45,7 +48,8 @@ static const char record_usage[] =
 	"  -m, --mmap-pages N       ring size per CPU: pages (power of two) or size (512K);\n"
 	"                           default 512K, 2M for root with up to 32 CPUs\n"
 	"  -o, --output PATH        path of the one file-writing sink (default ./perf.data);\n"
-	"                           - writes perf's pipe format to stdout (pipe sink)\n"
+	"                           - writes perf's pipe format to stdout (pipe sink),\n"
+	"                           as does no -o with stdout a pipe and no config\n"
 	"      --aio[=N]            pooled buffers (AIO control blocks) per ring, 1..32 (default 4)\n"
 	"      --duration SECONDS   stop after this long (also 500ms, 2m)\n"
 	"      --config FILE        INI config: [record] options and [sink.NAME] sections\n"
@@ -421,6 +425,12 @@ static void timestamp_rename(const char *path)
 	free(to);
 }
 
+static bool stdout_is_fifo(void)
+{
+	struct stat st;
+	return fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
 int record_prepare(int argc, char **argv, struct record_prep *p)
 {
 	char err[512] = "";
@@ -448,6 +458,13 @@ int record_prepare(int argc, char **argv, struct record_prep *p)
 	}
 	if (apply_sets(o, p->sets, p->nsets) < 0)
 		return -EINVAL;
+	/* As perf record: no -o, no config and standard output a pipe: perf's
+	 * pipe format goes there (`perfsink record -- cmd | perf script -i -`). */
+	if (!o->output && !o->config_path && !o->nr_sinks && stdout_is_fifo() &&
+	    !(o->output = strdup("-"))) {
+		pr_err("out of memory");
+		return -ENOMEM;
+	}
 	/* -q / -v on the command line win over [record] verbose. */
 	if (cli_verbose != 1)
 		o->verbose = cli_verbose;

@@ -4,7 +4,7 @@
 # perf record -o -.
 . "$TESTS_SRCDIR/lib/lib.sh"
 need_root
-plan 18
+plan 21
 cd "$T"
 
 "$PERFSINK" record -F 999 -g -o - -- "$WORKLOAD" cpu 500 2>rec.err | "$PERF" script -i - >script 2>script.err
@@ -21,6 +21,18 @@ check "perf report -i - names the hot functions" grep -q 'hot_beta' report || sh
 check "perf inject -i - -o FILE succeeds" [ $? -eq 0 ] || show inject.err
 check "and perf report reads its file" perf_clean injected.data || show injected.data.report.err
 check "which names the workload's functions" grep -q 'hot_alpha' injected.data.report
+
+# As perf record: no -o and no config, standard output a pipe: the stream
+# goes there, and no perf.data is written.
+mkdir auto && cd auto
+"$PERFSINK" record -q -F 999 -- "$WORKLOAD" cpu 300 2>auto.err | "$PERF" script -i - >script 2>script.err
+check "no -o, stdout a pipe: perf script -i - reads the stream" grep -q 'hot_alpha' script || show script.err auto.err
+check "and no perf.data is written" [ ! -e perf.data ]
+# A config names its outputs: they are kept.
+printf '[sink.f]\nplugin = aio_file\npath = %s/auto/f.data\n' "$T" >f.ini
+"$PERFSINK" record -q --config f.ini -- "$WORKLOAD" cpu 100 2>/dev/null | cat >cfg.out
+check "with --config, stdout a pipe: the config's file is written" perf_clean f.data
+cd ..
 
 # The workload's output must not corrupt the stream: it goes to stderr, as
 # perf record sends it there in pipe mode.
