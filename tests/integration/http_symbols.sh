@@ -14,8 +14,11 @@ command -v cc >/dev/null || { echo "1..0 # SKIP no C compiler to build the test 
 
 T=$(mktemp -d /tmp/http_symbols.XXXXXX)
 JIT_PID=none JIT_PID3=none
+# perfsink record fills $HOME/.debug: this test's own.
+export HOME=$T/home
+mkdir -p "$HOME"
 trap 'nginx_stop; rm -rf "$T"; rm -f /tmp/perf-$JIT_PID.map /tmp/perf-$JIT_PID3.map' EXIT
-echo "1..27"
+echo "1..28"
 # sym_prog's jit mode runs x86-64 machine code.
 JIT_OK=; [ "$(uname -m)" = x86_64 ] && JIT_OK=1
 skip_n() { # skip_n N WHY: N planned checks that cannot run here
@@ -102,7 +105,8 @@ check "a stripped binary never replaces the file with symbols" \
 	cmp -s "$T/ng/root/c3/buildid/$ID/executable" "$T/bin/sym_prog"
 
 if [ -n "$JIT_OK" ]; then
-	record j c4 -- "$T/bin/sym_prog" 300 jit
+	# Fanned out to a local aio_file copy too: the recording machine's view.
+	record j c4 "[sink.local]" "plugin = aio_file" "path = $T/j_local.data" -- "$T/bin/sym_prog" 300 jit
 	JIT_PID=$(sed -n 's/^pid //p' "$T/j.out")
 	JMAP=/tmp/perf-$JIT_PID.map
 	MAP=$(find "$T/ng/root/c4" -path "*/jit/perf-$JIT_PID.map" 2>/dev/null)
@@ -115,18 +119,23 @@ if [ -n "$JIT_OK" ]; then
 	J_URL=http://127.0.0.1:$P/c4/${MAP#"$T/ng/root/c4/"}
 	J_URL=${J_URL%/jit/*}
 	JHOST=$(basename "$(dirname "${MAP%/jit/*}")")
+	# jreport NAME [HOME]: NAME.data's samples per symbol, sorted (ties come in
+	# any order); HOME: the build-id cache (default: the fresh one of NAME's fetch)
+	jreport() { HOME=${2:-$T/home_$1} "$PERF" report -i "$T/$1.data" --stdio --no-children -g none --sort sym 2>/dev/null | grep '%' | sort; }
+	# named REPORT: the share of samples in named symbols (not a bare 0x address)
+	named() { awk '$3 !~ /^0x/ { s += $1 } END { printf "%.2f%%", s }' "$1"; }
+	jreport j_local "$HOME" > "$T/j_local.rep" # the cache perfsink record filled
 	cp "$JMAP" "$T/jit.map" && rm -f "$JMAP"
 	jfetch() { # jfetch NAME [options]: fetch the JIT session with a fresh HOME
 		local name=$1; shift
 		mkdir -p "$T/home_$name"
 		HOME=$T/home_$name "$PERFSINK" fetch "$@" -o "$T/$name.data" "$J_URL" >"$T/$name.fout" 2>"$T/$name.ferr"
 	}
-	# jreport NAME: the fetched file's samples per symbol (the JIT code's own lines)
-	jreport() { HOME=$T/home_$1 "$PERF" report -i "$T/$1.data" --stdio --no-children -g none --sort sym 2>/dev/null | grep '%'; }
 	jfetch fn --no-symbols
+	jreport fn > "$T/fn.rep"
 	check "fetch --no-symbols places no JIT map" test $? = 0 -a ! -e "$JMAP" || sed 's/^/# /' "$T/fn.ferr"
 	check "and perf report shows the JIT code as a bare address" \
-		bash -c "$(declare -f jreport); T='$T' PERF='$PERF'; jreport fn | grep -q '\[\.\] 0x0000' && ! jreport fn | grep -q sym_jitted_function"
+		bash -c "grep -q '\[\.\] 0x0000' '$T/fn.rep' && ! grep -q sym_jitted_function '$T/fn.rep'"
 	jfetch f1
 	check "fetch places the session's map at /tmp/perf-PID.map, byte for byte" \
 		bash -c "test $? = 0 && cmp -s '$JMAP' '$T/jit.map'" || sed 's/^/# /' "$T/f1.ferr"
@@ -136,6 +145,11 @@ if [ -n "$JIT_OK" ]; then
 	check "perf report of the fetched file names sym_jitted_function" grep -q '\[\.\] sym_jitted_function$' "$T/f1.rep" ||
 		sed 's/^/# /' "$T/f1.rep"
 	echo "# after fetch: $(grep "sym_jitted_function$" "$T/f1.rep" | awk '{print $1}') of the samples in sym_jitted_function"
+	check "and equals the report of the local aio_file copy on the recording machine, symbol for symbol" \
+		bash -c "grep -q sym_jitted_function '$T/j_local.rep' && diff -q '$T/j_local.rep' '$T/f1.rep'" ||
+		diff "$T/j_local.rep" "$T/f1.rep" | sed 's/^/# /'
+	echo "# samples in named symbols: $(named "$T/j_local.rep") on the recording machine," \
+		"$(named "$T/f1.rep") after fetch, $(named "$T/fn.rep") after fetch --no-symbols"
 
 	# A file already at /tmp/perf-PID.map (here: another "process" of that pid) is never replaced.
 	printf '%s 10 sym_local_function\n' "$(cut -d' ' -f1 "$T/jit.map")" > "$JMAP"
@@ -147,7 +161,7 @@ if [ -n "$JIT_OK" ]; then
 		bash -c "grep -q 'warning.*$JMAP is already there' '$T/f2.ferr' && grep -q '0 of 1 placed in /tmp.*1 already there' '$T/f2.ferr'" ||
 		sed 's/^/# /' "$T/f2.ferr"
 else
-	skip_n 10 "sym_prog's jit mode runs x86-64 code only"
+	skip_n 11 "sym_prog's jit mode runs x86-64 code only"
 fi
 
 record n c5 "symbols = none" -- "$T/bin/sym_prog" 300
