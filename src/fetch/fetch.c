@@ -5,6 +5,7 @@
  */
 #include "fetch/fetch.h"
 #include "fetch/collector.h"
+#include "fetch/jit_maps.h"
 #include "fetch/pipe_to_file.h"
 #include "fetch/symbols.h"
 #include "base/log.h"
@@ -197,6 +198,26 @@ static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 	return 0;
 }
 
+/* Where perf report reads a process's JIT map (tools/perf/util/map.c). */
+#define JIT_MAP_DIR "/tmp"
+
+static int jit_step(struct fetch_state *s)
+{
+	struct jit_maps_result r;
+	int rc = jit_maps_place(s->c, s->host, s->session, JIT_MAP_DIR, &r);
+	if (rc) {
+		pr_err("jit maps: %s", rc == -EIO && s->c->err[0] ? s->c->err : strerror(-rc));
+		return 1;
+	}
+	if (!r.maps) {
+		pr_debug("jit maps: none in %s/%s", s->host, s->session);
+		return 0;
+	}
+	pr_info("jit maps: %u of %u placed in " JIT_MAP_DIR " (%" PRIu64 " bytes), %u already there "
+		"(left as they are), %u failed", r.placed, r.maps, r.bytes, r.present, r.failed);
+	return r.failed ? 1 : 0;
+}
+
 /*
  * The output, as perf record makes it: an existing file is kept as
  * FILE.old; never through a symlink (O_NOFOLLOW, O_EXCL).  fd or -1 after
@@ -257,8 +278,10 @@ int fetch_run(struct collector *c, const char *host, const char *session, const 
 		if (!ended)
 			pr_warn("%s/%s has no end marker: it is still being recorded, or its end did not "
 				"reach the collector; the file holds the parts present now", host, session);
-		if (!o->no_symbols)
+		if (!o->no_symbols) {
 			code |= symbols_step(&s, o);
+			code |= jit_step(&s);
+		}
 	}
 	if (s.problems) {
 		pr_err("%u gap(s) or corrupt part(s) in %s/%s (listed above)", s.problems, host, session);

@@ -5,16 +5,31 @@
 # table); a second recording sends no symbol bytes again; symbols_max
 # keeps big files back; a stripped upload is replaced by the file with
 # symbols, never the other way round; a JIT map is shipped with the
-# session; symbols = none sends nothing.
+# session, and `perfsink fetch` on a machine without it places it at
+# /tmp/perf-PID.map so perf report names the JIT code (never over a file
+# already there); symbols = none sends nothing.
 . "$TESTS_SRCDIR/lib/http_lib.sh"
 command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0; }
 command -v cc >/dev/null || { echo "1..0 # SKIP no C compiler to build the test program"; exit 0; }
 
 T=$(mktemp -d /tmp/http_symbols.XXXXXX)
-trap 'nginx_stop; rm -rf "$T"; rm -f /tmp/perf-$JIT_PID.map' EXIT
-echo "1..18"
+JIT_PID=none JIT_PID3=none
+# perfsink record fills $HOME/.debug: this test's own.
+export HOME=$T/home
+mkdir -p "$HOME"
+trap 'nginx_stop; rm -rf "$T"; rm -f /tmp/perf-$JIT_PID.map /tmp/perf-$JIT_PID3.map' EXIT
+echo "1..28"
+# sym_prog's jit mode runs x86-64 machine code.
+JIT_OK=; [ "$(uname -m)" = x86_64 ] && JIT_OK=1
+skip_n() { # skip_n N WHY: N planned checks that cannot run here
+	local i
+	for ((i = 0; i < $1; i++)); do tap_n=$((tap_n + 1)); echo "ok $tap_n # SKIP $2"; done
+}
 
 P=$(free_port)
+# fetch lists a session's parts: PROPFIND with dav-ext, else the JSON autoindex.
+NGINX_EXTRA="autoindex on; autoindex_format json;"
+have_dav_ext && NGINX_EXTRA=$NGINX_LISTING
 nginx_conf "$T/ng" "$P"
 nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
 mkdir "$T/bin"
@@ -89,13 +104,65 @@ record s3 c3 -- "$T/bin/stripped" 300
 check "a stripped binary never replaces the file with symbols" \
 	cmp -s "$T/ng/root/c3/buildid/$ID/executable" "$T/bin/sym_prog"
 
-record j c4 -- "$T/bin/sym_prog" 300 jit
-JIT_PID=$(sed -n 's/^pid //p' "$T/j.out")
-MAP=$(find "$T/ng/root/c4" -path "*/jit/perf-$JIT_PID.map" 2>/dev/null)
-check "the JIT map the program wrote is shipped under its session's folder" \
-	bash -c "test -n '$MAP' && cmp -s '$MAP' /tmp/perf-$JIT_PID.map"
-check "as {host}/{session}/jit/perf-PID.map, beside the parts" \
-	bash -c "ls '${MAP%/jit/*}' | grep -qx 0000000000"
+if [ -n "$JIT_OK" ]; then
+	# Fanned out to a local aio_file copy too: the recording machine's view.
+	record j c4 "[sink.local]" "plugin = aio_file" "path = $T/j_local.data" -- "$T/bin/sym_prog" 300 jit
+	JIT_PID=$(sed -n 's/^pid //p' "$T/j.out")
+	JMAP=/tmp/perf-$JIT_PID.map
+	MAP=$(find "$T/ng/root/c4" -path "*/jit/perf-$JIT_PID.map" 2>/dev/null)
+	check "the JIT map the program wrote is shipped under its session's folder" \
+		bash -c "test -n '$MAP' && cmp -s '$MAP' '$JMAP'"
+	check "as {host}/{session}/jit/perf-PID.map, beside the parts" \
+		bash -c "ls '${MAP%/jit/*}' | grep -qx 0000000000"
+
+	# The reading machine has no /tmp/perf-PID.map; fetch brings it.
+	J_URL=http://127.0.0.1:$P/c4/${MAP#"$T/ng/root/c4/"}
+	J_URL=${J_URL%/jit/*}
+	JHOST=$(basename "$(dirname "${MAP%/jit/*}")")
+	# jreport NAME [HOME]: NAME.data's samples per symbol, sorted (ties come in
+	# any order); HOME: the build-id cache (default: the fresh one of NAME's fetch)
+	jreport() { HOME=${2:-$T/home_$1} "$PERF" report -i "$T/$1.data" --stdio --no-children -g none --sort sym 2>/dev/null | grep '%' | sort; }
+	# named REPORT: the share of samples in named symbols (not a bare 0x address)
+	named() { awk '$3 !~ /^0x/ { s += $1 } END { printf "%.2f%%", s }' "$1"; }
+	jreport j_local "$HOME" > "$T/j_local.rep" # the cache perfsink record filled
+	cp "$JMAP" "$T/jit.map" && rm -f "$JMAP"
+	jfetch() { # jfetch NAME [options]: fetch the JIT session with a fresh HOME
+		local name=$1; shift
+		mkdir -p "$T/home_$name"
+		HOME=$T/home_$name "$PERFSINK" fetch "$@" -o "$T/$name.data" "$J_URL" >"$T/$name.fout" 2>"$T/$name.ferr"
+	}
+	jfetch fn --no-symbols
+	jreport fn > "$T/fn.rep"
+	check "fetch --no-symbols places no JIT map" test $? = 0 -a ! -e "$JMAP" || sed 's/^/# /' "$T/fn.ferr"
+	check "and perf report shows the JIT code as a bare address" \
+		bash -c "grep -q '\[\.\] 0x0000' '$T/fn.rep' && ! grep -q sym_jitted_function '$T/fn.rep'"
+	jfetch f1
+	check "fetch places the session's map at /tmp/perf-PID.map, byte for byte" \
+		bash -c "test $? = 0 && cmp -s '$JMAP' '$T/jit.map'" || sed 's/^/# /' "$T/f1.ferr"
+	check "owned by the fetching user, mode 0644" test "$(stat -c '%u %a' "$JMAP" 2>&1)" = "$(id -u) 644"
+	check "and says so in its summary" grep -q "jit maps: 1 of 1 placed in /tmp" "$T/f1.ferr"
+	jreport f1 > "$T/f1.rep"
+	check "perf report of the fetched file names sym_jitted_function" grep -q '\[\.\] sym_jitted_function$' "$T/f1.rep" ||
+		sed 's/^/# /' "$T/f1.rep"
+	echo "# after fetch: $(grep "sym_jitted_function$" "$T/f1.rep" | awk '{print $1}') of the samples in sym_jitted_function"
+	check "and equals the report of the local aio_file copy on the recording machine, symbol for symbol" \
+		bash -c "grep -q sym_jitted_function '$T/j_local.rep' && diff -q '$T/j_local.rep' '$T/f1.rep'" ||
+		diff "$T/j_local.rep" "$T/f1.rep" | sed 's/^/# /'
+	echo "# samples in named symbols: $(named "$T/j_local.rep") on the recording machine," \
+		"$(named "$T/f1.rep") after fetch, $(named "$T/fn.rep") after fetch --no-symbols"
+
+	# A file already at /tmp/perf-PID.map (here: another "process" of that pid) is never replaced.
+	printf '%s 10 sym_local_function\n' "$(cut -d' ' -f1 "$T/jit.map")" > "$JMAP"
+	cp "$JMAP" "$T/local.map"
+	jfetch f2
+	check "a second fetch leaves an existing /tmp/perf-PID.map as it is" \
+		bash -c "test $? = 0 && cmp -s '$JMAP' '$T/local.map'" || sed 's/^/# /' "$T/f2.ferr"
+	check "and warns, naming it, and counts it" \
+		bash -c "grep -q 'warning.*$JMAP is already there' '$T/f2.ferr' && grep -q '0 of 1 placed in /tmp.*1 already there' '$T/f2.ferr'" ||
+		sed 's/^/# /' "$T/f2.ferr"
+else
+	skip_n 11 "sym_prog's jit mode runs x86-64 code only"
+fi
 
 record n c5 "symbols = none" -- "$T/bin/sym_prog" 300
 check "symbols = none ships nothing" test ! -e "$T/ng/root/c5/buildid"
@@ -121,7 +188,7 @@ if command -v moto_server >/dev/null && python3 -c 'import boto3' 2>/dev/null; t
 	MP=$(free_port)
 	INITIAL_NO_AUTH_ACTION_COUNT=4 moto_server -H 127.0.0.1 -p "$MP" >"$T/moto.log" 2>&1 &
 	MOTO_PID=$!
-	trap 'kill $MOTO_PID 2>/dev/null; nginx_stop; rm -rf "$T"; rm -f /tmp/perf-$JIT_PID.map' EXIT
+	trap 'kill $MOTO_PID 2>/dev/null; nginx_stop; rm -rf "$T"; rm -f /tmp/perf-$JIT_PID.map /tmp/perf-$JIT_PID3.map' EXIT
 	wait_port "$MP"
 	read -r AK SK < <(python3 "$TESTS_SRCDIR/integration/http_moto_setup.py" "http://127.0.0.1:$MP" bkt)
 	printf '[sink.s3]\nplugin = http\nmode = s3\nurl = http://127.0.0.1:%s\nbucket = bkt\npath_style = true\nprefix = runs\nspool_dir = %s/spool3\n' \
@@ -135,6 +202,24 @@ if command -v moto_server >/dev/null && python3 -c 'import boto3' 2>/dev/null; t
 	check "s3: {prefix}/buildid/<id>/executable is the program; the second run shipped nothing" \
 		bash -c "cmp -s '$T/s3.got' '$T/bin/sym_prog' && grep -q '0 files shipped (0 bytes' '$T/s3_2.err'" ||
 		sed 's/^/# /' "$T/s3_1.err" "$T/s3_2.err" "$T/s3.keys"
+	# The same JIT map under the prefix, back at /tmp/perf-PID.map by fetch.
+	if [ -n "$JIT_OK" ]; then
+		AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK "$PERFSINK" record -e cpu-clock -F 999 \
+			--config "$T/s3.ini" -- "$T/bin/sym_prog" 200 jit >"$T/s3_3.out" 2>"$T/s3_3.err"
+		JIT_PID3=$(sed -n 's/^pid //p' "$T/s3_3.out")
+		cp "/tmp/perf-$JIT_PID3.map" "$T/jit3.map" && rm -f "/tmp/perf-$JIT_PID3.map"
+		python3 "$TESTS_SRCDIR/integration/http_moto_setup.py" --get "http://127.0.0.1:$MP" bkt \
+			"runs/$JHOST/" "$AK" "$SK" "$T/s3all.got" > "$T/s3all.keys"
+		S3_SESS=$(sed -n "s#^runs/\(.*\)/jit/perf-$JIT_PID3\.map .*#\1#p" "$T/s3all.keys")
+		mkdir -p "$T/home_s3"
+		HOME=$T/home_s3 AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK AWS_ENDPOINT_URL=http://127.0.0.1:$MP \
+			"$PERFSINK" fetch -o "$T/s3f.data" "s3://bkt/runs/$S3_SESS" >"$T/s3f.out" 2>"$T/s3f.err"
+		check "s3: {prefix}/{host}/{session}/jit/perf-PID.map is placed by fetch at /tmp/perf-PID.map" \
+			bash -c "test $? = 0 -a -n '$S3_SESS' && cmp -s '/tmp/perf-$JIT_PID3.map' '$T/jit3.map'" ||
+			sed 's/^/# /' "$T/s3all.keys" "$T/s3f.err"
+	else
+		skip_n 1 "sym_prog's jit mode runs x86-64 code only"
+	fi
 else
-	echo "ok 18 # SKIP moto_server or boto3 not installed"
+	skip_n 2 "moto_server or boto3 not installed"
 fi

@@ -1,7 +1,8 @@
 /*
  * perfsink ls / fetch, the pure parts: collector listings (WebDAV PROPFIND
  * as nginx's dav-ext answers, nginx's JSON autoindex, S3 ListObjectsV2 with
- * a continuation), part names, end markers, and the part check.
+ * a continuation), part names, end markers, the part check, and the
+ * names of shipped JIT maps (a pid from the collector becomes a /tmp path).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "fetch/fetch.h"
+#include "fetch/jit_maps.h"
 #include "fetch/listing_parse.h"
 #include "fetch/pipe_to_file.h"
 
@@ -97,6 +99,33 @@ static void names_and_markers(void **state)
 	assert_int_equal(end_marker_parts("{}", 2), -1);
 }
 
+/* Only names the sink writes: any other would name some other /tmp file. */
+static void jit_map_names(void **state)
+{
+	static const struct { const char *name; int pid; } cases[] = {
+		{ "perf-1.map", 1 },
+		{ "perf-4242.map", 4242 },
+		{ "perf-2147483647.map", 2147483647 },
+		{ "perf-2147483648.map", -1 },  /* above INT_MAX */
+		{ "perf-99999999999999999999.map", -1 },
+		{ "perf-0.map", -1 },
+		{ "perf-042.map", -1 },
+		{ "perf--1.map", -1 },
+		{ "perf-.map", -1 },
+		{ "perf-12.map.tmp", -1 },
+		{ "perf-12.mapx", -1 },
+		{ "perf-12", -1 },
+		{ "perf-1/../x.map", -1 },
+		{ "jit-12.dump", -1 },
+		{ "", -1 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		print_message("%s\n", cases[i].name);
+		assert_int_equal(jit_map_name_pid(cases[i].name), cases[i].pid);
+	}
+}
+
 static void part_checks(void **state)
 {
 	uint8_t p[16 + 16] = { 'P', 'E', 'R', 'F', 'I', 'L', 'E', '2', 16 };
@@ -124,6 +153,7 @@ int main(void)
 		cmocka_unit_test(s3_list_v2),
 		cmocka_unit_test(names_and_markers),
 		cmocka_unit_test(part_checks),
+		cmocka_unit_test(jit_map_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
