@@ -52,6 +52,10 @@
  * The format helpers (file_header, file_features, pipe_header) read the
  * stream's state, which the engine thread updates between ops: call them
  * from inside an op (start, rotate, close, ...), never from a sink thread.
+ * The BUILD_ID feature they give lists the files the recording mapped so
+ * far: refreshed every PERFSINK_BUILD_IDS_EVERY_MS while recording (ABI
+ * 1.5; before, only at rotate and at the end), complete in rotate(),
+ * drain() and close().
  *
  * OWNERSHIP.  Buffers belong to the engine's pool.  write() must take a
  * reference (host->buf_get) for as long as it needs the bytes, and drop it
@@ -97,8 +101,12 @@ extern "C" {
  *      for sinks that register it with the kernel once: io_uring fixed
  *      buffers); perfsink_sink_ops.available (may this sink work on this
  *      machine, asked when an alias such as `plugin = file` chooses).
+ * 1.5: the BUILD_ID feature of the format helpers is refreshed while
+ *      recording, every PERFSINK_BUILD_IDS_EVERY_MS (see THREADS below).
  */
-#define PERFSINK_ABI_MINOR 4
+#define PERFSINK_ABI_MINOR 5
+/* How old, at most, the BUILD_ID list of a stream is while recording (1.5). */
+#define PERFSINK_BUILD_IDS_EVERY_MS 5000
 /* Alignment unit of buffer data and of the file-mode data offset (1.2). */
 #define PERFSINK_BUF_ALIGN 4096
 #define PERFSINK_ENTRY_SYMBOL "perfsink_sink_entry"

@@ -45,7 +45,16 @@ struct http_sink {
 	char **urls;      /* every stream's {url}/{host}/{session}/, as reported */
 	unsigned nr_urls;
 	int64_t drain_start_ms;    /* when drain() began: symbols share its drain_timeout; 0: not yet */
+	int64_t next_ship_ms;      /* when the build-ids seen so far go to the shipper again */
 };
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
 
 /* One line; with the FILE:LINE of the key at fault (key < 0: none) from a 1.3 host. */
 static void open_error(const struct perfsink_instance *inst, int key, const char *err)
@@ -184,6 +193,7 @@ static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *
 	h->key_base = session ? key_base_of(stream->host_name, session) : NULL;
 	if (rc == 0)
 		stream_report(h, stream, session);
+	h->next_ship_ms = now_ms() + PERFSINK_BUILD_IDS_EVERY_MS;
 	free(session);
 	host->bytes_free(&hdr);
 	return rc;
@@ -231,12 +241,36 @@ static int http_rotate(void *ctx, const struct perfsink_stream *next)
 	return http_stream_begin(h, next);
 }
 
+/*
+ * The files mapped so far go to the shipper while recording (a 1.5 host
+ * refreshes BUILD_ID every PERFSINK_BUILD_IDS_EVERY_MS), so a live
+ * session's symbols are on the collector before it ends; the shipper
+ * skips what it has settled.  JIT maps grow until the end: they go with
+ * the stream's end only.
+ */
+static void ship_so_far(struct http_sink *h)
+{
+	uint8_t *rec = NULL;
+	size_t len = 0;
+	int64_t now = now_ms();
+
+	if (!h->key_base || !h->stream || now < h->next_ship_ms)
+		return;
+	h->next_ship_ms = now + PERFSINK_BUILD_IDS_EVERY_MS;
+	if (buildid_records(h->inst->host, h->stream, &rec, &len) == 0 && len &&
+	    symship_queue_interim(h->ship, rec, len, h->key_base) < 0)
+		h->inst->host->log(h->inst, PERFSINK_LOG_DEBUG, "symbols seen so far not queued: out of memory");
+	free(rec);
+}
+
 static int http_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct http_sink *h = ctx;
 
-	if (h->ship)
+	if (h->ship) {
 		pid_set_scan(&h->pids, buf->data, buf->len);
+		ship_so_far(h);
+	}
 	return uploader_write(h->up, buf);
 }
 
@@ -265,11 +299,9 @@ static int http_drain(void *ctx)
 {
 	struct http_sink *h = ctx;
 	struct perfsink_sink_stats st = { 0 };
-	struct timespec ts;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	h->drain_start_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	h->drain_start_ms = now_ms();
 	/* The build-ids and the end marker go out with the last parts (the
 	 * host updates BUILD_ID before drain()), and the symbols start. */
 	http_stream_end(h);
@@ -293,12 +325,10 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct http_sink *h = ctx;
 	int64_t drain = sum ? h->conf.drain_timeout_ms : 0;
-	struct timespec ts;
 	int rc;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (!h->drain_start_ms)
-		h->drain_start_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+		h->drain_start_ms = now_ms();
 	if (sum && sum->stop_reason >= 0)
 		http_stream_end(h);
 	/* After upload() the deadline was upload's; after drain() it is over. */

@@ -29,6 +29,7 @@ struct job {
 	char *key_base;
 	int32_t *pids;
 	size_t npids;
+	int interim;               /* the build-ids so far, while recording */
 };
 
 struct ship_counts {
@@ -50,6 +51,7 @@ struct symship {
 	char (*done)[2 * PERFSINK_KIT_BUILD_ID_MAX + 2]; /* kind letter + hex, handled */
 	size_t ndone, capdone;
 	unsigned fails;
+	int interim;               /* the job being run is an interim one */
 	struct perfsink_kit_buf buf;
 	struct ship_counts c;
 };
@@ -166,9 +168,10 @@ static int head(struct symship *s, const char *key, uint64_t *size)
 	return rc;
 }
 
+/* An interim job's failure is not counted: the stream's end tries again. */
 static void failed(struct symship *s)
 {
-	s->c.failed++;
+	s->c.failed += !s->interim;
 	s->fails++;
 }
 
@@ -303,9 +306,10 @@ static void run_job(struct symship *s, const struct job *j)
 	size_t off = 0;
 
 	s->fails = 0;
+	s->interim = j->interim;
 	while (perfsink_kit_build_id_next(j->recs, j->len, &off, &b)) {
 		if (past_deadline(s) || s->fails >= FAILS_MAX) {
-			s->c.left++;
+			s->c.left += !j->interim;
 			continue;
 		}
 		if ((what == SYMBOLS_EXECUTABLE || what == SYMBOLS_ALL) && !settled(s, 'e', b.hex) &&
@@ -375,8 +379,27 @@ int symship_new(const struct perfsink_instance *inst, const struct http_conf *co
 	return 0;
 }
 
-int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
-		  const int32_t *pids, size_t npids)
+/* Drop the interim jobs of key_base not started yet: a newer list holds theirs. */
+static void drop_interim(struct symship *s, const char *key_base)
+{
+	struct job **pp = &s->head, *prev = NULL;
+
+	while (*pp) {
+		struct job *j = *pp;
+
+		if (j->interim && !strcmp(j->key_base, key_base)) {
+			*pp = j->next;
+			job_free(j);
+			continue;
+		}
+		prev = j;
+		pp = &j->next;
+	}
+	s->tail = prev;
+}
+
+static int queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
+		 const int32_t *pids, size_t npids, int interim)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
@@ -395,7 +418,9 @@ int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char
 	if (npids)
 		memcpy(j->pids, pids, npids * sizeof(*pids));
 	j->npids = npids;
+	j->interim = interim;
 	pthread_mutex_lock(&s->lock);
+	drop_interim(s, key_base);
 	if (s->tail)
 		s->tail->next = j;
 	else
@@ -404,6 +429,17 @@ int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	return 0;
+}
+
+int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
+		  const int32_t *pids, size_t npids)
+{
+	return queue(s, recs, len, key_base, pids, npids, 0);
+}
+
+int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, const char *key_base)
+{
+	return queue(s, recs, len, key_base, NULL, 0, 1);
 }
 
 void symship_close(struct symship *s, int64_t deadline_ms)

@@ -16,9 +16,10 @@
  * one line at close.
  *
  * It has its own connections, so the sample stream never waits for it.
- * Build-ids reach a streaming sink only at the end of a stream (the
- * BUILD_ID feature, read through the format helpers in rotate() and
- * close()): that is when work is queued.
+ * Work is queued as the stream goes (the build-ids seen so far, every
+ * PERFSINK_BUILD_IDS_EVERY_MS from a 1.5 host) and at its end (all of
+ * them, with the JIT maps of its processes); what a run has settled is
+ * not looked at again.
  *
  * THREADS.  symship_* are called from the engine thread (the sink ops);
  * the work runs on the shipper's thread.
@@ -42,6 +43,12 @@ int symship_new(const struct perfsink_instance *inst, const struct http_conf *co
  */
 int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
 		  const int32_t *pids, size_t npids);
+/*
+ * While recording: the build-ids seen so far of the stream key_base (no JIT
+ * maps).  It replaces an interim job of that stream not started yet, and
+ * its failures are not counted (the stream's end tries again).
+ */
+int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, const char *key_base);
 /*
  * Finish the queued work, but stop at CLOCK_MONOTONIC ms deadline (what
  * is left is counted, not sent); log the counts; stop the thread; free s.

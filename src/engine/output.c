@@ -258,6 +258,11 @@ void output_build_ids_update(struct output *out, struct dso_set *dsos)
 	/* With the programs loaded since the start for BPF_PROG_INFO (those
 	 * unloaded already came through their BPF_EVENT, see drain.c). */
 	bpf_progs_read(&out->bpf, NULL, NULL);
+	output_build_ids_refresh(out, dsos);
+}
+
+void output_build_ids_refresh(struct output *out, struct dso_set *dsos)
+{
 	if (out->o->no_buildid)
 		return; /* -B: no BUILD_ID feature, as perf record -B */
 	if (dso_set_build_ids(dsos, &out->build_ids) == 0) {

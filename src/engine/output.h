@@ -102,8 +102,11 @@ void output_refresh_tail(struct output *out, bool target_gone);
 
 /* A pass went out into the current output: its samples and bytes. */
 void output_count(struct output *out, const struct drain_seen *seen);
-/* Point the current output (and the whole run's) at the build-ids of the files in dsos. */
+/* Point the current output (and the whole run's) at the build-ids of the
+ * files in dsos, and read the BPF programs loaded meanwhile: at a cut and at the end. */
 void output_build_ids_update(struct output *out, struct dso_set *dsos);
+/* The build-ids only: while recording, every PERFSINK_BUILD_IDS_EVERY_MS. */
+void output_build_ids_refresh(struct output *out, struct dso_set *dsos);
 /*
  * --switch-output size or time: once reached, a cut waits for the next data
  * (so no output is left empty).  Returns cut_waiting.

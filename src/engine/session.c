@@ -51,6 +51,7 @@ struct session {
 	struct timespec t0;
 	const struct record_observer *obs; /* NULL: nobody listens */
 	int64_t next_progress_ns;   /* CLOCK_MONOTONIC of the next progress report */
+	int64_t next_build_ids_ns;  /* of the next BUILD_ID refresh while recording */
 	uint64_t wakeups;           /* polls that found a ring ready: a counter for the summary */
 	uint64_t unread_bytes;      /* left in the rings at the stop: every buffer was held */
 	int error;                  /* first runtime error (negative errno), from any part */
@@ -273,6 +274,21 @@ static void progress_give(struct session *s)
 	obs->progress(&r, obs->arg);
 }
 
+/*
+ * The stream's BUILD_ID, refreshed while recording (sink.h: at most
+ * BUILD_IDS_EVERY_MS old), so a streaming sink can ship the files of a
+ * long recording as it goes rather than at its end.
+ */
+static void build_ids_step(struct session *s)
+{
+	int64_t now = engine_now_ns(CLOCK_MONOTONIC);
+
+	if (now < s->next_build_ids_ns)
+		return;
+	s->next_build_ids_ns = now + (int64_t)PERFSINK_BUILD_IDS_EVERY_MS * 1000000;
+	output_build_ids_refresh(&s->out, &s->dr.dsos);
+}
+
 static void record_loop(struct session *s)
 {
 	int64_t deadline = s->o->duration_ms
@@ -280,8 +296,10 @@ static void record_loop(struct session *s)
 	unsigned nr_rings = s->dr.nr_rings;
 	/* The first report after a whole period: a rate needs one. */
 	s->next_progress_ns = engine_now_ns(CLOCK_MONOTONIC) + 1000000000;
+	s->next_build_ids_ns = engine_now_ns(CLOCK_MONOTONIC) + (int64_t)PERFSINK_BUILD_IDS_EVERY_MS * 1000000;
 	for (;;) {
 		progress_give(s);
+		build_ids_step(s);
 		int timeout = control_timeout(&s->ctl, poll_timeout(deadline));
 		if (timeout < 0)
 			break;

@@ -18,7 +18,7 @@ JIT_PID=none JIT_PID3=none
 export HOME=$T/home
 mkdir -p "$HOME"
 trap 'nginx_stop; rm -rf "$T"; rm -f /tmp/perf-$JIT_PID.map /tmp/perf-$JIT_PID3.map' EXIT
-echo "1..28"
+echo "1..30"
 # sym_prog's jit mode runs x86-64 machine code.
 JIT_OK=; [ "$(uname -m)" = x86_64 ] && JIT_OK=1
 skip_n() { # skip_n N WHY: N planned checks that cannot run here
@@ -121,7 +121,7 @@ if [ -n "$JIT_OK" ]; then
 	JHOST=$(basename "$(dirname "${MAP%/jit/*}")")
 	# jreport NAME [HOME]: NAME.data's samples per symbol, sorted (ties come in
 	# any order); HOME: the build-id cache (default: the fresh one of NAME's fetch)
-	jreport() { HOME=${2:-$T/home_$1} "$PERF" report -i "$T/$1.data" --stdio --no-children -g none --sort sym 2>/dev/null | grep '%' | sort; }
+	jreport() { HOME=${2:-$T/home_$1} "$PERF" report -i "$T/$1.data" --stdio --no-children -g none --sort sym 2>/dev/null | grep -v '^#' | grep '%' | sort; }
 	# named REPORT: the share of samples in named symbols (not a bare 0x address)
 	named() { awk '$3 !~ /^0x/ { s += $1 } END { printf "%.2f%%", s }' "$1"; }
 	jreport j_local "$HOME" > "$T/j_local.rep" # the cache perfsink record filled
@@ -163,6 +163,20 @@ if [ -n "$JIT_OK" ]; then
 else
 	skip_n 11 "sym_prog's jit mode runs x86-64 code only"
 fi
+
+# A live session: the files mapped so far are shipped while it records
+# (every 5 s, PERFSINK_BUILD_IDS_EVERY_MS), not only at its end.
+record live c6 -- "$T/bin/sym_prog" 120000 &
+LIVE=$!
+wait_for 60 test -s "$T/ng/root/c6/buildid/$ID/executable"
+check "a recording still running has shipped the program's file" \
+	bash -c "cmp -s '$T/ng/root/c6/buildid/$ID/executable' '$T/bin/sym_prog' && kill -0 $LIVE" ||
+	sed 's/^/# /' "$T/live.err"
+pkill -INT -f -- "--config $T/live.ini"
+wait "$LIVE"
+check "and ships it once: the end finds it settled ($(shipped live | cut -d' ' -f1) files)" \
+	bash -c "test \"\$(grep -c 'PUT /c6/buildid/$ID/executable' '$T/ng/access.log' 2>/dev/null)\" = 1" ||
+	{ grep "c6/buildid/$ID" "$T/ng/access.log" | sed 's/^/# /'; sed 's/^/# /' "$T/live.err"; }
 
 record n c5 "symbols = none" -- "$T/bin/sym_prog" 300
 check "symbols = none ships nothing" test ! -e "$T/ng/root/c5/buildid"

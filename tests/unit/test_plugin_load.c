@@ -61,7 +61,7 @@ static void test_refused(void **state)
 {
 	static const struct { const char *name; int ret; const char *why; } bad[] = {
 		{ "plugin_abi_major", -EPROTO, "speaks sink ABI 2, this perfsink speaks ABI 1" },
-		{ "plugin_minor_new", -EPROTO, "needs sink ABI 1.5, newer than" },
+		{ "plugin_minor_new", -EPROTO, "newer than this perfsink's" },
 		{ "plugin_small", -EPROTO, "struct_size 16 is smaller" },
 		{ "plugin_noname", -EINVAL, "sink has no name" },
 		{ "plugin_nosym", -EINVAL, "no symbol perfsink_sink_entry" },
