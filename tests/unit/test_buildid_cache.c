@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <perfsink/kit.h>
 #include "buildid.h"
 #include "buildid_cache.h"
 
@@ -186,20 +187,32 @@ static void vdso_entry(void **state)
 	assert_memory_equal(magic, "\177ELF", 4);
 }
 
+/* The kit's copy of the rule (sinks read the cache there) gives the same directory. */
+static void same_as_kit(void)
+{
+	char engine[PATH_MAX], kit[PATH_MAX];
+
+	assert_int_equal(buildid_cache_dir(engine, sizeof(engine)), 0);
+	assert_int_equal(perfsink_kit_buildid_cache_dir(kit, sizeof(kit)), 0);
+	assert_string_equal(engine, kit);
+}
+
 /* perf's search: buildid.dir from $PERF_CONFIG, else $HOME/.debug, else ./.debug. */
 static void cache_dir(void **state)
 {
 	struct fx *f = *state;
-	char out[PATH_MAX], cfg[PATH_MAX];
+	char out[PATH_MAX], cfg[PATH_MAX], home[PATH_MAX];
 	FILE *c;
 
 	setenv("HOME", "/home/someone", 1);
 	setenv("PERF_CONFIG", "/dev/null", 1);
 	assert_int_equal(buildid_cache_dir(out, sizeof(out)), 0);
 	assert_string_equal(out, "/home/someone/.debug");
+	same_as_kit();
 	unsetenv("HOME");
 	assert_int_equal(buildid_cache_dir(out, sizeof(out)), 0);
 	assert_string_equal(out, ".debug");
+	same_as_kit();
 	snprintf(cfg, sizeof(cfg), "%s/perfconfig", f->dir);
 	c = fopen(cfg, "w");
 	assert_non_null(c);
@@ -208,9 +221,20 @@ static void cache_dir(void **state)
 	setenv("PERF_CONFIG", cfg, 1);
 	assert_int_equal(buildid_cache_dir(out, sizeof(out)), 0);
 	assert_string_equal(out, "/var/cache/bid");
+	same_as_kit();
+	/* Without $PERF_CONFIG: ~/.perfconfig's buildid.dir. */
 	unsetenv("PERF_CONFIG");
+	snprintf(home, sizeof(home), "%s", f->dir);
+	setenv("HOME", home, 1);
+	snprintf(cfg, sizeof(cfg), "%s/.perfconfig", f->dir);
+	c = fopen(cfg, "w");
+	assert_non_null(c);
+	fputs("[buildid]\ndir=/srv/bid\n", c);
+	fclose(c);
+	same_as_kit();
 	setenv("HOME", "/home/someone", 1);
 	assert_int_equal(buildid_cache_dir(out, 8), -ENAMETOOLONG);
+	assert_int_equal(perfsink_kit_buildid_cache_dir(out, 8), -ENAMETOOLONG);
 }
 
 int main(void)
