@@ -47,6 +47,7 @@ struct bid_worker {
 	struct timespec kallsyms_at; /* CLOCK_MONOTONIC: not before this */
 	unsigned queued_fds;        /* items of head..tail holding an fd */
 	bool busy;                  /* the thread holds an item */
+	bool busy_file;             /* ... and it is a file, not the kernel's entry */
 	bool ended;                 /* no more input */
 	bool abandoned;             /* the engine stopped waiting: the thread frees w */
 	struct bid_worker_report rep;
@@ -121,6 +122,7 @@ static void *worker_main(void *arg)
 		if (w->abandoned || (!w->head && !w->kallsyms))
 			break;
 		struct bid_item *it = w->head;
+		w->busy_file = it != NULL;
 		if (it) {
 			w->head = it->next;
 			if (!w->head)
@@ -215,9 +217,25 @@ void bid_worker_push(struct bid_worker *w, const struct dso_seen *seen)
 	pthread_mutex_unlock(&w->mu);
 }
 
+static struct timespec timespec_of(int64_t ns)
+{
+	return (struct timespec){ (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+}
+
+void bid_worker_settle(struct bid_worker *w, int64_t deadline_ns)
+{
+	struct timespec ts = timespec_of(deadline_ns);
+
+	pthread_mutex_lock(&w->mu);
+	while ((w->head || (w->busy && w->busy_file)) &&
+	       pthread_cond_clockwait(&w->cv, &w->mu, CLOCK_MONOTONIC, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&w->mu);
+}
+
 void bid_worker_finish(struct bid_worker *w, int64_t deadline_ns, struct bid_worker_report *r)
 {
-	struct timespec ts = { (time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000) };
+	struct timespec ts = timespec_of(deadline_ns);
 	bool done;
 
 	pthread_mutex_lock(&w->mu);

@@ -4,7 +4,7 @@
  * perf's cache (probe/buildid_cache.h), so the drain loop never waits for
  * a file copy and the end of the run does no pass of its own.
  *
- * THREADS.  bid_worker_start, _push and _finish are called from the engine
+ * THREADS.  bid_worker_start, _push, _settle and _finish are called from the engine
  * thread; the worker runs buildid_cache_add on its own thread.
  * OWNERSHIP.  The worker copies every name and path it is given and owns
  * the fd of a file of another mount namespace from bid_worker_push on.  After
@@ -40,6 +40,13 @@ int bid_worker_start(struct bid_worker **out, const char *dir);
  * other file is read by its name.  Never waits on I/O.
  */
 void bid_worker_push(struct bid_worker *w, const struct dso_seen *seen);
+/*
+ * Wait until the files queued so far are in the cache (the kernel's
+ * kallsyms copy aside), or CLOCK_MONOTONIC reaches deadline_ns: sinks that
+ * read the cache as the recording ends (symbol shipping, archives) find
+ * them there.  More may be pushed after.
+ */
+void bid_worker_settle(struct bid_worker *w, int64_t deadline_ns);
 /*
  * No more DSOs: wait until the queue is done or CLOCK_MONOTONIC reaches
  * deadline_ns, whichever is first; fill r; the worker then ends.

@@ -34,6 +34,12 @@ struct bid_worker *cache_step_begin(const struct record_opts *o, struct dso_set 
 	return w;
 }
 
+void cache_step_settle(struct bid_worker *w, int64_t deadline_ns)
+{
+	if (w)
+		bid_worker_settle(w, deadline_ns);
+}
+
 void cache_step_end(struct bid_worker *w, struct dso_set *dsos, int64_t deadline_ns)
 {
 	struct bid_worker_report r;
