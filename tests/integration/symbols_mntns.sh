@@ -72,6 +72,7 @@ check "perf report here names the program's own functions (dso: the path's name)
 check "the collector has buildid/<id>/executable: the file that ran, byte for byte" \
 	cmp -s "$ROOT/c/buildid/$ID/executable" "$T/bin/real" || sed 's/^/# /' "$T/rec.err"
 check "and nothing under the host file's build-id" test ! -e "$ROOT/c/buildid/$DECOY_ID"
+sed -n 's/.*\(symbols: [0-9]* files shipped ([0-9]* bytes\).*/# \1)/p' "$T/rec.err"
 
 # Another machine: a fresh HOME, the decoy still at the path, no real binary.
 rm "$T/bin/real"
