@@ -587,6 +587,14 @@ struct perfsink_kit_build_id {
  */
 int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
 			       struct perfsink_kit_build_id *out);
+/*
+ * The directory of perf's build-id cache, as perf and perfsink record find
+ * it: buildid.dir of perf's config files ($PERF_CONFIG alone, else
+ * /etc/perfconfig then ~/.perfconfig, the last one wins), else
+ * $HOME/.debug, else ".debug" when HOME is unset.  n bytes of out (4096
+ * are enough).  0, or -ENAMETOOLONG.
+ */
+int perfsink_kit_buildid_cache_dir(char *out, size_t n);
 /* perf's name of the cached file: "elf", "kallsyms" or "vdso". */
 const char *perfsink_kit_sym_cache_name(enum perfsink_kit_sym_kind kind);
 /* Lower-case hex of id (len bytes, at most PERFSINK_KIT_BUILD_ID_MAX). */
@@ -596,10 +604,17 @@ void perfsink_kit_build_id_hex(const uint8_t *id, size_t len,
 /*
  * The bytes perf's cache would hold for b into out (replaced), *size their
  * size (also on -EFBIG).  An ELF file is read whole and its build-id checked
- * against b's.  max: bytes at most, 0 for no cap.  Returns 0; -EFBIG over
- * max (out empty); -ESTALE when the file at that path now has another
- * build-id (rebuilt or replaced since it was mapped); -ENOENT, -EACCES, ...
- * from open/read; -ENOMEM.
+ * against b's.  When the file at b's path is missing, unreadable, over max
+ * or has another build-id (rebuilt or replaced since it was mapped, or the
+ * file of a process in another mount namespace, a container, which the
+ * host has another file at that path for), the ELF file is read from the
+ * local build-id cache instead (perfsink_kit_buildid_cache_dir()
+ * /.build-id/xx/yyyy/elf, where perfsink record files what it recorded,
+ * containers' files included), and its build-id checked the same way.
+ * max: bytes at most, 0 for no cap.  Returns 0; -EFBIG over max (out
+ * empty); -ESTALE when neither the path nor the cache has a file of that
+ * build-id but the path has another; -ENOENT, -EACCES, ... from open/read
+ * of the path when the cache has none; -ENOMEM.
  */
 int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 			  struct perfsink_kit_buf *out, uint64_t *size);

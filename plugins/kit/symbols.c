@@ -100,6 +100,47 @@ int perfsink_kit_file_read(const char *path, uint64_t max, struct perfsink_kit_b
 	return rc;
 }
 
+/* The ELF file at path into out when it has build-id hex: -ESTALE when another. */
+static int elf_read_checked(const char *path, const char *hex, uint64_t max, struct perfsink_kit_buf *out,
+			    uint64_t *size)
+{
+	uint8_t id[PERFSINK_KIT_BUILD_ID_MAX];
+	char got[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
+	size_t idlen;
+	int rc = perfsink_kit_file_read(path, max, out, size);
+
+	if (rc)
+		return rc;
+	if (perfsink_kit_elf_build_id(out->data, out->len, id, &idlen) ||
+	    (perfsink_kit_build_id_hex(id, idlen, got), strcmp(got, hex))) {
+		perfsink_kit_buf_reset(out);
+		return -ESTALE;
+	}
+	return 0;
+}
+
+/*
+ * The file of build-id hex in perf's build-id cache, through its link
+ * .build-id/xx/yyyy: yyyy/elf, or yyyy itself in perf's old layout.
+ * -ENOENT when the cache has none; else as elf_read_checked.
+ */
+static int cache_read(const char *hex, uint64_t max, struct perfsink_kit_buf *out, uint64_t *size)
+{
+	char dir[4096], path[4096 + 2 * PERFSINK_KIT_BUILD_ID_MAX + 32];
+	int rc;
+
+	*size = 0;
+	if (perfsink_kit_buildid_cache_dir(dir, sizeof(dir)) ||
+	    (size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2) >= sizeof(path))
+		return -ENOENT;
+	rc = elf_read_checked(path, hex, max, out, size);
+	if (rc == -ENOTDIR) {
+		path[strlen(path) - 4] = '\0';
+		rc = elf_read_checked(path, hex, max, out, size);
+	}
+	return rc == -ENOTDIR || rc == -EINVAL ? -ENOENT : rc;
+}
+
 int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 			  struct perfsink_kit_buf *out, uint64_t *size)
 {
@@ -107,7 +148,8 @@ int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 	char hex[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
 	const uint8_t *img;
 	size_t len, idlen;
-	int rc;
+	uint64_t cached;
+	int rc, cached_rc;
 
 	*size = 0;
 	perfsink_kit_buf_reset(out);
@@ -131,15 +173,17 @@ int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 	case PERFSINK_KIT_SYM_ELF:
 		break;
 	}
-	if ((rc = perfsink_kit_file_read(b->name, max, out, size)))
+	rc = elf_read_checked(b->name, b->hex, max, out, size);
+	if (rc == 0)
+		return 0;
+	/* Not there as it was mapped (rebuilt, deleted, or a container's
+	 * file: the host has another one at that path): perf's cache may
+	 * have the very file, filed by build-id while it was recorded. */
+	cached_rc = cache_read(b->hex, max, out, &cached);
+	if (cached_rc == -ENOENT)
 		return rc;
-	/* The file may have been rebuilt or replaced since it was mapped. */
-	if (perfsink_kit_elf_build_id(out->data, out->len, id, &idlen) ||
-	    (perfsink_kit_build_id_hex(id, idlen, hex), strcmp(hex, b->hex))) {
-		perfsink_kit_buf_reset(out);
-		return -ESTALE;
-	}
-	return 0;
+	*size = cached;
+	return cached_rc;
 }
 
 void perfsink_kit_debug_path(const char *hex, char *out, size_t n)

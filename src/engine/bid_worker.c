@@ -5,14 +5,29 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 #include "engine/bid_worker.h"
+#include "probe/buildid.h"
 #include "probe/buildid_cache.h"
+#include "probe/dso_set.h"
 
 #define KALLSYMS_DELAY_MS 300
+/*
+ * Open files of other mount namespaces held by the queue at most: past
+ * that, a file is queued by its /proc/PID/root path, read if its process
+ * is still there when its turn comes (a burst of containers starting must
+ * not run us out of descriptors).
+ */
+#define QUEUED_FDS_MAX 64
 
 struct bid_item {
 	struct bid_item *next;
+	int fd;            /* the file another mount namespace mapped, or -1 */
+	const char *path;  /* its /proc/PID/root path (in name's buffer), or NULL: read name */
+	uint8_t id[BUILDID_MAX];
+	size_t id_len;     /* the build-id it was mapped with; 0: unknown */
 	char name[];
 };
 
@@ -30,20 +45,29 @@ struct bid_worker {
 	 */
 	struct bid_item *kallsyms;
 	struct timespec kallsyms_at; /* CLOCK_MONOTONIC: not before this */
+	unsigned queued_fds;        /* items of head..tail holding an fd */
 	bool busy;                  /* the thread holds an item */
+	bool busy_file;             /* ... and it is a file, not the kernel's entry */
 	bool ended;                 /* no more input */
 	bool abandoned;             /* the engine stopped waiting: the thread frees w */
 	struct bid_worker_report rep;
 	char *dir;
 };
 
+static void item_free(struct bid_item *it)
+{
+	if (it && it->fd >= 0)
+		close(it->fd);
+	free(it);
+}
+
 static void worker_free(struct bid_worker *w)
 {
-	free(w->kallsyms);
+	item_free(w->kallsyms);
 	while (w->head) {
 		struct bid_item *it = w->head;
 		w->head = it->next;
-		free(it);
+		item_free(it);
 	}
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
@@ -57,11 +81,26 @@ static void count(struct bid_worker_report *r, int res)
 		r->added++;
 	else if (res == 0)
 		r->present++;
+	else if (res == -ESTALE)
+		r->changed++;
 	else if (res == -ENODATA || res == -ENOEXEC || res == -ENOENT || res == -EACCES ||
 		 res == -EISDIR)
 		r->no_id++;
 	else
 		r->failed++;
+}
+
+/* One DSO into the cache: the file its process mapped when known, else by name. */
+static int add_item(const char *dir, struct bid_item *it)
+{
+	if (it->fd < 0 && it->path) {
+		it->fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (it->fd < 0)
+			return errno == ENOENT ? -ESRCH : -errno; /* its process is gone */
+	}
+	if (it->fd >= 0)
+		return buildid_cache_add_fd(dir, it->name, it->fd, it->id, it->id_len);
+	return buildid_cache_add(dir, it->name);
 }
 
 static void *worker_main(void *arg)
@@ -83,6 +122,7 @@ static void *worker_main(void *arg)
 		if (w->abandoned || (!w->head && !w->kallsyms))
 			break;
 		struct bid_item *it = w->head;
+		w->busy_file = it != NULL;
 		if (it) {
 			w->head = it->next;
 			if (!w->head)
@@ -91,10 +131,11 @@ static void *worker_main(void *arg)
 			it = w->kallsyms;
 			w->kallsyms = NULL;
 		}
+		w->queued_fds -= it->fd >= 0;
 		w->busy = true;
 		pthread_mutex_unlock(&w->mu);
-		int res = buildid_cache_add(w->dir, it->name);
-		free(it);
+		int res = add_item(w->dir, it);
+		item_free(it);
 		pthread_mutex_lock(&w->mu);
 		w->busy = false;
 		count(&w->rep, res);
@@ -134,35 +175,67 @@ int bid_worker_start(struct bid_worker **out, const char *dir)
 	return 0;
 }
 
-void bid_worker_push(struct bid_worker *w, const char *name)
+void bid_worker_push(struct bid_worker *w, const struct dso_seen *seen)
 {
-	size_t n = strlen(name) + 1;
-	struct bid_item *it = malloc(sizeof(*it) + n);
+	bool other_ns = seen->fd >= 0;
+	size_t n = strlen(seen->name) + 1, np = other_ns ? strlen(seen->path) + 1 : 0;
+	struct bid_item *it = malloc(sizeof(*it) + n + np);
 
 	pthread_mutex_lock(&w->mu);
 	w->rep.seen++;
 	if (!it) {
 		w->rep.failed++;
-	} else if (!strcmp(name, "[kernel.kallsyms]") && !w->kallsyms) {
-		memcpy(it->name, name, n);
+		if (other_ns)
+			close(seen->fd);
+		pthread_mutex_unlock(&w->mu);
+		return;
+	}
+	memcpy(it->name, seen->name, n);
+	it->fd = seen->fd;
+	it->path = NULL;
+	it->id_len = other_ns ? seen->id_len : 0;
+	memcpy(it->id, seen->id, it->id_len);
+	if (other_ns) {
+		it->path = memcpy(it->name + n, seen->path, np);
+		if (w->queued_fds >= QUEUED_FDS_MAX) {
+			close(it->fd);
+			it->fd = -1;
+		}
+		w->queued_fds += it->fd >= 0;
+	}
+	if (!strcmp(it->name, "[kernel.kallsyms]") && !w->kallsyms) {
 		w->kallsyms = it;
-		pthread_cond_signal(&w->cv);
 	} else {
-		memcpy(it->name, name, n);
 		it->next = NULL;
 		if (w->tail)
 			w->tail->next = it;
 		else
 			w->head = it;
 		w->tail = it;
-		pthread_cond_signal(&w->cv);
 	}
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->mu);
+}
+
+static struct timespec timespec_of(int64_t ns)
+{
+	return (struct timespec){ (time_t)(ns / 1000000000), (long)(ns % 1000000000) };
+}
+
+void bid_worker_settle(struct bid_worker *w, int64_t deadline_ns)
+{
+	struct timespec ts = timespec_of(deadline_ns);
+
+	pthread_mutex_lock(&w->mu);
+	while ((w->head || (w->busy && w->busy_file)) &&
+	       pthread_cond_clockwait(&w->cv, &w->mu, CLOCK_MONOTONIC, &ts) != ETIMEDOUT)
+		;
 	pthread_mutex_unlock(&w->mu);
 }
 
 void bid_worker_finish(struct bid_worker *w, int64_t deadline_ns, struct bid_worker_report *r)
 {
-	struct timespec ts = { (time_t)(deadline_ns / 1000000000), (long)(deadline_ns % 1000000000) };
+	struct timespec ts = timespec_of(deadline_ns);
 	bool done;
 
 	pthread_mutex_lock(&w->mu);

@@ -4,9 +4,10 @@
  * perf's cache (probe/buildid_cache.h), so the drain loop never waits for
  * a file copy and the end of the run does no pass of its own.
  *
- * THREADS.  bid_worker_start, _push and _finish are called from the engine
+ * THREADS.  bid_worker_start, _push, _settle and _finish are called from the engine
  * thread; the worker runs buildid_cache_add on its own thread.
- * OWNERSHIP.  The worker copies every name it is given.  After
+ * OWNERSHIP.  The worker copies every name and path it is given and owns
+ * the fd of a file of another mount namespace from bid_worker_push on.  After
  * bid_worker_finish the caller must forget w: a worker still busy at the
  * deadline is left to end on its own (it frees itself), and a copy it has
  * not finished leaves nothing behind when the process exits.
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 struct bid_worker;
+struct dso_seen;
 
 /* What the cache got from this run. */
 struct bid_worker_report {
@@ -23,14 +25,28 @@ struct bid_worker_report {
 	unsigned added;     /* new in the cache */
 	unsigned present;   /* cached already */
 	unsigned no_id;     /* no build-id to file them under (as perf: skipped) */
-	unsigned failed;    /* could not be linked or copied */
+	unsigned changed;   /* another build-id than the one mapped: not cached */
+	unsigned failed;    /* could not be linked or copied (or read: its process gone) */
 	unsigned not_done;  /* still queued or in progress at the deadline */
 };
 
 /* Start the thread that fills the cache at dir (copied).  0 or a negative errno. */
 int bid_worker_start(struct bid_worker **out, const char *dir);
-/* Queue a DSO ("/path", "[kernel.kallsyms]", "[vdso]").  Never waits on I/O. */
-void bid_worker_push(struct bid_worker *w, const char *name);
+/*
+ * Queue a DSO ("/path", "[kernel.kallsyms]", "[vdso]") as the DSO set
+ * first saw it.  A file of another mount namespace (seen->fd >= 0, which
+ * the worker owns from here) is cached from that fd, under its name in
+ * that namespace, and only with the build-id it was mapped with; any
+ * other file is read by its name.  Never waits on I/O.
+ */
+void bid_worker_push(struct bid_worker *w, const struct dso_seen *seen);
+/*
+ * Wait until the files queued so far are in the cache (the kernel's
+ * kallsyms copy aside), or CLOCK_MONOTONIC reaches deadline_ns: sinks that
+ * read the cache as the recording ends (symbol shipping, archives) find
+ * them there.  More may be pushed after.
+ */
+void bid_worker_settle(struct bid_worker *w, int64_t deadline_ns);
 /*
  * No more DSOs: wait until the queue is done or CLOCK_MONOTONIC reaches
  * deadline_ns, whichever is first; fill r; the worker then ends.

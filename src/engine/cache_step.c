@@ -8,9 +8,9 @@
 #include "probe/buildid_cache.h"
 #include "probe/dso_set.h"
 
-static void on_new_dso(void *arg, const char *name)
+static void on_new_dso(void *arg, const struct dso_seen *seen)
 {
-	bid_worker_push(arg, name);
+	bid_worker_push(arg, seen);
 }
 
 struct bid_worker *cache_step_begin(const struct record_opts *o, struct dso_set *dsos)
@@ -34,6 +34,12 @@ struct bid_worker *cache_step_begin(const struct record_opts *o, struct dso_set 
 	return w;
 }
 
+void cache_step_settle(struct bid_worker *w, int64_t deadline_ns)
+{
+	if (w)
+		bid_worker_settle(w, deadline_ns);
+}
+
 void cache_step_end(struct bid_worker *w, struct dso_set *dsos, int64_t deadline_ns)
 {
 	struct bid_worker_report r;
@@ -50,6 +56,9 @@ void cache_step_end(struct bid_worker *w, struct dso_set *dsos, int64_t deadline
 		pr_info("build-id cache: %u of %u binaries not added to %s in time (perfsink "
 			"waits at most %d ms at the end; -N turns the cache off)",
 			r.not_done, r.seen, dir, CACHE_WAIT_MS);
+	if (r.changed)
+		pr_info("build-id cache: %u binaries changed since they were mapped (another build-id): "
+			"not added to %s", r.changed, dir);
 	if (r.failed)
 		pr_info("build-id cache: %u binaries could not be linked or copied into %s",
 			r.failed, dir);

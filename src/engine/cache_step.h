@@ -18,6 +18,13 @@ struct bid_worker;
 /* Start the worker and hook it to dsos; NULL with -N, -B or when it cannot start (warned). */
 struct bid_worker *cache_step_begin(const struct record_opts *o, struct dso_set *dsos);
 /*
+ * Before the sinks get the BUILD_IDs at the end: wait until w (NULL:
+ * nothing to do) has cached the files queued so far, or deadline_ns
+ * (CLOCK_MONOTONIC).  A sink's symbol shipping or archive reads a file of
+ * another mount namespace (a container) from the cache only.
+ */
+void cache_step_settle(struct bid_worker *w, int64_t deadline_ns);
+/*
  * Unhook w (NULL: nothing to do) from dsos, wait until it is done or
  * deadline_ns (CLOCK_MONOTONIC), and say what it did not add in time.
  * deadline_ns 0: a failed run, no waiting and nothing said.  w is gone after.

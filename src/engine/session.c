@@ -469,6 +469,10 @@ static void finish(struct session *s, const char *err)
 		s->next_progress_ns = 0;
 		progress_give(s); /* the status line as recording ends */
 	}
+	/* The files mapped are in the build-id cache before the sinks read
+	 * them there (a container's files are nowhere else), within
+	 * CACHE_WAIT_MS: a copy under way is not waited for longer. */
+	cache_step_settle(s->bidc, engine_now_ns(CLOCK_MONOTONIC) + CACHE_WAIT_MS * 1000000LL);
 	/* BUILD_ID first: a streaming sink sends it with its last parts in drain(). */
 	output_build_ids_update(&s->out, &s->dr.dsos);
 	sinkset_drain(&s->ss);

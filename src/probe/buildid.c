@@ -198,16 +198,13 @@ static int table_find_buildid(struct elf_file *f, uint64_t off, uint16_t entsize
 	return err ? err : -ENODATA;
 }
 
-int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len)
+int buildid_read_fd(int fd, uint8_t id[BUILDID_MAX], size_t *len)
 {
-	/* O_NONBLOCK: a FIFO or device named in a map must not hang us. */
-	struct elf_file f = { .fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK) };
+	struct elf_file f = { .fd = fd };
 	struct elf_hdrs h = { 0 };
 	struct stat st;
 	int err;
 
-	if (f.fd < 0)
-		return -errno;
 	if (fstat(f.fd, &st) < 0)
 		err = -errno;
 	else if (!S_ISREG(st.st_mode))
@@ -220,9 +217,20 @@ int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len)
 		if (err == -ENODATA || err == -ENOEXEC)
 			err = table_find_buildid(&f, h.shoff, h.shentsize, h.shnum, false, id, len);
 	}
-	close(f.fd);
 	if (err && f.cut)
 		return -ENOEXEC;
+	return err;
+}
+
+int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len)
+{
+	/* O_NONBLOCK: a FIFO or device named in a map must not hang us. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), err;
+
+	if (fd < 0)
+		return -errno;
+	err = buildid_read_fd(fd, id, len);
+	close(fd);
 	return err;
 }
 

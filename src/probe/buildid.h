@@ -19,6 +19,8 @@
  * ELF, or headers/notes cut short), -ENODATA (ELF without a build-id note).
  */
 int buildid_read_file(const char *path, uint8_t id[BUILDID_MAX], size_t *len);
+/* The same of the file open as fd (pread only: its offset is left alone; not closed). */
+int buildid_read_fd(int fd, uint8_t id[BUILDID_MAX], size_t *len);
 
 /* Build-id of the running kernel from /sys/kernel/notes.  Same returns. */
 int buildid_read_kernel(uint8_t id[BUILDID_MAX], size_t *len);

@@ -114,13 +114,14 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* The rest of in to out. */
+/* All of in, from its start (pread: its offset is left alone), to out. */
 static int copy_fd(int in, int out)
 {
 	char buf[65536];
+	off_t at = 0;
 
 	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
+		ssize_t n = pread(in, buf, sizeof(buf), at);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
@@ -130,6 +131,7 @@ static int copy_fd(int in, int out)
 		int r = write_all(out, buf, (size_t)n);
 		if (r < 0)
 			return r;
+		at += n;
 	}
 }
 
@@ -159,8 +161,8 @@ static int vdso_image(const void **p, size_t *len)
 	return r;
 }
 
-/* Fill fd with the content the cache keeps for name. */
-static int fill(int fd, enum kind k, const char *src)
+/* Fill fd with the content the cache keeps: the vDSO, /proc/kallsyms or the file open as in. */
+static int fill(int fd, enum kind k, int in)
 {
 	if (k == K_VDSO) {
 		const void *p = NULL;
@@ -168,7 +170,9 @@ static int fill(int fd, enum kind k, const char *src)
 		int r = vdso_image(&p, &len);
 		return r < 0 ? r : write_all(fd, p, len);
 	}
-	int in = open(k == K_KALLSYMS ? "/proc/kallsyms" : src, O_RDONLY | O_CLOEXEC);
+	if (k == K_FILE)
+		return copy_fd(in, fd);
+	in = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return -errno;
 	int r = copy_fd(in, fd);
@@ -176,15 +180,32 @@ static int fill(int fd, enum kind k, const char *src)
 	return r;
 }
 
+/* A copy of an ELF file holds the build-id it is filed under (hex), or -ESTALE. */
+static int check_copy(int fd, enum kind k, const char *hex)
+{
+	uint8_t id[BUILDID_MAX];
+	char got[2 * BUILDID_MAX + 1];
+	size_t len = 0;
+
+	if (k != K_FILE)
+		return 0;
+	if (buildid_read_fd(fd, id, &len) < 0)
+		return -ESTALE;
+	buildid_hex(id, len, got);
+	return strcmp(got, hex) ? -ESTALE : 0;
+}
+
 /*
  * dst made complete or not at all: written into an unnamed file in its
  * directory, linked in once done (a temporary name where O_TMPFILE is not
- * supported, renamed).
+ * supported, renamed).  An ELF file (in) is copied and linked in only when
+ * the copy has the build-id hex: the file may change while it is read.
  */
-static int create_copy(const char *dir, const char *dst, enum kind k, const char *src, mode_t mode)
+static int create_copy(const char *dir, const char *dst, enum kind k, int in, const char *hex,
+		       mode_t mode)
 {
 	char proc[64], tmp[PATH_MAX];
-	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 	bool named = false;
 	int r;
 
@@ -196,7 +217,9 @@ static int create_copy(const char *dir, const char *dst, enum kind k, const char
 	}
 	if (fd < 0)
 		return -errno;
-	r = fill(fd, k, src);
+	r = fill(fd, k, in);
+	if (r == 0)
+		r = check_copy(fd, k, hex);
 	if (r == 0 && fchmod(fd, mode) < 0)
 		r = -errno;
 	if (r == 0 && named && rename(tmp, dst) < 0)
@@ -212,25 +235,29 @@ static int create_copy(const char *dir, const char *dst, enum kind k, const char
 	return r;
 }
 
-/* dst as a hard link to src (same file system), else a copy with src's mode. */
-static int link_or_copy(const char *dir, const char *src, const char *dst)
+/*
+ * dst as a hard link to the file open as in (same mount), else a copy
+ * with its mode.  The link is made through /proc/self/fd: the very file
+ * whose build-id was read, whatever its name points to by now.
+ */
+static int link_or_copy_fd(const char *dir, int in, const char *hex, const char *dst)
 {
+	char proc[64];
 	struct stat st;
 
-	if (link(src, dst) == 0 || errno == EEXIST)
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
+	if (linkat(AT_FDCWD, proc, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST)
 		return 0;
-	if (stat(src, &st) < 0)
+	if (fstat(in, &st) < 0)
 		return -errno;
-	return create_copy(dir, dst, K_FILE, src, st.st_mode & 07777);
+	return create_copy(dir, dst, K_FILE, in, hex, st.st_mode & 07777);
 }
 
-static int read_id(enum kind k, const char *name, char hex[2 * BUILDID_MAX + 1])
+static int read_id(enum kind k, char hex[2 * BUILDID_MAX + 1])
 {
 	uint8_t id[BUILDID_MAX];
 	size_t len = 0;
-	int r = k == K_KALLSYMS ? buildid_read_kernel(id, &len)
-		: k == K_VDSO   ? buildid_read_vdso(id, &len)
-				: buildid_read_file(name, id, &len);
+	int r = k == K_KALLSYMS ? buildid_read_kernel(id, &len) : buildid_read_vdso(id, &len);
 
 	if (r == 0)
 		buildid_hex(id, len, hex);
@@ -241,12 +268,16 @@ static int read_id(enum kind k, const char *name, char hex[2 * BUILDID_MAX + 1])
 static void add_debug_file(const char *entry, const char *hex)
 {
 	char dbg[PATH_MAX], dst[PATH_MAX];
+	int fd;
 
 	snprintf(dbg, sizeof(dbg), DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
-	if (access(dbg, R_OK) < 0 || snprintf(dst, sizeof(dst), "%s/debug", entry) >= (int)sizeof(dst))
+	if (snprintf(dst, sizeof(dst), "%s/debug", entry) >= (int)sizeof(dst) || access(dst, F_OK) == 0)
 		return;
-	if (access(dst, F_OK) < 0)
-		link_or_copy(entry, dbg, dst);
+	fd = open(dbg, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	link_or_copy_fd(entry, fd, hex, dst);
+	close(fd);
 }
 
 /* DIR/.build-id/xx/yyyy -> ../../<entry below DIR>, as perf links it. */
@@ -266,39 +297,98 @@ static int add_link(const char *dir, const char *entry, const char *hex)
 	return 0;
 }
 
+/* The directory DIR/<path>/<hex> into entry; perf's old layout (a file there) replaced. */
+static int make_entry(const char *dir, const char *path, const char *hex, char entry[PATH_MAX])
+{
+	struct stat st;
+	int n = snprintf(entry, PATH_MAX, "%s%s%s/%s", dir, path[0] == '/' ? "" : "/", path, hex);
+
+	if (n < 0 || n >= PATH_MAX)
+		return -ENAMETOOLONG;
+	if (stat(entry, &st) == 0 && S_ISREG(st.st_mode) && unlink(entry) < 0)
+		return -errno;
+	return mkdir_p(entry);
+}
+
+/* DIR/<path>/<hex>/elf from the file open as fd, its debug file, the .build-id link. */
+static int add_elf(const char *dir, const char *path, int fd, const char *hex)
+{
+	char entry[PATH_MAX], file[PATH_MAX];
+	size_t n = strlen(path);
+	int r, added = 0;
+
+	if ((r = make_entry(dir, path, hex, entry)) < 0)
+		return r;
+	if (snprintf(file, sizeof(file), "%s/elf", entry) >= (int)sizeof(file))
+		return -ENAMETOOLONG;
+	if (access(file, F_OK) < 0) {
+		if ((r = link_or_copy_fd(entry, fd, hex, file)) < 0)
+			return r;
+		added = 1;
+	}
+	if (n < 3 || strcmp(path + n - 3, ".ko"))
+		add_debug_file(entry, hex);
+	r = add_link(dir, entry, hex);
+	return r < 0 ? r : added;
+}
+
+/* The build-id of the file open as fd in hex; -ESTALE when want (want_len > 0) is another. */
+static int fd_id(int fd, const uint8_t *want, size_t want_len, char hex[2 * BUILDID_MAX + 1])
+{
+	uint8_t id[BUILDID_MAX];
+	size_t len = 0;
+	int r = buildid_read_fd(fd, id, &len);
+
+	if (r < 0)
+		return r;
+	if (want_len && (want_len != len || memcmp(want, id, len)))
+		return -ESTALE;
+	buildid_hex(id, len, hex);
+	return 0;
+}
+
 int buildid_cache_add(const char *dir, const char *name)
 {
 	enum kind k = !strcmp(name, KALLSYMS) ? K_KALLSYMS : !strcmp(name, VDSO) ? K_VDSO : K_FILE;
 	char hex[2 * BUILDID_MAX + 1], real[PATH_MAX], entry[PATH_MAX], file[PATH_MAX];
-	struct stat st;
-	int r, n, added = 0;
+	int r, fd;
 
-	if ((r = read_id(k, name, hex)) < 0)
+	if (k == K_FILE) {
+		/* O_NONBLOCK: a FIFO or device named in a map must not hang us. */
+		if ((fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+			return -errno;
+		r = fd_id(fd, NULL, 0, hex);
+		if (r == 0 && !realpath(name, real))
+			r = -errno;
+		if (r == 0)
+			r = add_elf(dir, real, fd, hex);
+		close(fd);
 		return r;
-	if (k == K_FILE && !realpath(name, real))
-		return -errno;
-	n = k == K_FILE ? snprintf(entry, sizeof(entry), "%s%s/%s", dir, real, hex)
-			: snprintf(entry, sizeof(entry), "%s/%s/%s", dir, name, hex);
-	if (n < 0 || (size_t)n >= sizeof(entry))
-		return -ENAMETOOLONG;
-	/* perf's old layout kept the file itself at <name>/<build-id>. */
-	if (stat(entry, &st) == 0 && S_ISREG(st.st_mode) && unlink(entry) < 0)
-		return -errno;
-	if ((r = mkdir_p(entry)) < 0)
-		return r;
-	n = snprintf(file, sizeof(file), "%s/%s", entry,
-		     k == K_KALLSYMS ? "kallsyms" : k == K_VDSO ? "vdso" : "elf");
-	if (n < 0 || (size_t)n >= sizeof(file))
-		return -ENAMETOOLONG;
-	if (access(file, F_OK) < 0) {
-		r = k == K_FILE ? link_or_copy(entry, real, file)
-				: create_copy(entry, file, k, NULL, k == K_KALLSYMS ? 0755 : 0600); /* perf's modes */
-		if (r < 0)
-			return r;
-		added = 1;
 	}
-	if (k == K_FILE && strcmp(name + strlen(name) - (strlen(name) >= 3 ? 3 : 0), ".ko"))
-		add_debug_file(entry, hex);
-	r = add_link(dir, entry, hex);
-	return r < 0 ? r : added;
+	if ((r = read_id(k, hex)) < 0 || (r = make_entry(dir, name, hex, entry)) < 0)
+		return r;
+	if (snprintf(file, sizeof(file), "%s/%s", entry, k == K_KALLSYMS ? "kallsyms" : "vdso") >=
+	    (int)sizeof(file))
+		return -ENAMETOOLONG;
+	if (access(file, F_OK) == 0)
+		return (r = add_link(dir, entry, hex)) < 0 ? r : 0;
+	/* perf's modes */
+	if ((r = create_copy(entry, file, k, -1, hex, k == K_KALLSYMS ? 0755 : 0600)) < 0 ||
+	    (r = add_link(dir, entry, hex)) < 0)
+		return r;
+	return 1;
+}
+
+int buildid_cache_add_fd(const char *dir, const char *name, int fd, const uint8_t *want,
+			 size_t want_len)
+{
+	char hex[2 * BUILDID_MAX + 1];
+	int r;
+
+	/* The name as that namespace's kernel wrote it: absolute, no "..". */
+	if (name[0] != '/' || strstr(name, "/../") || (strlen(name) >= 3 && !strcmp(name + strlen(name) - 3, "/..")))
+		return -EINVAL;
+	if ((r = fd_id(fd, want, want_len, hex)) < 0)
+		return r;
+	return add_elf(dir, name, fd, hex);
 }

@@ -15,12 +15,15 @@
  * cannot be linked or copied leaves its <build-id> directory without the
  * file and without the .build-id link, and is an error.  Copies are made
  * in an unnamed file that is linked into place once complete, so a copy
- * cut short (the process ended) leaves nothing behind.  Thread-safe, no
+ * cut short (the process ended) leaves nothing behind, and a copy of an
+ * ELF file is linked in only when it has the build-id it is filed under
+ * (the file may change while it is copied).  Thread-safe, no
  * state: any thread.
  */
 #ifndef PS_BUILDID_CACHE_H
 #define PS_BUILDID_CACHE_H
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * The cache directory perf uses: buildid.dir from perf's config files
@@ -38,5 +41,19 @@ int buildid_cache_dir(char *out, size_t len);
  * creating the entry.
  */
 int buildid_cache_add(const char *dir, const char *name);
+
+/*
+ * Add the file open as fd (not closed; read with pread only) as the DSO
+ * name: the file a process in another mount namespace (a container)
+ * mapped, opened through /proc/PID/root, under the name that process saw
+ * (absolute, no "..", taken as it is: the host's realpath of it means
+ * nothing).  Its build-id is read from fd and must be want[0..want_len)
+ * (what the recording says it mapped; want_len 0: not checked), and a
+ * copy must still have it when complete: else -ESTALE and nothing is
+ * stored.  Otherwise the returns of buildid_cache_add; -EINVAL for a
+ * relative name or one with "..".
+ */
+int buildid_cache_add_fd(const char *dir, const char *name, int fd, const uint8_t *want,
+			 size_t want_len);
 
 #endif

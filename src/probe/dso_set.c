@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <linux/perf_event.h>
 #include "probe/buildid.h"
 #include "probe/dso_set.h"
@@ -95,22 +97,26 @@ static uint64_t mntns_of(const char *path)
 }
 
 /*
- * A file mapped by a process in another mount namespace: its build-id
- * read now through /proc/PID/root.  A process gone already, or in our own
- * namespace, leaves the entry to be read from the path as it is.
+ * A file mapped by a process in another mount namespace: opened now
+ * through /proc/PID/root (path), before the process can exit, and its
+ * build-id read from that fd.  Returns the fd, or -1 for a process gone
+ * already or in our own namespace: the entry is then read from the path
+ * as it is.
  */
-static void read_in_namespace(struct dso_set *s, struct dso_entry *d, uint32_t pid)
+static int open_in_namespace(struct dso_set *s, struct dso_entry *d, uint32_t pid, char *path,
+			     size_t len)
 {
-	char path[64 + 4096];
 	if (!s->self_mntns)
 		s->self_mntns = mntns_of("/proc/self/ns/mnt");
-	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
+	snprintf(path, len, "/proc/%u/ns/mnt", pid);
 	uint64_t ns = mntns_of(path);
-	if (!ns || ns == s->self_mntns || strlen(d->name) >= 4096)
-		return;
-	snprintf(path, sizeof(path), "/proc/%u/root%s", pid, d->name);
-	int r = buildid_read_file(path, d->id, &d->len);
+	if (!ns || ns == s->self_mntns || (size_t)snprintf(path, len, "/proc/%u/root%s", pid, d->name) >= len)
+		return -1;
+	/* O_NONBLOCK: a FIFO or device named in a map must not hang us. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	int r = fd < 0 ? -errno : buildid_read_fd(fd, d->id, &d->len);
 	d->state = r == 0 ? 1 : (r < 0 ? r : -EIO);
+	return fd;
 }
 
 static bool same_dso(const struct dso_entry *d, const char *name, const struct map_file *mf)
@@ -140,10 +146,15 @@ static void add(struct dso_set *s, const char *name, bool kernel, const struct m
 	d->next = s->buckets[h];
 	s->buckets[h] = d;
 	s->n++;
-	if (s->on_new)
-		s->on_new(s->on_new_arg, d->name);
+	char path[64 + 4096];
+	struct dso_seen seen = { .name = d->name, .fd = -1, .path = path, .id = d->id };
 	if (s->live && mf->pid && mf->pid != (uint32_t)-1 && !kernel && name[0] == '/')
-		read_in_namespace(s, d, mf->pid);
+		seen.fd = open_in_namespace(s, d, mf->pid, path, sizeof(path));
+	seen.id_len = d->state == 1 ? d->len : 0;
+	if (s->on_new)
+		s->on_new(s->on_new_arg, &seen);
+	else if (seen.fd >= 0)
+		close(seen.fd);
 }
 
 /* pid, and for MMAP2 without an inline build-id (misc bit 14) dev and inode. */

@@ -13,12 +13,33 @@
 
 struct dso_entry;
 
+/* A DSO as it is first seen (on_new). */
+struct dso_seen {
+	const char *name; /* as recorded */
+	/*
+	 * A file mapped by a process in another mount namespace (a container):
+	 * fd is that file, opened at once through /proc/PID/root, and from
+	 * then on_new's (it closes it or hands it on); path is that
+	 * /proc/PID/root path; id[0..id_len) the build-id read from fd (id_len
+	 * 0: none could be read).  fd -1: a file of our namespace (or one that
+	 * could not be opened), to be read by its name.  Valid during the call.
+	 */
+	int fd;
+	const char *path;
+	const uint8_t *id;
+	size_t id_len;
+};
+
 struct dso_set {
 	struct dso_entry **buckets;
 	unsigned nr_buckets;
 	unsigned n;
-	/* Optional: called with each DSO's name as it is first seen (the build-id cache). */
-	void (*on_new)(void *arg, const char *name);
+	/*
+	 * Optional: called with each DSO as it is first seen (the build-id
+	 * cache).  It owns seen->fd when that is >= 0; without on_new the set
+	 * closes it: the set itself keeps no fd open.
+	 */
+	void (*on_new)(void *arg, const struct dso_seen *seen);
 	void *on_new_arg;
 	/*
 	 * The records come from a live recording (set by the engine; recover

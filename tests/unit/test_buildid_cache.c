@@ -1,5 +1,6 @@
 /* perf's build-id cache layout, written by probe/buildid_cache.c into a temporary directory. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <perfsink/kit.h>
 #include "buildid.h"
 #include "buildid_cache.h"
 
@@ -109,6 +111,61 @@ static void no_build_id_skipped(void **state)
 	assert_true(buildid_cache_add(f->dir, "/nonexistent/x") < 0);
 }
 
+/*
+ * A file of another mount namespace, given open: filed under the name that
+ * namespace saw (no such path here), its link to that entry.
+ */
+static void fd_entry_under_its_name(void **state)
+{
+	struct fx *f = *state;
+	const char *name = "/ctr/usr/bin/prog";
+	char path[2 * PATH_MAX], link[PATH_MAX], want[2 * PATH_MAX], got[2 * PATH_MAX] = "";
+	uint8_t id[BUILDID_MAX];
+	size_t len;
+	struct stat a, b;
+	int fd = open(f->bin, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(buildid_read_fd(fd, id, &len), 0);
+	assert_int_equal(buildid_cache_add_fd(f->dir, name, fd, id, len), 1);
+	snprintf(path, sizeof(path), "%s%s/%s/elf", f->dir, name, f->hex);
+	assert_int_equal(stat(path, &a), 0);
+	assert_int_equal(fstat(fd, &b), 0);
+	assert_int_equal(a.st_size, b.st_size);
+	snprintf(link, sizeof(link), "%s/.build-id/%.2s/%s", f->dir, f->hex, f->hex + 2);
+	assert_true(readlink(link, got, sizeof(got) - 1) > 0);
+	snprintf(want, sizeof(want), "../..%s/%s", name, f->hex);
+	assert_string_equal(got, want);
+	assert_int_equal(buildid_cache_add_fd(f->dir, name, fd, id, len), 0);
+	/* fd is the caller's: still open. */
+	assert_int_equal(fstat(fd, &b), 0);
+	close(fd);
+}
+
+/* Never a file under a build-id it does not have; no relative or ".." names. */
+static void fd_other_id_refused(void **state)
+{
+	struct fx *f = *state;
+	char entry[2 * PATH_MAX];
+	uint8_t id[BUILDID_MAX];
+	size_t len;
+	int fd = open(f->bin, O_RDONLY | O_CLOEXEC);
+
+	assert_true(fd >= 0);
+	assert_int_equal(buildid_read_fd(fd, id, &len), 0);
+	id[0] ^= 0xff;
+	assert_int_equal(buildid_cache_add_fd(f->dir, "/ctr/prog", fd, id, len), -ESTALE);
+	snprintf(entry, sizeof(entry), "%s/ctr", f->dir);
+	assert_int_not_equal(access(entry, F_OK), 0);
+	snprintf(entry, sizeof(entry), "%s/.build-id", f->dir);
+	assert_int_not_equal(access(entry, F_OK), 0);
+	id[0] ^= 0xff;
+	assert_int_equal(buildid_cache_add_fd(f->dir, "ctr/prog", fd, id, len), -EINVAL);
+	assert_int_equal(buildid_cache_add_fd(f->dir, "/ctr/../../prog", fd, id, len), -EINVAL);
+	assert_int_equal(buildid_cache_add_fd(f->dir, "/ctr/..", fd, id, len), -EINVAL);
+	close(fd);
+}
+
 /* The vDSO under [vdso]/<build-id>/vdso, a complete ELF image. */
 static void vdso_entry(void **state)
 {
@@ -130,20 +187,32 @@ static void vdso_entry(void **state)
 	assert_memory_equal(magic, "\177ELF", 4);
 }
 
+/* The kit's copy of the rule (sinks read the cache there) gives the same directory. */
+static void same_as_kit(void)
+{
+	char engine[PATH_MAX], kit[PATH_MAX];
+
+	assert_int_equal(buildid_cache_dir(engine, sizeof(engine)), 0);
+	assert_int_equal(perfsink_kit_buildid_cache_dir(kit, sizeof(kit)), 0);
+	assert_string_equal(engine, kit);
+}
+
 /* perf's search: buildid.dir from $PERF_CONFIG, else $HOME/.debug, else ./.debug. */
 static void cache_dir(void **state)
 {
 	struct fx *f = *state;
-	char out[PATH_MAX], cfg[PATH_MAX];
+	char out[PATH_MAX], cfg[PATH_MAX], home[PATH_MAX];
 	FILE *c;
 
 	setenv("HOME", "/home/someone", 1);
 	setenv("PERF_CONFIG", "/dev/null", 1);
 	assert_int_equal(buildid_cache_dir(out, sizeof(out)), 0);
 	assert_string_equal(out, "/home/someone/.debug");
+	same_as_kit();
 	unsetenv("HOME");
 	assert_int_equal(buildid_cache_dir(out, sizeof(out)), 0);
 	assert_string_equal(out, ".debug");
+	same_as_kit();
 	snprintf(cfg, sizeof(cfg), "%s/perfconfig", f->dir);
 	c = fopen(cfg, "w");
 	assert_non_null(c);
@@ -152,9 +221,20 @@ static void cache_dir(void **state)
 	setenv("PERF_CONFIG", cfg, 1);
 	assert_int_equal(buildid_cache_dir(out, sizeof(out)), 0);
 	assert_string_equal(out, "/var/cache/bid");
+	same_as_kit();
+	/* Without $PERF_CONFIG: ~/.perfconfig's buildid.dir. */
 	unsetenv("PERF_CONFIG");
+	snprintf(home, sizeof(home), "%s", f->dir);
+	setenv("HOME", home, 1);
+	snprintf(cfg, sizeof(cfg), "%s/.perfconfig", f->dir);
+	c = fopen(cfg, "w");
+	assert_non_null(c);
+	fputs("[buildid]\ndir=/srv/bid\n", c);
+	fclose(c);
+	same_as_kit();
 	setenv("HOME", "/home/someone", 1);
 	assert_int_equal(buildid_cache_dir(out, 8), -ENAMETOOLONG);
+	assert_int_equal(perfsink_kit_buildid_cache_dir(out, 8), -ENAMETOOLONG);
 }
 
 int main(void)
@@ -164,6 +244,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(old_layout_replaced, setup, teardown),
 		cmocka_unit_test_setup_teardown(no_build_id_skipped, setup, teardown),
 		cmocka_unit_test_setup_teardown(vdso_entry, setup, teardown),
+		cmocka_unit_test_setup_teardown(fd_entry_under_its_name, setup, teardown),
+		cmocka_unit_test_setup_teardown(fd_other_id_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(cache_dir, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
