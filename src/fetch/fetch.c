@@ -8,6 +8,7 @@
 #include "fetch/jit_maps.h"
 #include "fetch/pipe_to_file.h"
 #include "fetch/symbols.h"
+#include "base/buildid_dir.h"
 #include "base/log.h"
 
 #include <errno.h>
@@ -182,8 +183,10 @@ static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 	struct symbols_result r;
 	if (o->debug_dir)
 		snprintf(dir, sizeof(dir), "%s", o->debug_dir);
-	else
-		snprintf(dir, sizeof(dir), "%s/.debug", getenv("HOME") ? getenv("HOME") : ".");
+	else if (buildid_cache_dir(dir, sizeof(dir)) < 0) {
+		pr_err("symbols: the build-id cache directory's name is too long (perf's buildid.dir or $HOME)");
+		return 1;
+	}
 	int rc = symbols_fill(s->c, p2f_build_ids(&s->w), dir, &r, msg, sizeof(msg));
 	if (rc) {
 		pr_err("symbols: %s", msg[0] ? msg : strerror(-rc));

@@ -24,14 +24,9 @@
 #define PS_BUILDID_CACHE_H
 #include <stddef.h>
 #include <stdint.h>
+#include "base/buildid_dir.h"
 
-/*
- * The cache directory perf uses: buildid.dir from perf's config files
- * ($PERF_CONFIG alone, else /etc/perfconfig then ~/.perfconfig, the last
- * one wins), else $HOME/.debug, or ".debug" when HOME is unset (as perf's
- * set_buildid_dir).  0, or -ENAMETOOLONG.
- */
-int buildid_cache_dir(char *out, size_t len);
+/* buildid_cache_dir(): the cache directory perf uses, in base/buildid_dir.h. */
 
 /*
  * Add the DSO recorded as name (an absolute path, "[kernel.kallsyms]" or
