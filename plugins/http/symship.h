@@ -18,7 +18,9 @@
  * It has its own connections, so the sample stream never waits for it.
  * Build-ids reach a streaming sink only at the end of a stream (the
  * BUILD_ID feature, read through the format helpers in rotate() and
- * close()): that is when work is queued.
+ * close()): that is when work is queued.  A stream whose build-id part
+ * waited in the spool is queued again when it is sent from there (by
+ * `perfsink upload` or a later run), with no JIT maps: its pids are gone.
  *
  * THREADS.  symship_* are called from the engine thread (the sink ops);
  * the work runs on the shipper's thread.
@@ -45,8 +47,10 @@ int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char
 /*
  * Finish the queued work, but stop at CLOCK_MONOTONIC ms deadline (what
  * is left is counted, not sent); log the counts; stop the thread; free s.
+ * Returns how many files were not shipped because a request failed or
+ * was not tried (the collector failing, or the deadline).
  */
-void symship_close(struct symship *s, int64_t deadline_ms);
+unsigned symship_close(struct symship *s, int64_t deadline_ms);
 
 /*
  * The pids of the processes in a block of perf records (COMM and FORK
