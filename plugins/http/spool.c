@@ -492,8 +492,9 @@ static const char *file_refusal(const struct stat *st, uid_t owner, char *buf, s
 
 /*
  * Why an end marker's bytes must not be sent, or NULL: they are not the
- * sink's {"parts": N}, or a part numbered N or more is in the session's
- * directory (the marker would tell a reader the stream has fewer parts).
+ * sink's {"parts": N}, or a part numbered N or more was in the session's
+ * directory, at the scan (p->seq parts at least) or now (the marker would
+ * tell a reader the stream has fewer parts than it has).
  */
 static const char *end_refusal(int sess_fd, const struct part *p, char *buf, size_t len)
 {
@@ -505,6 +506,11 @@ static const char *end_refusal(int sess_fd, const struct part *p, char *buf, siz
 
 	if (part_end_parse(p->body.data, p->body.len, &n) < 0)
 		return "not an end marker ({\"parts\": N} as the sink writes it)";
+	if (n < p->seq) {
+		snprintf(buf, len, "says %" PRIu64 " parts, but part %010" PRIu64 " was in the spool", n,
+			 p->seq - 1);
+		return buf;
+	}
 	/* A description of its own: readdir must not move sess_fd's offset. */
 	fd = openat(sess_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	d = fd < 0 ? NULL : fdopendir(fd);
@@ -516,7 +522,7 @@ static const char *end_refusal(int sess_fd, const struct part *p, char *buf, siz
 	}
 	while (!why && (de = readdir(d)))
 		if (spool_seq_name(de->d_name, &seq) && seq >= n) {
-			snprintf(buf, len, "says %" PRIu64 " parts, but part %s is in the spool", n, de->d_name);
+			snprintf(buf, len, "says %" PRIu64 " parts, but part %s was in the spool", n, de->d_name);
 			why = buf;
 		}
 	closedir(d);
@@ -754,6 +760,20 @@ static int part_place_cmp(const void *a, const void *b)
 	return strcmp(pa->spool_path, pb->spool_path);
 }
 
+/*
+ * An end marker's seq is how many parts its session has at least: the
+ * last part the scan found beside it (prev, when of the same session) + 1.
+ * Checked against the marker when it is loaded, once those parts are sent.
+ */
+static void end_after(const struct part *prev, struct part *end)
+{
+	size_t dir = strlen(end->spool_path) - strlen(END_LEAF);
+
+	if (end->kind == PART_END && prev->kind == PART_DATA &&
+	    !strncmp(prev->spool_path, end->spool_path, dir) && !strchr(prev->spool_path + dir, '/'))
+		end->seq = prev->seq + 1;
+}
+
 static int walk(struct spool *s, int act, struct part **list)
 {
 	struct walk w = { s, act, NULL, 0, 0, 0 };
@@ -770,6 +790,8 @@ static int walk(struct spool *s, int act, struct part **list)
 		qsort(w.v, w.n, sizeof(*w.v), part_place_cmp);
 		for (i = 0; i + 1 < w.n; i++)
 			w.v[i]->next = w.v[i + 1];
+		for (i = 1; i < w.n; i++)
+			end_after(w.v[i - 1], w.v[i]);
 		*list = w.v[0];
 	} else {
 		for (i = 0; i < w.n; i++)

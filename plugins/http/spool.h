@@ -24,8 +24,8 @@
  *   records (perfsink_kit_records_validate), read from a regular file owned by the
  *   effective uid with one link;
  * - an end marker likewise, when its bytes are exactly the sink's
- *   {"parts": N} (part_end_parse) and no part numbered N or more is in
- *   its session's directory;
+ *   {"parts": N} (part_end_parse) and no part numbered N or more was in
+ *   its session's directory (at the scan, or when it is loaded);
  * - anything else found there (odd name, symlink, FIFO, directory where a
  *   part belongs, truncated or corrupt part) is moved, never deleted, to
  *   {spool_dir}/quarantine/{instance}/... (made the same safe way), and
@@ -95,7 +95,8 @@ void spool_remove(struct spool *s, struct part *p);
 
 /*
  * The parts in the spool, as a list in order of place (host, session,
- * seq, then the session's end marker, kind PART_END) with data NULL, key
+ * seq, then the session's end marker, kind PART_END, its seq the number of
+ * parts the scan found that it must count at least) with data NULL, key
  * and spool_path set; *out NULL when empty.  Leftover "{seq}.tmp" and
  * "end.tmp" files (a write cut by a crash) are deleted; every entry that
  * is neither a part nor an end marker is quarantined.  Returns the number
