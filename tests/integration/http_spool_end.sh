@@ -9,9 +9,10 @@
 command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0; }
 
 T=$(mktemp -d /tmp/http_spool_end.XXXXXX)
-REC_PID= WL_PID=
-trap '[ -n "$REC_PID" ] && kill -9 $REC_PID $WL_PID 2>/dev/null; nginx_stop; wait; rm -rf "$T"' EXIT
-echo "1..22"
+REC_PID= WL_PID= MOTO_PID=
+trap '[ -n "$REC_PID" ] && kill -9 $REC_PID $WL_PID 2>/dev/null; [ -n "$MOTO_PID" ] && kill $MOTO_PID 2>/dev/null
+	nginx_stop; wait; rm -rf "$T"' EXIT
+echo "1..25"
 
 P=$(free_port)
 URL=http://127.0.0.1:$P/c
@@ -127,4 +128,35 @@ check "a warning names the marker and why" \
 check "the parts were sent, the marker was not" \
 	bash -c "test \$(ls '$ROOT/$HOST/$S3' | wc -l) -ge 2 && ! test -e '$ROOT/$HOST/$S3.end' &&
 		test -f '$T/spool/quarantine/net/$HOST/$S3/end'"
+
+# ------------------------------------------ 5. the same in s3 mode (moto)
+if ! command -v moto_server >/dev/null || ! python3 -c 'import boto3' 2>/dev/null; then
+	for i in 1 2 3; do ok "# SKIP moto_server or boto3 not installed"; done
+	exit 0
+fi
+MP=$(free_port)
+EP=http://127.0.0.1:$MP
+INITIAL_NO_AUTH_ACTION_COUNT=4 moto_server -H 127.0.0.1 -p "$MP" >"$T/moto.log" 2>&1 &
+MOTO_PID=$!
+wait_port "$MP" || { echo "Bail out! moto_server did not start"; exit 1; }
+read -r KID SECRET < <(python3 "$TESTS_SRCDIR/integration/http_moto_setup.py" "$EP" bkt)
+printf '[p]\naws_access_key_id = %s\naws_secret_access_key = %s\n' "$KID" "$SECRET" > "$T/credentials"
+s3config() { # s3config FILE ENDPOINT: an s3 sink; the spool is the same whatever the endpoint
+	printf '[sink.bkt]\nplugin = http\nmode = s3\nurl = %s\nbucket = bkt\nprefix = runs\n' "$2" > "$1"
+	printf 'path_style = true\ncredentials_file = %s\nprofile = p\nspool_dir = %s\n' "$T/credentials" "$T/spool" >> "$1"
+	printf 'part_size = 8K\ndrain_timeout = 1s\nbackoff_base = 100ms\nsymbols = none\n' >> "$1"
+}
+s3config "$T/s3down.ini" "http://127.0.0.1:$(free_port)"
+(cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 --config s3down.ini -- "$WORKLOAD" cpu 300 \
+	>"$T/r5.out" 2>"$T/r5.err")
+S5=$(ls "$T/spool/bkt/$HOST" 2>/dev/null)
+check "s3, endpoint down: the parts and the end marker wait in the spool" \
+	bash -c "test -n '$S5' && test -f '$T/spool/bkt/$HOST/$S5/end'" || show "$T/r5.err"
+s3config "$T/s3.ini" "$EP"
+(cd "$T" && timeout 120 "$PERFSINK" upload --config s3.ini >"$T/u5.out" 2>"$T/u5.err")
+check "upload to the bucket exits 0 and sends the end marker" \
+	bash -c "test $? = 0 && grep -q 'and 1 end marker, ' '$T/u5.err'" || show "$T/u5.err"
+"$PERFSINK" ls --config "$T/s3.ini" s3://bkt/runs >"$T/ls5.out" 2>"$T/ls5.err"
+check "ls s3://bkt/runs: the session is ended" grep -q "^$HOST  *$S5 .* ended$" "$T/ls5.out" ||
+	show "$T/ls5.out"
 exit 0
