@@ -45,15 +45,26 @@ struct http_sink {
 	char **urls;      /* every stream's {url}/{host}/{session}/, as reported */
 	unsigned nr_urls;
 	int64_t drain_start_ms;    /* when drain() began: symbols share its drain_timeout; 0: not yet */
+	int64_t upload_until_ms;   /* upload()'s deadline, which symbols share; 0: no upload() */
 	int64_t next_ship_ms;      /* when the build-ids seen so far go to the shipper again */
 };
 
-static int64_t now_ms(void)
+static int64_t mono_ms(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Uploader's thread: an earlier run's build-id part left the spool; ship its symbols now. */
+static void ship_spooled(void *arg, const char *key_base, const uint8_t *recs, size_t len)
+{
+	struct http_sink *h = arg;
+
+	if (symship_queue(h->ship, recs, len, key_base, NULL, 0) < 0)
+		h->inst->host->log(h->inst, PERFSINK_LOG_WARN,
+				   "symbols of %s are not shipped: out of memory", key_base);
 }
 
 /* One line; with the FILE:LINE of the key at fault (key < 0: none) from a 1.3 host. */
@@ -112,6 +123,8 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 	if (h->conf.symbols != SYMBOLS_NONE && (rc = symship_new(inst, &h->conf, &h->ship)) < 0)
 		inst->host->log(inst, PERFSINK_LOG_WARN, "symbols are not shipped: cannot start their thread: %s",
 				strerror(-rc));
+	if (h->ship)
+		uploader_on_buildids(h->up, ship_spooled, h);
 	if (!h->conf.tls_verify)
 		inst->host->log(inst, PERFSINK_LOG_WARN,
 				"tls_verify = false: the collector's certificate is not checked");
@@ -193,7 +206,7 @@ static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *
 	h->key_base = session ? key_base_of(stream->host_name, session) : NULL;
 	if (rc == 0)
 		stream_report(h, stream, session);
-	h->next_ship_ms = now_ms() + PERFSINK_BUILD_IDS_EVERY_MS;
+	h->next_ship_ms = mono_ms() + PERFSINK_BUILD_IDS_EVERY_MS;
 	free(session);
 	host->bytes_free(&hdr);
 	return rc;
@@ -252,7 +265,7 @@ static void ship_so_far(struct http_sink *h)
 {
 	uint8_t *rec = NULL;
 	size_t len = 0;
-	int64_t now = now_ms();
+	int64_t now = mono_ms();
 
 	if (!h->key_base || !h->stream || now < h->next_ship_ms)
 		return;
@@ -286,6 +299,7 @@ static int http_upload(void *ctx, int64_t deadline_ms)
 	struct http_sink *h = ctx;
 	int64_t t = deadline_ms > 0 ? deadline_ms : h->conf.drain_timeout_ms;
 
+	h->upload_until_ms = mono_ms() + t;
 	return uploader_upload(h->up, t);
 }
 
@@ -301,7 +315,7 @@ static int http_drain(void *ctx)
 	struct perfsink_sink_stats st = { 0 };
 	int rc;
 
-	h->drain_start_ms = now_ms();
+	h->drain_start_ms = mono_ms();
 	/* The build-ids and the end marker go out with the last parts (the
 	 * host updates BUILD_ID before drain()), and the symbols start. */
 	http_stream_end(h);
@@ -325,17 +339,30 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct http_sink *h = ctx;
 	int64_t drain = sum ? h->conf.drain_timeout_ms : 0;
+	struct perfsink_sink_stats st = { 0 };
+	unsigned unshipped;
 	int rc;
 
 	if (!h->drain_start_ms)
-		h->drain_start_ms = now_ms();
+		h->drain_start_ms = mono_ms();
 	if (sum && sum->stop_reason >= 0)
 		http_stream_end(h);
 	/* After upload() the deadline was upload's; after drain() it is over. */
-	rc = uploader_close(h->up, drain);
-	/* Symbols went on meanwhile, on their own thread, within the same drain_timeout. */
-	if (h->ship)
-		symship_close(h->ship, h->drain_start_ms + drain);
+	rc = uploader_drain(h->up, drain);
+	uploader_stats(h->up, &st);
+	uploader_close(h->up, 0); /* joined: returns drain's error again */
+	/*
+	 * Symbols went on meanwhile, on their own thread, within the same
+	 * drain_timeout (or what is left of upload()'s deadline).
+	 */
+	unshipped = h->ship ? symship_close(h->ship, h->upload_until_ms ? h->upload_until_ms
+									  : h->drain_start_ms + drain)
+			    : 0;
+	if (unshipped && sum && st.spooled_parts)
+		h->inst->host->log(h->inst, PERFSINK_LOG_INFO,
+				   "the symbols not shipped go with the stream's build-id part, which "
+				   "waits in the spool: `perfsink upload` (or the next run) ships them "
+				   "when it sends it");
 	pid_set_free(&h->pids);
 	free(h->key_base);
 

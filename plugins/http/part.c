@@ -2,6 +2,8 @@
 #include "part.h"
 
 #include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,4 +115,29 @@ struct part *part_cutter_meta(struct part_cutter *c, const void *data, size_t le
 void part_cutter_destroy(struct part_cutter *c)
 {
 	part_free(part_cutter_flush(c));
+}
+
+size_t part_end_format(char *buf, uint64_t parts)
+{
+	return (size_t)snprintf(buf, PART_END_MAX, "{\"parts\": %" PRIu64 "}\n", parts);
+}
+
+int part_end_parse(const uint8_t *data, size_t len, uint64_t *parts)
+{
+	static const char head[] = "{\"parts\": ";
+	char buf[PART_END_MAX], digits[24];
+	size_t n = sizeof(head) - 1, d;
+
+	if (len < n + 3 || len >= sizeof(digits) + n || memcmp(data, head, n))
+		return -1;
+	d = len - n - 2; /* the digits, then "}\n" */
+	memcpy(digits, data + n, d);
+	digits[d] = '\0';
+	if (d > 19 || strspn(digits, "0123456789") != d || (d > 1 && digits[0] == '0'))
+		return -1;
+	*parts = strtoull(digits, NULL, 10);
+	/* Byte for byte what part_end_format writes: nothing else is sent. */
+	if (*parts == 0 || part_end_format(buf, *parts) != len || memcmp(buf, data, len))
+		return -1;
+	return 0;
 }

@@ -20,7 +20,9 @@ enum part_kind {
 	PART_DATA = 0,   /* records from buffers; subject to the spool cap */
 	PART_META,       /* prologue or LOST marker: small, never dropped */
 	PART_END,        /* the stream's end marker {host}/{session}.end: sent
-			  * after the last part, never spooled */
+			  * after the last part; spooled after it (as
+			  * {session}/end) when the stream ended cleanly but
+			  * could not be sent */
 };
 
 struct part {
@@ -70,5 +72,15 @@ int64_t part_cutter_deadline(const struct part_cutter *c);
  */
 struct part *part_cutter_meta(struct part_cutter *c, const void *data, size_t len);
 void part_cutter_destroy(struct part_cutter *c);
+
+/*
+ * The end marker's bytes: {"parts": N}\n, N the stream's part count.
+ * part_end_format writes them to buf (at least PART_END_MAX bytes) and
+ * returns their length.  part_end_parse accepts exactly what it writes,
+ * with N >= 1 (part 0, the prologue, always exists): 0 and *parts, or -1.
+ */
+#define PART_END_MAX 48
+size_t part_end_format(char *buf, uint64_t parts);
+int part_end_parse(const uint8_t *data, size_t len, uint64_t *parts);
 
 #endif

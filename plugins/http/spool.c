@@ -16,6 +16,8 @@
 
 #define QUARANTINE "quarantine"
 #define NAME_MAX_LEN 200
+/* A session's end marker in its spool directory; sorts after every part. */
+#define END_LEAF "end"
 
 static int mkdir_p(const char *path)
 {
@@ -72,7 +74,13 @@ static int dir_name_ok(const char *name)
 	return n && !name[n] && n <= NAME_MAX_LEN && name[0] != '.';
 }
 
-/* "{seq}.tmp": a write cut short by a crash. */
+/* A leaf the sink writes in a session directory: a part, or the end marker. */
+static int leaf_name_ok(const char *name)
+{
+	return spool_seq_name(name, NULL) || !strcmp(name, END_LEAF);
+}
+
+/* "{seq}.tmp" or "end.tmp": a write cut short by a crash. */
 static int tmp_name(const char *name)
 {
 	size_t n = strlen(name);
@@ -82,7 +90,28 @@ static int tmp_name(const char *name)
 		return 0;
 	memcpy(seq, name, n - 4);
 	seq[n - 4] = '\0';
-	return spool_seq_name(seq, NULL);
+	return leaf_name_ok(seq);
+}
+
+/*
+ * Where p lives below the instance directory: its key, but the end marker
+ * "{host}/{session}.end" is kept as "{host}/{session}/end", in its
+ * session's directory, where the scan finds it after the session's parts.
+ */
+static int part_rel(const struct part *p, char *rel, size_t len)
+{
+	size_t n = strlen(p->key);
+
+	if (p->kind != PART_END) {
+		if (n >= len)
+			return -EINVAL;
+		memcpy(rel, p->key, n + 1);
+		return 0;
+	}
+	if (n < 5 || strcmp(p->key + n - 4, ".end") || n + 1 >= len)
+		return -EINVAL;
+	snprintf(rel, len, "%.*s/" END_LEAF, (int)(n - 4), p->key);
+	return 0;
 }
 
 /* Why name in parent could not be opened as a directory. */
@@ -325,6 +354,7 @@ static void loc_close(struct loc *l)
 	l->host_fd = l->sess_fd = -1;
 }
 
+/* key: a part's place below the instance directory (part_rel). */
 static int loc_open(struct spool *s, const char *key, int create, struct loc *l)
 {
 	const char *a = strchr(key, '/'), *b = a ? strchr(a + 1, '/') : NULL;
@@ -342,7 +372,7 @@ static int loc_open(struct spool *s, const char *key, int create, struct loc *l)
 	memcpy(l->sess, a + 1, (size_t)(b - a - 1));
 	l->sess[b - a - 1] = '\0';
 	l->leaf = b + 1;
-	if (!dir_name_ok(l->host) || !dir_name_ok(l->sess) || !spool_seq_name(l->leaf, NULL)) {
+	if (!dir_name_ok(l->host) || !dir_name_ok(l->sess) || !leaf_name_ok(l->leaf)) {
 		snprintf(s->err, sizeof(s->err), "spool: bad part key %s", key);
 		return -EINVAL;
 	}
@@ -383,7 +413,7 @@ static int write_all(int fd, const uint8_t *d, size_t len)
 
 int spool_put(struct spool *s, struct part *p)
 {
-	char tmp[64];
+	char tmp[64], rel[1024];
 	struct loc l;
 	int fd, rc;
 
@@ -391,7 +421,12 @@ int spool_put(struct spool *s, struct part *p)
 		return 0;
 	if (p->kind == PART_DATA && s->used + p->body.len > s->max)
 		return -ENOSPC;
-	rc = loc_open(s, p->key, 1, &l);
+	rc = part_rel(p, rel, sizeof(rel));
+	if (rc < 0) {
+		snprintf(s->err, sizeof(s->err), "spool: bad part key %s", p->key);
+		return rc;
+	}
+	rc = loc_open(s, rel, 1, &l);
 	if (rc < 0)
 		return rc;
 	snprintf(tmp, sizeof(tmp), "%s.tmp", l.leaf);
@@ -409,7 +444,7 @@ int spool_put(struct spool *s, struct part *p)
 	}
 	loc_close(&l);
 	if (rc == 0)
-		p->spool_path = path_join(s->dir, p->key);
+		p->spool_path = path_join(s->dir, rel);
 	if (rc == 0 && !p->spool_path)
 		rc = -ENOMEM;
 	if (rc < 0) {
@@ -455,16 +490,70 @@ static const char *file_refusal(const struct stat *st, uid_t owner, char *buf, s
 	return NULL;
 }
 
+/*
+ * Why an end marker's bytes must not be sent, or NULL: they are not the
+ * sink's {"parts": N}, or a part numbered N or more was in the session's
+ * directory, at the scan (p->seq parts at least) or now (the marker would
+ * tell a reader the stream has fewer parts than it has).
+ */
+static const char *end_refusal(int sess_fd, const struct part *p, char *buf, size_t len)
+{
+	const char *why = NULL;
+	struct dirent *de;
+	uint64_t n, seq;
+	DIR *d;
+	int fd;
+
+	if (part_end_parse(p->body.data, p->body.len, &n) < 0)
+		return "not an end marker ({\"parts\": N} as the sink writes it)";
+	if (n < p->seq) {
+		snprintf(buf, len, "says %" PRIu64 " parts, but part %010" PRIu64 " was in the spool", n,
+			 p->seq - 1);
+		return buf;
+	}
+	/* A description of its own: readdir must not move sess_fd's offset. */
+	fd = openat(sess_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		snprintf(buf, len, "cannot list its session directory: %s", strerror(errno));
+		return buf;
+	}
+	while (!why && (de = readdir(d)))
+		if (spool_seq_name(de->d_name, &seq) && seq >= n) {
+			snprintf(buf, len, "says %" PRIu64 " parts, but part %s was in the spool", n, de->d_name);
+			why = buf;
+		}
+	closedir(d);
+	return why;
+}
+
+/* Why p's bytes, read back, are not what the sink spooled, or NULL. */
+static const char *content_refusal(int sess_fd, const struct part *p, char *buf, size_t len)
+{
+	char rwhy[256];
+
+	if (p->kind == PART_END)
+		return end_refusal(sess_fd, p, buf, len);
+	if (perfsink_kit_records_validate(p->body.data, p->body.len, p->seq == 0, rwhy, sizeof(rwhy)) == 0)
+		return NULL;
+	snprintf(buf, len, "not whole perf records: %s", rwhy);
+	return buf;
+}
+
 int spool_load(struct spool *s, struct part *p)
 {
-	char why[300], rwhy[256];
+	char why[300], rwhy[256], rel[1024];
 	const char *bad = NULL;
 	struct stat st;
 	struct loc l;
 	int fd, rc;
 	uint64_t bytes = 0;
 
-	rc = loc_open(s, p->key, 0, &l);
+	rc = part_rel(p, rel, sizeof(rel));
+	if (rc == 0)
+		rc = loc_open(s, rel, 0, &l);
 	if (rc < 0)
 		return rc;
 	fd = openat(l.sess_fd, l.leaf, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -484,16 +573,13 @@ int spool_load(struct spool *s, struct part *p)
 		p->body.len = (size_t)st.st_size;
 		if (rc == 0)
 			rc = read_all(fd, p->body.data, p->body.len);
-		if (rc == 0 && perfsink_kit_records_validate(p->body.data, p->body.len, p->seq == 0, rwhy, sizeof(rwhy)) < 0) {
-			snprintf(why, sizeof(why), "not whole perf records: %s", rwhy);
-			bad = why;
-			bytes = p->body.len;
-		}
+		if (rc == 0 && (bad = content_refusal(l.sess_fd, p, why, sizeof(why))))
+			bytes = p->kind == PART_END ? 0 : p->body.len; /* a marker holds no data */
 	}
 	if (fd >= 0)
 		close(fd);
 	if (bad) {
-		quarantine(s, l.sess_fd, l.leaf, p->key, bad, bytes);
+		quarantine(s, l.sess_fd, l.leaf, rel, bad, bytes);
 		perfsink_kit_buf_free(&p->body);
 		free(p->spool_path);
 		p->spool_path = NULL;
@@ -507,12 +593,13 @@ int spool_load(struct spool *s, struct part *p)
 
 void spool_remove(struct spool *s, struct part *p)
 {
+	char rel[1024];
 	struct stat st;
 	struct loc l;
 
 	if (!p->spool_path)
 		return;
-	if (loc_open(s, p->key, 0, &l) == 0) {
+	if (part_rel(p, rel, sizeof(rel)) == 0 && loc_open(s, rel, 0, &l) == 0) {
 		if (fstatat(l.sess_fd, l.leaf, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
 		    unlinkat(l.sess_fd, l.leaf, 0) == 0)
 			s->used -= (uint64_t)st.st_size <= s->used ? (uint64_t)st.st_size : s->used;
@@ -535,8 +622,10 @@ struct walk {
 	uint64_t bytes;
 };
 
-static int walk_add(struct walk *w, const char *rel, uint64_t seq, size_t size)
+/* rel: the part's place (part_rel); an end marker's key is "{host}/{session}.end". */
+static int walk_add(struct walk *w, const char *rel, enum part_kind kind, uint64_t seq, size_t size)
 {
+	size_t n = strlen(rel);
 	struct part *p;
 
 	if (w->n == w->cap) {
@@ -548,8 +637,12 @@ static int walk_add(struct walk *w, const char *rel, uint64_t seq, size_t size)
 		w->v = v;
 		w->cap = cap;
 	}
-	p = part_new(seq, PART_DATA);
-	if (!p || !(p->key = strdup(rel)) || !(p->spool_path = path_join(w->s->dir, rel))) {
+	p = part_new(seq, kind);
+	if (p && kind == PART_END && (p->key = malloc(n + 1)))
+		snprintf(p->key, n + 1, "%.*s.end", (int)(n - strlen("/" END_LEAF)), rel);
+	else if (p)
+		p->key = strdup(rel);
+	if (!p || !p->key || !(p->spool_path = path_join(w->s->dir, rel))) {
 		part_free(p);
 		return -ENOMEM;
 	}
@@ -607,8 +700,10 @@ static int walk_leaf(struct walk *w, int dfd, const char *name, const char *rel,
 			unlinkat(dfd, name, 0);
 		return 0;
 	}
-	if (!spool_seq_name(name, &seq))
-		why = "name is not a part sequence number (10 to 19 digits)";
+	int end = !strcmp(name, END_LEAF);
+
+	if (!end && !spool_seq_name(name, &seq))
+		why = "name is not a part sequence number (10 to 19 digits) or " END_LEAF;
 	else
 		why = file_refusal(st, w->s->owner, buf, sizeof(buf));
 	if (why) {
@@ -616,7 +711,10 @@ static int walk_leaf(struct walk *w, int dfd, const char *name, const char *rel,
 		return 0;
 	}
 	w->bytes += (uint64_t)st->st_size;
-	return w->act ? walk_add(w, rel, seq, (size_t)st->st_size) : 0;
+	if (!w->act)
+		return 0;
+	return end ? walk_add(w, rel, PART_END, 0, (size_t)st->st_size)
+		   : walk_add(w, rel, PART_DATA, seq, (size_t)st->st_size);
 }
 
 /* Walk dfd (rel below the instance dir); depth 1 holds the parts. */
@@ -654,11 +752,26 @@ static int walk_dir(struct walk *w, int dfd, const char *rel, int depth)
 	return rc;
 }
 
-static int part_key_cmp(const void *a, const void *b)
+/* By place in the spool: a session's parts in seq order, then its end marker. */
+static int part_place_cmp(const void *a, const void *b)
 {
 	const struct part *pa = *(struct part *const *)a, *pb = *(struct part *const *)b;
 
-	return strcmp(pa->key, pb->key);
+	return strcmp(pa->spool_path, pb->spool_path);
+}
+
+/*
+ * An end marker's seq is how many parts its session has at least: the
+ * last part the scan found beside it (prev, when of the same session) + 1.
+ * Checked against the marker when it is loaded, once those parts are sent.
+ */
+static void end_after(const struct part *prev, struct part *end)
+{
+	size_t dir = strlen(end->spool_path) - strlen(END_LEAF);
+
+	if (end->kind == PART_END && prev->kind == PART_DATA &&
+	    !strncmp(prev->spool_path, end->spool_path, dir) && !strchr(prev->spool_path + dir, '/'))
+		end->seq = prev->seq + 1;
 }
 
 static int walk(struct spool *s, int act, struct part **list)
@@ -674,9 +787,11 @@ static int walk(struct spool *s, int act, struct part **list)
 	if (rc == 0)
 		s->used = w.bytes;
 	if (rc == 0 && list && w.n) {
-		qsort(w.v, w.n, sizeof(*w.v), part_key_cmp);
+		qsort(w.v, w.n, sizeof(*w.v), part_place_cmp);
 		for (i = 0; i + 1 < w.n; i++)
 			w.v[i]->next = w.v[i + 1];
+		for (i = 1; i < w.n; i++)
+			end_after(w.v[i - 1], w.v[i]);
 		*list = w.v[0];
 	} else {
 		for (i = 0; i < w.n; i++)

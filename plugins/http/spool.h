@@ -2,9 +2,13 @@
  * The local spool: parts that could not be sent yet, one file each, at
  *
  *     {spool_dir}/{instance}/{host}/{session}/{seq}      (part->key below the instance)
+ *     {spool_dir}/{instance}/{host}/{session}/end        (the end marker, key
+ *                                                         {host}/{session}.end)
  *
- * written as "{seq}.tmp" and renamed, so a crash leaves whole parts or
- * nothing.  The data parts it holds are capped at max bytes; meta parts
+ * written as "{seq}.tmp" ("end.tmp") and renamed, so a crash leaves whole
+ * parts or nothing.  The end marker is there only when the recording ended
+ * cleanly with the session's tail unsent: the scan lists it after the
+ * session's parts, so it is sent after them.  The data parts it holds are capped at max bytes; meta parts
  * (prologue, LOST markers) are tiny and always accepted, so the stream a
  * later upload delivers stays readable.  What is in the directory at open
  * (a backlog of earlier runs) counts toward the cap.
@@ -19,6 +23,9 @@
  *   writes it (spool_seq_name) and its bytes are whole perf pipe-mode
  *   records (perfsink_kit_records_validate), read from a regular file owned by the
  *   effective uid with one link;
+ * - an end marker likewise, when its bytes are exactly the sink's
+ *   {"parts": N} (part_end_parse) and no part numbered N or more was in
+ *   its session's directory (at the scan, or when it is loaded);
  * - anything else found there (odd name, symlink, FIFO, directory where a
  *   part belongs, truncated or corrupt part) is moved, never deleted, to
  *   {spool_dir}/quarantine/{instance}/... (made the same safe way), and
@@ -76,7 +83,8 @@ void spool_close(struct spool *s);
  */
 int spool_put(struct spool *s, struct part *p);
 /*
- * Read the bytes of a spooled part back into p->data and check them.
+ * Read the bytes of a spooled part (or end marker) back into p->data and
+ * check them.
  * -EBADMSG: the part was not a good one; it has been quarantined (and
  * reported), p->spool_path is NULL, the caller forgets p.  -ENOENT: it is
  * gone.  Other negative errno: the spool itself failed (reason in s->err).
@@ -86,11 +94,13 @@ int spool_load(struct spool *s, struct part *p);
 void spool_remove(struct spool *s, struct part *p);
 
 /*
- * The parts in the spool, as a list in key order (host, session, seq) with
- * data NULL, key and spool_path set; *out NULL when empty.  Leftover
- * "{seq}.tmp" files (a write cut by a crash) are deleted; every entry that
- * is not a part is quarantined.  Returns the number of parts or a negative
- * errno (reason in s->err).
+ * The parts in the spool, as a list in order of place (host, session,
+ * seq, then the session's end marker, kind PART_END, its seq the number of
+ * parts the scan found that it must count at least) with data NULL, key
+ * and spool_path set; *out NULL when empty.  Leftover "{seq}.tmp" and
+ * "end.tmp" files (a write cut by a crash) are deleted; every entry that
+ * is neither a part nor an end marker is quarantined.  Returns the number
+ * of entries (end markers included) or a negative errno (reason in s->err).
  */
 int spool_scan(struct spool *s, struct part **out);
 

@@ -442,9 +442,10 @@ int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, co
 	return queue(s, recs, len, key_base, NULL, 0, 1);
 }
 
-void symship_close(struct symship *s, int64_t deadline_ms)
+unsigned symship_close(struct symship *s, int64_t deadline_ms)
 {
 	const struct ship_counts *c = &s->c;
+	unsigned unshipped;
 
 	atomic_store(&s->deadline, deadline_ms > 0 ? deadline_ms : 1);
 	pthread_mutex_lock(&s->lock);
@@ -459,11 +460,13 @@ void symship_close(struct symship *s, int64_t deadline_ms)
 		    "%u JIT maps, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)",
 		    c->files, c->bytes, c->replaced, c->present, c->over_cap, c->over_cap_bytes, c->jit,
 		    c->changed + c->missing, c->failed, c->left);
+	unshipped = c->failed + c->left;
 	perfsink_kit_buf_free(&s->buf);
 	free(s->done);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);
+	return unshipped;
 }
 
 /* --------------------------------------------------------------- pid set */

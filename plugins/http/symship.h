@@ -20,6 +20,9 @@
  * PERFSINK_BUILD_IDS_EVERY_MS from a 1.5 host) and at its end (all of
  * them, with the JIT maps of its processes); what a run has settled is
  * not looked at again.
+ * A stream whose build-id part waited in the spool is queued again when it
+ * is sent from there (by `perfsink upload` or a later run), with no JIT
+ * maps: its pids are gone.
  *
  * THREADS.  symship_* are called from the engine thread (the sink ops);
  * the work runs on the shipper's thread.
@@ -52,8 +55,10 @@ int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, co
 /*
  * Finish the queued work, but stop at CLOCK_MONOTONIC ms deadline (what
  * is left is counted, not sent); log the counts; stop the thread; free s.
+ * Returns how many files were not shipped because a request failed or
+ * was not tried (the collector failing, or the deadline).
  */
-void symship_close(struct symship *s, int64_t deadline_ms);
+unsigned symship_close(struct symship *s, int64_t deadline_ms);
 
 /*
  * The pids of the processes in a block of perf records (COMM and FORK

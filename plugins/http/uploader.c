@@ -17,6 +17,7 @@
 #include <time.h>
 
 #define TAKE_MAX 64
+#define REC_HEADER_BUILD_ID 67 /* PERF_RECORD_HEADER_BUILD_ID */
 /* Longest wait of barrier() for queued parts to be sent. */
 #define BARRIER_SEND_WAIT_MS 250
 
@@ -45,6 +46,8 @@ struct uploader {
 	size_t epilogue_len;
 	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
 	int upload_req, upload_done;
+	uploader_buildids_fn on_buildids; /* set by uploader_on_buildids */
+	void *on_buildids_arg;
 	uint64_t quarantined;      /* spool entries moved to quarantine */
 	int stopping;              /* set by uploader_close */
 	int64_t drain_until;       /* with stopping */
@@ -70,6 +73,8 @@ struct uploader {
 	uint64_t lost_parts;
 	int loss_warned;
 	int end_queued;            /* the end marker of key_base is queued */
+	int end_spool_warned;      /* an end marker could not be spooled: said once */
+	uint64_t ends_sent;        /* end markers delivered (not parts: not in st.files) */
 	int have_stream;           /* key_base names a stream begun by start() */
 	/* Whose data waits in the spool: this run's parts, earlier runs' (backlog). */
 	uint64_t spooled_parts, spooled_bytes, backlog_parts, backlog_bytes, backlog_sent;
@@ -135,14 +140,36 @@ static void part_drop(struct uploader *u, struct part *p, const char *why)
 		p->body.len = 0;
 }
 
+/*
+ * An end marker goes to the spool like a part, after its stream's parts
+ * (the queue's order), but is never replaced by a LOST record: one the
+ * spool cannot take is only not sent, and said once.
+ */
+static void end_spill(struct uploader *u, struct part *p)
+{
+	if (spool_put(u->spool, p) == 0) {
+		u->spooled_parts++;
+		u->spooled_bytes += p->body.len;
+		part_unload(p);
+	} else if (!u->end_spool_warned) {
+		LOG(u, WARN, "the end marker %s cannot be spooled (%s): it is not sent, and the session "
+		    "shows as not ended even once its parts are sent", p->key, u->spool->err);
+		u->end_spool_warned = 1;
+	}
+}
+
 /* Move p's bytes to the spool; drop p when the spool cannot take them. */
 static void part_spill(struct uploader *u, struct part *p)
 {
 	int was_mem = part_in_memory_only(p);
 	int rc;
 
-	if (p->spool_path || !p->body.data || p->kind == PART_END)
+	if (p->spool_path || !p->body.data)
 		return;
+	if (p->kind == PART_END) {
+		end_spill(u, p);
+		return;
+	}
 	rc = spool_put(u->spool, p);
 	if (rc == -ENOSPC) {
 		part_drop(u, p, "spool full (spool_max)");
@@ -282,6 +309,8 @@ static void part_delivered(struct uploader *u, struct part *p)
 		u->st.bytes_out += p->body.len;
 		u->st.files++;
 		pthread_mutex_unlock(&u->lock);
+	} else {
+		u->ends_sent++;
 	}
 	spool_remove(u->spool, p);
 	part_free(p);
@@ -334,6 +363,45 @@ static void transfer_failed(struct uploader *u, enum transfer_result r, const ch
 	fail(u, strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403") ? -EACCES : -EIO);
 }
 
+/* Whether data is HEADER_BUILD_ID records and nothing else: a stream's build-id part. */
+static int only_build_ids(const uint8_t *data, size_t len)
+{
+	size_t off = 0;
+
+	while (off + 8 <= len) {
+		uint32_t type;
+		uint16_t size;
+
+		memcpy(&type, data + off, 4);
+		memcpy(&size, data + off + 6, 2);
+		if (type != REC_HEADER_BUILD_ID || size < 8 || size > len - off)
+			return 0;
+		off += size;
+	}
+	return len > 0 && off == len;
+}
+
+/* p, of an earlier run, was delivered: its build-ids' symbols may still be unshipped. */
+static void backlog_buildids(struct uploader *u, const struct part *p)
+{
+	uploader_buildids_fn fn;
+	const char *slash = strrchr(p->key, '/');
+	char *key_base;
+	void *arg;
+
+	pthread_mutex_lock(&u->lock);
+	fn = u->on_buildids;
+	arg = u->on_buildids_arg;
+	pthread_mutex_unlock(&u->lock);
+	if (!fn || p->kind != PART_DATA || !p->seq || !slash || !p->body.data ||
+	    !only_build_ids(p->body.data, p->body.len))
+		return;
+	key_base = strndup(p->key, (size_t)(slash - p->key));
+	if (key_base)
+		fn(arg, key_base, p->body.data, p->body.len);
+	free(key_base);
+}
+
 static void transfers_reap(struct uploader *u)
 {
 	CURLMsg *m;
@@ -357,6 +425,8 @@ static void transfers_reap(struct uploader *u)
 		retry_after = transfer_retry_after(u->xfer);
 		transfer_free(u->xfer);
 		u->xfer = NULL;
+		if (r == XFER_DONE && p == u->backlog)
+			backlog_buildids(u, p);
 		if (p->spool_path) {
 			/* Read back for this try only; the spool keeps the bytes. */
 			part_unload(p);
@@ -374,22 +444,24 @@ static void transfers_reap(struct uploader *u)
  * The end marker of the stream being cut: {host}/{session}.end, a sibling of
  * the parts' folder (so `cat` of the folder is still the stream), holding
  * {"parts": N}.  Queued after the last part, so the collector gets it only
- * once every part before it is stored; never spooled: a stream whose tail
- * waits in the spool at exit has no end marker (fetch reports it as not
- * ended, which is what the collector holds).
+ * once every part before it is stored.  Queued only when the stream ends
+ * (a rotation, or the drain at the end of a run): a recorder that crashed
+ * or was killed leaves none.  Its stream's tail waits in the spool at exit:
+ * so does the marker, after it, and `perfsink upload` or the next run sends
+ * it last.
  */
 static void end_enqueue(struct uploader *u)
 {
-	char body[64];
+	char body[PART_END_MAX];
 	struct part *p;
-	int n;
+	size_t n;
 
 	if (!u->have_stream || u->end_queued)
 		return;
 	u->end_queued = 1;
-	n = snprintf(body, sizeof(body), "{\"parts\": %" PRIu64 "}\n", u->cut.next_seq);
+	n = part_end_format(body, u->cut.next_seq);
 	p = part_new(u->cut.next_seq, PART_END);
-	if (p && part_append(p, body, (size_t)n) == 0 &&
+	if (p && part_append(p, body, n) == 0 &&
 	    (p->key = malloc(strlen(u->key_base) + 5))) {
 		sprintf(p->key, "%s.end", u->key_base);
 		part_enqueue(u, p);
@@ -471,9 +543,15 @@ static void backlog_scan(struct uploader *u)
 	}
 	u->backlog_parts = (uint64_t)n;
 	u->backlog_bytes = u->spool->used;
-	if (n > 0)
-		LOG(u, INFO, "%d parts of earlier runs in %s (%" PRIu64 " bytes): sending them", n,
-		    u->spool->dir, u->spool->used);
+	if (n > 0) {
+		unsigned ends = 0;
+
+		for (struct part *p = u->backlog; p; p = p->next)
+			ends += p->kind == PART_END;
+		LOG(u, INFO, "%u parts and %u end marker%s of earlier runs in %s (%" PRIu64 " bytes): "
+		    "sending them", (unsigned)n - ends, ends, ends == 1 ? "" : "s", u->spool->dir,
+		    u->spool->used);
+	}
 }
 
 static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_t n)
@@ -603,7 +681,7 @@ static void shared_publish(struct uploader *u)
 /* At the end: whatever was not sent goes to the spool (or is counted lost). */
 static void uploader_finish(struct uploader *u)
 {
-	uint64_t parts = 0, bytes = 0;
+	uint64_t parts = 0, ends = 0, bytes = 0;
 	struct part *p;
 
 	if (u->xfer) {
@@ -618,14 +696,16 @@ static void uploader_finish(struct uploader *u)
 	while ((p = u->q_head)) {
 		part_spill(u, p);
 		if (p->spool_path) {
-			parts++;
+			parts += p->kind != PART_END;
+			ends += p->kind == PART_END;
 			bytes += p->body.len;
 		}
 		part_unlink_head(&u->q_head, &u->q_tail, p);
 		part_free(p);
 	}
 	while ((p = u->backlog)) {
-		parts++;
+		parts += p->kind != PART_END;
+		ends += p->kind == PART_END;
 		bytes += p->body.len;
 		part_unlink_head(&u->backlog, NULL, p);
 		part_free(p);
@@ -636,16 +716,20 @@ static void uploader_finish(struct uploader *u)
 	 * with the same counts.
 	 */
 	if (u->backlog_scanned && !u->recording)
-		LOG(u, INFO, "sent %" PRIu64 " parts (%" PRIu64 " bytes), %" PRIu64 " retries, "
-		    "left %" PRIu64 " parts (%" PRIu64 " bytes) in the spool, lost %" PRIu64 " bytes (%"
-		    PRIu64 " records) in %" PRIu64 " parts", u->st.files, u->st.bytes_out, u->st.retries,
-		    parts, bytes, u->st.dropped_bytes, u->st.dropped_records, u->lost_parts);
+		LOG(u, INFO, "sent %" PRIu64 " parts (%" PRIu64 " bytes) and %" PRIu64 " end marker%s, %"
+		    PRIu64 " retries, left %" PRIu64 " parts and %" PRIu64 " end marker%s (%" PRIu64
+		    " bytes) in the spool, lost %" PRIu64 " bytes (%" PRIu64 " records) in %" PRIu64
+		    " parts", u->st.files, u->st.bytes_out, u->ends_sent, u->ends_sent == 1 ? "" : "s",
+		    u->st.retries, parts, ends, ends == 1 ? "" : "s", bytes, u->st.dropped_bytes,
+		    u->st.dropped_records, u->lost_parts);
 	if (u->interrupted)
 		LOG(u, WARN, "interrupted: %" PRIu64 " parts (%" PRIu64 " bytes) left unsent in %s; the "
 		    "next run or `perfsink upload` sends them", parts, bytes, u->spool->dir);
-	else if (parts)
-		LOG(u, WARN, "%" PRIu64 " parts (%" PRIu64 " bytes) not sent; they wait in %s for the next "
-		    "run or `perfsink upload`", parts, bytes, u->spool->dir);
+	else if (parts || ends)
+		LOG(u, WARN, "%" PRIu64 " parts (%" PRIu64 " bytes) and %" PRIu64 " end marker%s not "
+		    "sent; they wait in %s for the next run or `perfsink upload`%s", parts, bytes, ends,
+		    ends == 1 ? "" : "s", u->spool->dir, ends ? " (until then `perfsink ls` shows the "
+		    "session not ended)" : "");
 	if (u->quarantined)
 		LOG(u, WARN, "%" PRIu64 " bad spool entries were set aside in %s and not sent; "
 		    "inspect them, then delete them", u->quarantined, u->spool->qdir);
@@ -925,6 +1009,14 @@ int uploader_close(struct uploader *u, int64_t drain_ms)
 	free(u->key_base);
 	free(u);
 	return rc;
+}
+
+void uploader_on_buildids(struct uploader *u, uploader_buildids_fn fn, void *arg)
+{
+	pthread_mutex_lock(&u->lock);
+	u->on_buildids = fn;
+	u->on_buildids_arg = arg;
+	pthread_mutex_unlock(&u->lock);
 }
 
 void uploader_stats(struct uploader *u, struct perfsink_sink_stats *out)

@@ -60,4 +60,16 @@ int uploader_drain(struct uploader *u, int64_t drain_ms);
 int uploader_close(struct uploader *u, int64_t drain_ms);
 void uploader_stats(struct uploader *u, struct perfsink_sink_stats *out);
 
+/*
+ * Called on the uploader's thread when a part of an earlier run's stream,
+ * sent from the spool, was its build-id part (HEADER_BUILD_ID records
+ * only): key_base is the stream's "{host}/{session}", recs its records
+ * (valid during the call).  Those symbols could not be shipped when the
+ * stream ended (the collector was down); the sink queues them now.
+ */
+typedef void (*uploader_buildids_fn)(void *arg, const char *key_base, const uint8_t *recs,
+				     size_t len);
+/* Engine side, before start() or upload(); fn NULL: none. */
+void uploader_on_buildids(struct uploader *u, uploader_buildids_fn fn, void *arg);
+
 #endif

@@ -279,8 +279,9 @@ int fetch_run(struct collector *c, const char *host, const char *session, const 
 			o->out, s.parts, s.bytes, host, session, s.w.records,
 			o->decompress ? ", decompressed" : "");
 		if (!ended)
-			pr_warn("%s/%s has no end marker: it is still being recorded, or its end did not "
-				"reach the collector; the file holds the parts present now", host, session);
+			pr_warn("%s/%s has no end marker: it is still being recorded, its recorder crashed "
+				"or was killed, or its tail waits in the recording host's spool (`perfsink "
+				"upload` there sends it); the file holds the parts present now", host, session);
 		if (!o->no_symbols) {
 			code |= symbols_step(&s, o);
 			code |= jit_step(&s);

@@ -3,7 +3,7 @@
 # to a secret, truncated and byte-flipped parts, odd names, a FIFO; and
 # spool directories owned by another user, open to all, or symlinked.
 # `perfsink upload` must send only the good parts (the collector's stream
-# still reads), set every bad entry aside in quarantine/ with a warning
+# still reads) and the end marker of the run, set every bad entry aside in quarantine/ with a warning
 # naming it, never send or delete it, and exit 1.
 . "$TESTS_SRCDIR/lib/http_lib.sh"
 command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0; }
@@ -26,7 +26,7 @@ config "$T/c.ini" "$T/spool" "http://127.0.0.1:$P/up"
 (cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 -g --config c.ini -- "$WORKLOAD" cpu 1000 \
 	>"$T/rec.out" 2>"$T/rec.err")
 SESS=$(dirname "$(find "$T/spool/net" -type f -name 0000000000)")
-mapfile -t PARTS < <(find "$SESS" -type f | sort)
+mapfile -t PARTS < <(find "$SESS" -type f -name '[0-9]*' | sort)
 [ "${#PARTS[@]}" -ge 5 ] || { echo "Bail out! only ${#PARTS[@]} parts spooled"; exit 1; }
 REL=${SESS#"$T/spool/net/"}
 Q=$T/spool/quarantine/net/$REL
@@ -68,9 +68,9 @@ check "and says why (symlink, FIFO, name, records)" \
 		grep -q '${PARTS[1]##*/}: not whole perf records' '$T/up.err'"
 check "the quarantined bytes are counted as lost ($bad_bytes)" \
 	grep -q "lost $bad_bytes bytes" "$T/up.err"
-sent=$(count_files "$T/ng/root/up")
-check "every good part was sent ($sent of $good), the spool holds no part" \
-	test "$sent" = $good -a -z "$(find "$T/spool/net" -type f)"
+sent=$(count_files "$T/ng/root/up/$REL")
+check "every good part was sent ($sent of $good), then the end marker; the spool holds nothing" \
+	test "$sent" = $good -a -f "$T/ng/root/up/$REL.end" -a -z "$(find "$T/spool/net" -type f)"
 parts_cat "$T/ng/root/up" > "$T/got.pipe"
 "$PERF" script -i - < "$T/got.pipe" > "$T/got.txt" 2>"$T/got.err"
 check "perf script reads the collector's stream" \

@@ -507,6 +507,151 @@ static void test_spool_quarantine(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The end marker's bytes: only exactly what part_end_format writes. */
+static void test_end_marker_format(void **state)
+{
+	static const struct {
+		const char *text;
+		int ok;
+		uint64_t parts;
+	} cases[] = {
+		{ "{\"parts\": 1}\n", 1, 1 },
+		{ "{\"parts\": 8}\n", 1, 8 },
+		{ "{\"parts\": 1234567890123456789}\n", 1, 1234567890123456789ULL },
+		{ "{\"parts\": 0}\n", 0, 0 },            /* part 0 always exists */
+		{ "{\"parts\": 08}\n", 0, 0 },
+		{ "{\"parts\": 8}", 0, 0 },
+		{ "{\"parts\": 8}\n\n", 0, 0 },
+		{ "{\"parts\":8}\n", 0, 0 },
+		{ "{\"parts\": -8}\n", 0, 0 },
+		{ "{\"parts\": 8 }\n", 0, 0 },
+		{ "{\"parts\": 12345678901234567890}\n", 0, 0 },
+		{ "{\"parts\": }\n", 0, 0 },
+		{ "{\"parts\": 8, \"x\": 1}\n", 0, 0 },
+		{ "", 0, 0 },
+	};
+	char buf[PART_END_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t parts = 7;
+		int ok = part_end_parse((const uint8_t *)cases[i].text, strlen(cases[i].text), &parts) == 0;
+
+		if (ok != cases[i].ok || (ok && parts != cases[i].parts))
+			fail_msg("'%s': ok %d parts %llu", cases[i].text, ok, (unsigned long long)parts);
+	}
+	assert_int_equal(part_end_format(buf, 42), strlen("{\"parts\": 42}\n"));
+	assert_memory_equal(buf, "{\"parts\": 42}\n", strlen(buf));
+}
+
+static struct part *mkend(const char *key, const char *text)
+{
+	struct part *p = part_new(0, PART_END);
+
+	part_append(p, text, strlen(text));
+	p->key = strdup(key);
+	return p;
+}
+
+/*
+ * An end marker in the spool: kept as {session}/end, listed after the
+ * session's parts with its key {session}.end, loaded when it is the sink's
+ * and consistent with the parts beside it, quarantined when not.
+ */
+static void test_spool_end(void **state)
+{
+	char dir[] = "/tmp/test_http_endXXXXXX", err[256], path[1024], cmd[1200];
+	struct part *parts[3], *end = mkend("h/s.end", "{\"parts\": 3}\n"), *list = NULL, *p;
+	struct qlog ql = { 0 };
+	struct spool s;
+	int i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(spool_open(&s, dir, "inst", 1 << 20, err, sizeof(err)), 0);
+	s.on_quarantine = qlog_add;
+	s.arg = &ql;
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "h/s/%010d", i);
+		parts[i] = mkpart((uint64_t)i, PART_DATA, path, 64);
+		assert_int_equal(spool_put(&s, parts[i]), 0);
+	}
+	assert_int_equal(spool_put(&s, end), 0);
+	assert_true(exists(dir, "inst/h/s/end"));
+	assert_false(exists(dir, "inst/h/s.end"));
+	/* a write of it cut by a crash is cleaned like a part's */
+	snprintf(path, sizeof(path), "%s/inst/h/s/end.tmp", dir);
+	file_write(path, "{\"par", 5);
+
+	assert_int_equal(spool_scan(&s, &list), 4);
+	assert_int_equal(ql.n, 0);
+	assert_false(exists(dir, "inst/h/s/end.tmp"));
+	for (p = list, i = 0; i < 3; p = p->next, i++)
+		assert_int_equal(p->kind, PART_DATA);
+	assert_int_equal(p->kind, PART_END);
+	assert_string_equal(p->key, "h/s.end");
+	assert_null(p->next);
+	assert_int_equal(spool_load(&s, p), 0);
+	assert_int_equal(p->body.len, strlen("{\"parts\": 3}\n"));
+	spool_remove(&s, p);
+	assert_false(exists(dir, "inst/h/s/end"));
+
+	/* says fewer parts than the spool holds: set aside, not sent */
+	p = mkend("h/s.end", "{\"parts\": 2}\n");
+	assert_int_equal(spool_put(&s, p), 0);
+	assert_int_equal(spool_load(&s, p), -EBADMSG);
+	assert_int_equal(ql.n, 1);
+	assert_non_null(strstr(ql.last, "says 2 parts, but part 0000000002 was in the spool"));
+	assert_int_equal(ql.bytes, 0); /* a marker holds no data */
+	assert_true(exists(dir, "quarantine/inst/h/s/end"));
+	part_free(p);
+	/* not the sink's bytes */
+	p = mkend("h/s.end", "{\"parts\": 3, \"x\": 1}\n");
+	assert_int_equal(spool_put(&s, p), 0);
+	assert_int_equal(spool_load(&s, p), -EBADMSG);
+	assert_non_null(strstr(ql.last, "not an end marker"));
+	assert_true(exists(dir, "quarantine/inst/h/s/end.1"));
+	part_free(p);
+	/* a symlink where the marker belongs is set aside by the scan */
+	snprintf(path, sizeof(path), "%s/inst/h/s/end", dir);
+	assert_int_equal(symlink("0000000001", path), 0);
+	while (list) {
+		p = list->next;
+		part_free(list);
+		list = p;
+	}
+	assert_int_equal(spool_scan(&s, &list), 3);
+	assert_non_null(strstr(ql.last, "a symbolic link"));
+	while (list) {
+		p = list->next;
+		part_free(list);
+		list = p;
+	}
+	/* fewer parts than the scan found, loaded once they were sent (removed) */
+	p = mkend("h/s.end", "{\"parts\": 2}\n");
+	assert_int_equal(spool_put(&s, p), 0);
+	part_free(p);
+	assert_int_equal(spool_scan(&s, &list), 4);
+	for (i = 0; i < 3; i++) {
+		p = list->next;
+		spool_remove(&s, list);
+		part_free(list);
+		list = p;
+	}
+	assert_int_equal(list->kind, PART_END);
+	assert_int_equal(list->seq, 3);
+	assert_int_equal(spool_load(&s, list), -EBADMSG);
+	assert_non_null(strstr(ql.last, "says 2 parts, but part 0000000002 was in the spool"));
+	part_free(list);
+	for (i = 0; i < 3; i++)
+		part_free(parts[i]);
+	part_free(end);
+	spool_close(&s);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 static void test_spool_refused(void **state)
 {
 	char dir[] = "/tmp/test_http_refXXXXXX", err[256], path[1024], cmd[1200];
@@ -761,6 +906,8 @@ int main(void)
 		cmocka_unit_test(test_seq_name),
 		cmocka_unit_test(test_spool),
 		cmocka_unit_test(test_spool_quarantine),
+		cmocka_unit_test(test_end_marker_format),
+		cmocka_unit_test(test_spool_end),
 		cmocka_unit_test(test_spool_refused),
 		cmocka_unit_test(test_spool_unwritable),
 		cmocka_unit_test(test_retry_after),
