@@ -33,9 +33,9 @@ same_script() {
 seg_resolves() {
 	"$PERF" report -i "$1" --stdio --no-children -g none --comms workload \
 		--sort dso,sym >"$1.syms" 2>/dev/null
-	_n=$("$PERF" script -i "$1" --comms workload -F tid 2>/dev/null | wc -l)
-	if grep -q '\[unknown\]' "$1.syms" || { [ "$_n" -ge 200 ] && ! grep -q hot_alpha "$1.syms"; }; then
-		diag "$1: $_n samples of the workload"
+	_ws=$("$PERF" script -i "$1" --comms workload -F tid 2>/dev/null | wc -l)
+	if grep -q '\[unknown\]' "$1.syms" || { [ "$_ws" -ge 200 ] && ! grep -q hot_alpha "$1.syms"; }; then
+		diag "$1: $_ws samples of the workload"
 		show "$1.syms"
 		return 1
 	fi
