@@ -91,7 +91,7 @@ struct write_queue {
 	struct perfsink_kit_aiow_stats st; /* writes, bytes, retries: the backend's to count */
 };
 
-/* 0, -EINVAL or -ENOMEM. */
+/* 0, or -EINVAL / -ENOMEM with nothing to wq_fini. */
 int wq_init(struct write_queue *q, const struct wq_config *cfg);
 /* After the last write was drained and the completion thread is gone. */
 void wq_fini(struct write_queue *q);
