@@ -41,7 +41,9 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 1 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports */
+#define PERFSINK_KIT_VERSION_MINOR 2 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
+                                      1.2: perfsink_kit_fsink_open_keys, perfsink_kit_buildid_cache_dir,
+                                      perfsink_kit_sym_read falls back to the build-id cache */
 
 /* ----------------------------------------------------------- output files */
 
@@ -335,6 +337,30 @@ struct perfsink_kit_fsink;
 int perfsink_kit_fsink_open(const struct perfsink_instance *inst,
 			    const struct perfsink_kit_fsink_config *cfg,
 			    struct perfsink_kit_fsink **out);
+
+struct perfsink_kit_key_map; /* filling a config struct, below */
+
+/* Since kit 1.2: which keys of a file sink's table hold these values. */
+struct perfsink_kit_fsink_keys {
+	unsigned path;    /* PATH key: the output (its index also gives "FILE:LINE: ") */
+	unsigned fsync;   /* BOOL key: fdatasync before close */
+	unsigned direct;  /* BOOL key: O_DIRECT where the file system takes it */
+};
+
+/*
+ * Since kit 1.2.  A file sink's whole open(): fills conf, the sink's
+ * calloc'd config struct, from inst->values (perfsink_kit_conf_fill with
+ * keys and map), then perfsink_kit_fsink_open with the values of fkeys,
+ * wops, and conf as wctx.  conf is the call's: on error it is freed, on 0
+ * it is the file sink's wctx (wops->fini frees it).  Engine thread, from
+ * open().  0 or what conf_fill or fsink_open returned.
+ */
+int perfsink_kit_fsink_open_keys(const struct perfsink_instance *inst,
+				 const struct perfsink_key *keys,
+				 const struct perfsink_kit_key_map *map,
+				 const struct perfsink_kit_fsink_keys *fkeys,
+				 const struct perfsink_kit_writer_ops *wops, void *conf,
+				 struct perfsink_kit_fsink **out);
 /* The sink ops, with ctx the perfsink_kit_fsink; sink.h says what each returns. */
 int perfsink_kit_fsink_start(void *ctx, const struct perfsink_stream *s);
 int perfsink_kit_fsink_write(void *ctx, struct perfsink_buf *buf);

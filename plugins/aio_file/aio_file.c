@@ -31,21 +31,18 @@ static const struct perfsink_key aio_file_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
+/* The writer's config; path, fsync and direct go to the kit's file sink (aio_file_fkeys). */
 struct aio_conf {
-	const char *path;
 	unsigned cblocks;
-	int fsync;
-	int direct;
 	unsigned nr_buffers; /* of the current stream (begin) */
 };
 
 static const struct perfsink_kit_key_map aio_file_map[] = {
-	PERFSINK_KIT_MAP(KEY_PATH, struct aio_conf, path),
 	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct aio_conf, cblocks),
-	PERFSINK_KIT_MAP(KEY_FSYNC, struct aio_conf, fsync),
-	PERFSINK_KIT_MAP(KEY_DIRECT, struct aio_conf, direct),
 	PERFSINK_KIT_MAP_END,
 };
+
+static const struct perfsink_kit_fsink_keys aio_file_fkeys = { KEY_PATH, KEY_FSYNC, KEY_DIRECT };
 
 static int aio_begin(void *wctx, const struct perfsink_stream *s)
 {
@@ -100,16 +97,8 @@ static int aio_file_open(const struct perfsink_instance *inst, void **ctx)
 	struct aio_conf *c = calloc(1, sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	int r = perfsink_kit_conf_fill(aio_file_keys, inst->values, aio_file_map, c);
-	struct perfsink_kit_fsink_config cfg = {
-		.path = c->path, .path_key = KEY_PATH, .fsync = c->fsync, .direct = c->direct,
-		.wops = &aio_writer_ops, .wctx = c,
-	};
-	if (r == 0)
-		r = perfsink_kit_fsink_open(inst, &cfg, (struct perfsink_kit_fsink **)ctx);
-	if (r < 0)
-		free(c);
-	return r;
+	return perfsink_kit_fsink_open_keys(inst, aio_file_keys, aio_file_map, &aio_file_fkeys,
+					    &aio_writer_ops, c, (struct perfsink_kit_fsink **)ctx);
 }
 
 static const struct perfsink_sink_ops aio_file_ops = {

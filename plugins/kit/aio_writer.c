@@ -1,9 +1,11 @@
 /*
- * Ordered asynchronous appends with POSIX AIO (see aio_writer.h).
+ * Ordered asynchronous appends with POSIX AIO (kit.h, perfsink_kit_aiow):
+ * the POSIX AIO backend of the kit's write queue (write_queue.h), which
+ * orders, waits, fails and counts.  Here: one aiocb per slot, submitted
+ * with aio_write, reaped by a completion thread with aio_suspend.
  *
- * Locking: one mutex, w->lock, guards every field below it in struct perfsink_kit_aiow;
- * it nests inside nothing and nothing nests inside it: callbacks run with
- * it released.
+ * Locking: the queue's lock (w->q.lock) also guards cbs[]; callbacks run
+ * with it released.
  */
 #include <aio.h>
 #include <errno.h>
@@ -14,191 +16,131 @@
 #include <time.h>
 #include <unistd.h>
 #include <perfsink/kit.h>
+#include "write_queue.h"
 
-enum cb_state { CB_FREE = 0, CB_BUSY, CB_RESUBMIT, CB_DONE };
-
+/* The backend's side of a WQ_BUSY slot (same index in q.slots). */
 struct aiow_cb {
 	struct aiocb cb;
-	enum cb_state state;
-	const uint8_t *data;
-	size_t len, done;
-	uint64_t off, seq;
-	int err;
-	perfsink_kit_aiow_done_fn fn;
-	void *arg;
+	bool resubmit;   /* not in flight: the rest waits to be submitted (EAGAIN, short write) */
 };
 
 struct perfsink_kit_aiow {
+	struct write_queue q;
 	int fd;
-	unsigned n;
 	struct aiow_cb *cbs;
 	const struct aiocb **suspend_list;
-	perfsink_kit_aiow_commit_fn on_commit;
-	void *commit_arg;
-	void *done_ctx;
 	pthread_t thread;
-
-	pthread_mutex_t lock;
-	pthread_cond_t cv_free; /* a control block was released */
-	pthread_cond_t cv_work; /* something was submitted, or stop */
-	uint64_t offset;        /* next append offset */
-	uint64_t committed;     /* end of the completed, error-free prefix */
-	uint64_t next_seq;      /* seq of the next write */
-	uint64_t commit_seq;    /* seq of the oldest write not yet released */
-	unsigned used;          /* control blocks not CB_FREE */
-	unsigned in_callbacks;  /* released, their done() not yet returned */
-	struct released *rel;   /* completion thread's scratch, n entries */
-	int err;
-	bool stop;
-	struct perfsink_kit_aiow_stats st;
+	bool stop;       /* q.lock */
 };
 
-static int submit(struct perfsink_kit_aiow *w, struct aiow_cb *c)
+static int submit(void *ctx, struct wq_slot *s)
 {
-	memset(&c->cb, 0, sizeof(c->cb));
-	c->cb.aio_fildes = w->fd;
-	c->cb.aio_buf = (void *)(c->data + c->done);
-	c->cb.aio_nbytes = c->len - c->done;
-	c->cb.aio_offset = (off_t)(c->off + c->done);
+	struct perfsink_kit_aiow *w = ctx;
+	long i = s - w->q.slots;
+	struct aiocb *cb = &w->cbs[i].cb;
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_fildes = w->fd;
+	cb->aio_buf = (void *)(s->data + s->done);
+	cb->aio_nbytes = s->len - s->done;
+	cb->aio_offset = (off_t)(s->off + s->done);
 	/* perf --aio: separate priority queues keep glibc's per-queue walk short. */
 	long delta_max = sysconf(_SC_AIO_PRIO_DELTA_MAX);
-	long prio = delta_max - (long)(c - w->cbs);
-	c->cb.aio_reqprio = prio > 0 ? (int)prio : 0;
-	c->cb.aio_sigevent.sigev_notify = SIGEV_NONE;
-	w->st.writes++;
-	if (aio_write(&c->cb) == 0) {
-		c->state = CB_BUSY;
+	long prio = delta_max - i;
+	cb->aio_reqprio = prio > 0 ? (int)prio : 0;
+	cb->aio_sigevent.sigev_notify = SIGEV_NONE;
+	w->q.st.writes++;
+	if (aio_write(cb) == 0) {
+		w->cbs[i].resubmit = false;
 		return 0;
 	}
-	return -errno;
+	return errno == EAGAIN ? WQ_AGAIN : -errno;
 }
 
-/* Look at one busy block; returns true when its state changed. */
-static bool reap_one(struct perfsink_kit_aiow *w, struct aiow_cb *c)
+static bool in_flight(const struct perfsink_kit_aiow *w, unsigned i)
 {
-	int r = aio_error(&c->cb);
+	return w->q.slots[i].state == WQ_BUSY && !w->cbs[i].resubmit;
+}
+
+/* Look at one slot in flight; lock held. */
+static void reap_one(struct perfsink_kit_aiow *w, unsigned i)
+{
+	struct wq_slot *s = &w->q.slots[i];
+	int r = aio_error(&w->cbs[i].cb);
 	if (r == EINPROGRESS)
-		return false;
-	ssize_t ret = aio_return(&c->cb);
+		return;
+	ssize_t ret = aio_return(&w->cbs[i].cb);
 	if (r == 0 && ret == 0)
 		r = EIO; /* no progress on a regular file: never loop on it */
 	if (r != 0) {
-		c->err = -r;
-		c->state = CB_DONE;
-		return true;
+		wq_finish(s, -r);
+		return;
 	}
-	w->st.bytes += (uint64_t)ret;
-	c->done += (size_t)ret;
-	if (c->done < c->len) {
-		w->st.retries++;
-		c->state = CB_RESUBMIT;
+	w->q.st.bytes += (uint64_t)ret;
+	s->done += (size_t)ret;
+	if (s->done < s->len) {
+		w->q.st.retries++;
+		w->cbs[i].resubmit = true;
 	} else {
-		c->state = CB_DONE;
+		wq_finish(s, 0);
 	}
-	return true;
 }
 
 static void resubmit_pending(struct perfsink_kit_aiow *w)
 {
-	for (unsigned i = 0; i < w->n; i++) {
-		struct aiow_cb *c = &w->cbs[i];
-		if (c->state != CB_RESUBMIT)
+	for (unsigned i = 0; i < w->q.n; i++) {
+		struct wq_slot *s = &w->q.slots[i];
+		if (s->state != WQ_BUSY || !w->cbs[i].resubmit)
 			continue;
-		int r = submit(w, c);
-		if (r == -EAGAIN) {
-			w->st.retries++;
-			continue; /* stays CB_RESUBMIT; tried again next round */
+		int r = submit(w, s);
+		if (r == WQ_AGAIN) {
+			w->q.st.retries++;
+			continue; /* stays to resubmit; tried again next round */
 		}
-		if (r < 0) {
-			c->err = r;
-			c->state = CB_DONE;
-		}
+		if (r < 0)
+			wq_finish(s, r);
 	}
-}
-
-static struct aiow_cb *find_seq(struct perfsink_kit_aiow *w, uint64_t seq)
-{
-	for (unsigned i = 0; i < w->n; i++)
-		if (w->cbs[i].state != CB_FREE && w->cbs[i].seq == seq)
-			return &w->cbs[i];
-	return NULL;
-}
-
-struct released {
-	perfsink_kit_aiow_done_fn fn;
-	void *arg;
-	int err;
-};
-
-/* Release finished blocks in submission order; returns how many in out. */
-static unsigned release_in_order(struct perfsink_kit_aiow *w, struct released *out,
-				 bool *committed_moved)
-{
-	unsigned k = 0;
-	struct aiow_cb *c;
-	while ((c = find_seq(w, w->commit_seq)) && c->state == CB_DONE) {
-		if (c->err && !w->err)
-			w->err = c->err;
-		if (!w->err) {
-			w->committed = c->off + c->len;
-			*committed_moved = true;
-		}
-		out[k++] = (struct released){ c->fn, c->arg, c->err ? c->err : w->err };
-		c->state = CB_FREE;
-		w->used--;
-		w->commit_seq++;
-	}
-	if (k)
-		pthread_cond_broadcast(&w->cv_free);
-	return k;
 }
 
 static void *completion_thread(void *arg)
 {
 	struct perfsink_kit_aiow *w = arg;
-	struct released *rel = w->rel;
+	struct write_queue *q = &w->q;
 
-	pthread_mutex_lock(&w->lock);
-	while (!(w->stop && w->used == 0)) {
-		if (w->used == 0) {
-			pthread_cond_wait(&w->cv_work, &w->lock);
+	pthread_mutex_lock(&q->lock);
+	while (!(w->stop && q->used == 0)) {
+		if (q->used == 0) {
+			pthread_cond_wait(&q->cv_work, &q->lock);
 			continue;
 		}
 		unsigned k = 0;
-		for (unsigned i = 0; i < w->n; i++)
-			if (w->cbs[i].state == CB_BUSY)
+		for (unsigned i = 0; i < q->n; i++)
+			if (in_flight(w, i))
 				w->suspend_list[k++] = &w->cbs[i].cb;
-		pthread_mutex_unlock(&w->lock);
+		pthread_mutex_unlock(&q->lock);
 		/* Bounded wait: blocks submitted after the snapshot are seen next round. */
 		struct timespec ts = { 0, 2 * 1000 * 1000 };
 		if (k)
 			aio_suspend(w->suspend_list, (int)k, &ts);
 		else
 			nanosleep(&ts, NULL); /* only resubmissions pending (EAGAIN) */
-		pthread_mutex_lock(&w->lock);
+		pthread_mutex_lock(&q->lock);
 
-		for (unsigned i = 0; i < w->n; i++)
-			if (w->cbs[i].state == CB_BUSY)
-				reap_one(w, &w->cbs[i]);
+		for (unsigned i = 0; i < q->n; i++)
+			if (in_flight(w, i))
+				reap_one(w, i);
 		resubmit_pending(w);
-		bool moved = false;
-		unsigned nrel = release_in_order(w, rel, &moved);
-		uint64_t committed = w->committed;
-		w->in_callbacks += nrel + (moved ? 1 : 0);
-		pthread_mutex_unlock(&w->lock);
-		for (unsigned i = 0; i < nrel; i++)
-			if (rel[i].fn)
-				rel[i].fn(w->done_ctx, rel[i].arg, rel[i].err);
-		if (moved && w->on_commit)
-			w->on_commit(w->commit_arg, committed);
-		pthread_mutex_lock(&w->lock);
-		/* Only now is nothing of these writes left: perfsink_kit_aiow_drain waits for it. */
-		w->in_callbacks -= nrel + (moved ? 1 : 0);
-		if (nrel || moved)
-			pthread_cond_broadcast(&w->cv_free);
+		wq_release(q);
 	}
-	pthread_mutex_unlock(&w->lock);
+	pthread_mutex_unlock(&q->lock);
 	return NULL;
+}
+
+static void free_writer(struct perfsink_kit_aiow *w)
+{
+	wq_fini(&w->q);
+	free(w->cbs);
+	free(w->suspend_list);
+	free(w);
 }
 
 int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg,
@@ -210,152 +152,64 @@ int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg,
 	if (!w)
 		return -ENOMEM;
 	w->fd = cfg->fd;
-	w->n = cfg->nr_cb;
-	w->offset = w->committed = cfg->offset;
-	w->on_commit = cfg->on_commit;
-	w->commit_arg = cfg->commit_arg;
-	w->done_ctx = cfg->done_ctx;
-	w->cbs = calloc(w->n, sizeof(*w->cbs));
-	w->suspend_list = calloc(w->n, sizeof(*w->suspend_list));
-	w->rel = calloc(w->n, sizeof(*w->rel));
-	if (!w->cbs || !w->suspend_list || !w->rel)
-		goto nomem;
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->cv_free, NULL);
-	pthread_cond_init(&w->cv_work, NULL);
-	int r = pthread_create(&w->thread, NULL, completion_thread, w);
-	if (r) {
-		pthread_mutex_destroy(&w->lock);
-		pthread_cond_destroy(&w->cv_free);
-		pthread_cond_destroy(&w->cv_work);
-		free(w->cbs);
-		free(w->suspend_list);
-		free(w->rel);
+	struct wq_config qc = { .slots = cfg->nr_cb, .offset = cfg->offset,
+				.on_commit = cfg->on_commit, .commit_arg = cfg->commit_arg,
+				.done_ctx = cfg->done_ctx, .submit = submit, .submit_ctx = w };
+	int r = wq_init(&w->q, &qc);
+	if (r < 0) {
 		free(w);
+		return r;
+	}
+	w->cbs = calloc(cfg->nr_cb, sizeof(*w->cbs));
+	w->suspend_list = calloc(cfg->nr_cb, sizeof(*w->suspend_list));
+	r = !w->cbs || !w->suspend_list ? ENOMEM
+		: pthread_create(&w->thread, NULL, completion_thread, w);
+	if (r) {
+		free_writer(w);
 		return -r;
 	}
 	*out = w;
 	return 0;
-nomem:
-	free(w->cbs);
-	free(w->suspend_list);
-	free(w->rel);
-	free(w);
-	return -ENOMEM;
-}
-
-static struct aiow_cb *wait_free_cb(struct perfsink_kit_aiow *w)
-{
-	bool waited = false;
-	for (;;) {
-		if (w->err)
-			return NULL;
-		for (unsigned i = 0; i < w->n; i++)
-			if (w->cbs[i].state == CB_FREE)
-				return &w->cbs[i];
-		if (!waited)
-			w->st.waits++;
-		waited = true;
-		pthread_cond_wait(&w->cv_free, &w->lock);
-	}
 }
 
 int perfsink_kit_aiow_write(struct perfsink_kit_aiow *w, const void *data, size_t len,
 			    perfsink_kit_aiow_done_fn done, void *arg)
 {
-	if (len == 0) {
-		if (done)
-			done(w->done_ctx, arg, 0);
-		return 0;
-	}
-	pthread_mutex_lock(&w->lock);
-	struct aiow_cb *c = wait_free_cb(w);
-	if (!c) {
-		int err = w->err;
-		pthread_mutex_unlock(&w->lock);
-		return err;
-	}
-	*c = (struct aiow_cb){ .data = data, .len = len, .off = w->offset,
-			       .seq = w->next_seq, .fn = done, .arg = arg };
-	int r;
-	while ((r = submit(w, c)) == -EAGAIN) {
-		/* glibc could not queue it (threads or memory): let completions run. */
-		w->st.retries++;
-		pthread_mutex_unlock(&w->lock);
-		usleep(200);
-		pthread_mutex_lock(&w->lock);
-	}
-	if (r < 0) {
-		c->state = CB_FREE;
-		if (!w->err)
-			w->err = r;
-		pthread_mutex_unlock(&w->lock);
-		return r;
-	}
-	w->offset += len;
-	w->next_seq++;
-	w->used++;
-	pthread_cond_signal(&w->cv_work);
-	pthread_mutex_unlock(&w->lock);
-	return 0;
+	return wq_write(&w->q, data, len, done, arg);
 }
 
-int perfsink_kit_aiow_drain(struct perfsink_kit_aiow *w)
-{
-	pthread_mutex_lock(&w->lock);
-	while (w->used || w->in_callbacks)
-		pthread_cond_wait(&w->cv_free, &w->lock);
-	int err = w->err;
-	pthread_mutex_unlock(&w->lock);
-	return err;
-}
+int perfsink_kit_aiow_drain(struct perfsink_kit_aiow *w) { return wq_drain(&w->q); }
 
+/* The getters are const in kit.h's ABI; the lock they take is not. */
 uint64_t perfsink_kit_aiow_offset(const struct perfsink_kit_aiow *w)
 {
-	pthread_mutex_lock((pthread_mutex_t *)&w->lock);
-	uint64_t v = w->offset;
-	pthread_mutex_unlock((pthread_mutex_t *)&w->lock);
-	return v;
+	return wq_offset((struct write_queue *)&w->q);
 }
 
 uint64_t perfsink_kit_aiow_committed(const struct perfsink_kit_aiow *w)
 {
-	pthread_mutex_lock((pthread_mutex_t *)&w->lock);
-	uint64_t v = w->committed;
-	pthread_mutex_unlock((pthread_mutex_t *)&w->lock);
-	return v;
+	return wq_committed((struct write_queue *)&w->q);
 }
 
 int perfsink_kit_aiow_error(const struct perfsink_kit_aiow *w)
 {
-	pthread_mutex_lock((pthread_mutex_t *)&w->lock);
-	int v = w->err;
-	pthread_mutex_unlock((pthread_mutex_t *)&w->lock);
-	return v;
+	return wq_error((struct write_queue *)&w->q);
 }
 
 void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w, struct perfsink_kit_aiow_stats *out)
 {
-	pthread_mutex_lock((pthread_mutex_t *)&w->lock);
-	*out = w->st;
-	pthread_mutex_unlock((pthread_mutex_t *)&w->lock);
+	wq_stats((struct write_queue *)&w->q, out);
 }
 
 void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w)
 {
 	if (!w)
 		return;
-	perfsink_kit_aiow_drain(w);
-	pthread_mutex_lock(&w->lock);
+	wq_drain(&w->q);
+	pthread_mutex_lock(&w->q.lock);
 	w->stop = true;
-	pthread_cond_signal(&w->cv_work);
-	pthread_mutex_unlock(&w->lock);
+	pthread_cond_signal(&w->q.cv_work);
+	pthread_mutex_unlock(&w->q.lock);
 	pthread_join(w->thread, NULL);
-	pthread_mutex_destroy(&w->lock);
-	pthread_cond_destroy(&w->cv_free);
-	pthread_cond_destroy(&w->cv_work);
-	free(w->cbs);
-	free(w->suspend_list);
-	free(w->rel);
-	free(w);
+	free_writer(w);
 }

@@ -45,25 +45,22 @@ static const struct perfsink_key uring_file_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
+/* The writer's config and ring; path, fsync and direct go to the kit's file sink (uring_file_fkeys). */
 struct uring_file {
 	const struct perfsink_instance *inst;
-	const char *path;
 	unsigned depth;      /* config: slots; 0 = from the stream */
-	int fsync;
-	int direct;
 	int fixed;           /* config: register the pool; cleared when it cannot be */
 	unsigned nr_buffers; /* of the current stream (begin) */
 	struct uring_io io;  /* the run's ring, set up at the first output */
 };
 
 static const struct perfsink_kit_key_map uring_file_map[] = {
-	PERFSINK_KIT_MAP(KEY_PATH, struct uring_file, path),
 	PERFSINK_KIT_MAP(KEY_DEPTH, struct uring_file, depth),
-	PERFSINK_KIT_MAP(KEY_FSYNC, struct uring_file, fsync),
-	PERFSINK_KIT_MAP(KEY_DIRECT, struct uring_file, direct),
 	PERFSINK_KIT_MAP(KEY_FIXED, struct uring_file, fixed),
 	PERFSINK_KIT_MAP_END,
 };
+
+static const struct perfsink_kit_fsink_keys uring_file_fkeys = { KEY_PATH, KEY_FSYNC, KEY_DIRECT };
 
 #define LOG(u, lvl, ...) (u)->inst->host->log((u)->inst, (lvl), __VA_ARGS__)
 
@@ -195,16 +192,8 @@ static int uring_file_open(const struct perfsink_instance *inst, void **ctx)
 	if (!u)
 		return -ENOMEM;
 	u->inst = inst;
-	r = perfsink_kit_conf_fill(uring_file_keys, inst->values, uring_file_map, u);
-	struct perfsink_kit_fsink_config cfg = {
-		.path = u->path, .path_key = KEY_PATH, .fsync = u->fsync, .direct = u->direct,
-		.wops = &uring_writer_ops, .wctx = u,
-	};
-	if (r == 0)
-		r = perfsink_kit_fsink_open(inst, &cfg, (struct perfsink_kit_fsink **)ctx);
-	if (r < 0)
-		free(u);
-	return r;
+	return perfsink_kit_fsink_open_keys(inst, uring_file_keys, uring_file_map, &uring_file_fkeys,
+					    &uring_writer_ops, u, (struct perfsink_kit_fsink **)ctx);
 }
 
 static const struct perfsink_sink_ops uring_file_ops = {

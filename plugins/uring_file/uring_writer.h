@@ -1,10 +1,11 @@
 /*
  * Ordered appends to one file through the instance's io_uring: the same
  * contract as the kit's POSIX AIO writer (perfsink_kit_aiow, kit.h), so
- * uring_file keeps aio_file's data.size and error logic.  Each write gets
- * one slot and one SQE at an explicit offset (write_fixed when its bytes
- * lie in a registered pooled buffer); a short write or -EAGAIN is
- * resubmitted for the rest.  One completion thread per writer blocks in
+ * uring_file keeps aio_file's data.size and error logic; both are backends
+ * of the kit's write queue (kit/write_queue.h), which orders, waits, fails
+ * and counts for them.  Each write gets one slot and one SQE at an
+ * explicit offset (write_fixed when its bytes lie in a registered pooled
+ * buffer); a short write or -EAGAIN is resubmitted for the rest.  One completion thread per writer blocks in
  * io_uring_wait_cqe and reaps every write: no thread per write, no poll.
  *
  * THREADS.  uring_writer_write/_drain/_destroy from one thread (the sink's
