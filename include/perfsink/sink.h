@@ -102,7 +102,8 @@ extern "C" {
  *      buffers); perfsink_sink_ops.available (may this sink work on this
  *      machine, asked when an alias such as `plugin = file` chooses).
  * 1.5: the BUILD_ID feature of the format helpers is refreshed while
- *      recording, every PERFSINK_BUILD_IDS_EVERY_MS (see THREADS below).
+ *      recording, every PERFSINK_BUILD_IDS_EVERY_MS (see THREADS below);
+ *      perfsink_buf.task_records.
  */
 #define PERFSINK_ABI_MINOR 5
 /* How old, at most, the BUILD_ID list of a stream is while recording (1.5). */
@@ -235,6 +236,12 @@ struct perfsink_buf {
 	 * never empty, so 0 means "count them yourself".
 	 */
 	uint32_t records;
+	/*
+	 * Since ABI 1.5: how many of them are COMM or FORK records (new or
+	 * renamed tasks; synthesized ones too), so a sink that tracks the
+	 * recorded processes walks only the buffers that have some.
+	 */
+	uint32_t task_records;
 };
 
 /* Memory the host owns (host->pool_regions); never freed by a sink. */

@@ -281,7 +281,9 @@ static int http_write(void *ctx, struct perfsink_buf *buf)
 	struct http_sink *h = ctx;
 
 	if (h->ship) {
-		pid_set_scan(&h->pids, buf->data, buf->len);
+		/* A tracepoint storm's buffers hold no new task: not walked. */
+		if (buf->task_records)
+			pid_set_scan(&h->pids, buf->data, buf->len);
 		ship_so_far(h);
 	}
 	return uploader_write(h->up, buf);

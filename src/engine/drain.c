@@ -156,6 +156,21 @@ int drainer_dispatch(struct drainer *d, struct drain_batch *b)
 	return ret;
 }
 
+/* COMM and FORK records in p[0, len) (perfsink_buf.task_records). */
+static uint32_t count_tasks(const uint8_t *p, size_t len)
+{
+	uint32_t n = 0;
+	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
+		struct perf_event_header h;
+		memcpy(&h, p + off, sizeof(h));
+		if (h.size < sizeof(h) || h.size > len - off)
+			break;
+		n += h.type == PERF_RECORD_COMM || h.type == PERF_RECORD_FORK;
+		off += h.size;
+	}
+	return n;
+}
+
 int drainer_dispatch_bytes(struct drainer *d, const struct bytes *recs)
 {
 	if (recs->err)
@@ -167,6 +182,7 @@ int drainer_dispatch_bytes(struct drainer *d, const struct bytes *recs)
 		return -ENOMEM;
 	memcpy(psbuf_place(b, d->stream_off), recs->p, recs->len);
 	b->pub.records = (uint32_t)dso_set_scan(&d->dsos, recs->p, recs->len);
+	b->pub.task_records = count_tasks(recs->p, recs->len);
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
 	b->pub.cpu = -1;
@@ -224,7 +240,7 @@ static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 	struct drainer *d = s->d;
 	/* Counted in locals: stores through the drainer's structs would alias p. */
 	uint64_t n = 0, tmin = UINT64_MAX, tmax = 0, cut = 0;
-	uint32_t records = 0;
+	uint32_t records = 0, tasks = 0;
 	const size_t time_end = d->time_off + 8;
 	size_t off = s->off;
 	while (off + sizeof(struct perf_event_header) <= len) {
@@ -243,6 +259,8 @@ static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 			dso_set_scan(&d->dsos, p + off, h->size);
 		} else if (h->type == PERF_RECORD_BPF_EVENT && d->bpf) {
 			bpf_progs_event(d->bpf, p + off, h->size);
+		} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) {
+			tasks++;
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
 			uint64_t lost;
 			memcpy(&lost, p + off + 16, sizeof(lost));
@@ -254,6 +272,7 @@ static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 	}
 	d->stack_cut += cut;
 	s->buf->pub.records += records;
+	s->buf->pub.task_records += tasks;
 	s->buf->samples += (uint32_t)n;
 	if (n) {
 		seen_add(s->seen, n, tmin, tmax);

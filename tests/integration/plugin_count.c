@@ -18,22 +18,26 @@ static int count_open(const struct perfsink_instance *inst, void **ctx)
 
 static int count_write(void *ctx, struct perfsink_buf *b)
 {
-	uint32_t n = 0;
+	uint32_t n = 0, tasks = 0;
 	size_t off = 0;
 
 	(void)ctx;
 	while (off + 8 <= b->len) {
+		uint32_t type;
 		uint16_t size;
+		memcpy(&type, b->data + off, sizeof(type));
 		memcpy(&size, b->data + off + 6, sizeof(size));
 		if (size < 8)
 			break;
+		tasks += type == 3 || type == 7; /* PERF_RECORD_COMM, PERF_RECORD_FORK */
 		off += size;
 		n++;
 	}
-	if (n != b->records || off != b->len) {
+	if (n != b->records || off != b->len || tasks != b->task_records) {
 		the_inst->host->log(the_inst, PERFSINK_LOG_ERROR,
-				    "buffer %llu (kind %u): host says %u records, walk finds %u (%zu of %zu bytes)",
-				    (unsigned long long)b->seq, b->kind, b->records, n, off, b->len);
+				    "buffer %llu (kind %u): host says %u records (%u COMM/FORK), walk finds %u (%u) "
+				    "(%zu of %zu bytes)", (unsigned long long)b->seq, b->kind, b->records,
+				    b->task_records, n, tasks, off, b->len);
 		return -EBADMSG;
 	}
 	return 0;
