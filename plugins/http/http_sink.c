@@ -101,15 +101,13 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 	} else {
 		h->spool.dir = NULL;
 	}
-	if (rc == 0)
-		key = -1;
 	if (rc == 0) {
+		key = -1;
 		rc = uploader_new(inst, &h->conf, &h->spool, &h->up);
 		if (rc == -ENOTSUP) {
 			key = K_COMPRESS;
 			snprintf(err, sizeof(err), "compress = zstd: this build has no zstd support");
-		}
-		else if (rc < 0)
+		} else if (rc < 0)
 			snprintf(err, sizeof(err), "cannot start the upload thread: %s", strerror(-rc));
 	}
 	if (rc < 0) {

@@ -28,7 +28,7 @@ int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
 		if (size < REC_HDR + 4 + 24 || size > len - *off)
 			return 0;
 		*off += size;
-		n = misc & MISC_BUILD_ID_SIZE ? r[REC_HDR + 4 + 20] : 20;
+		n = (misc & MISC_BUILD_ID_SIZE) ? r[REC_HDR + 4 + 20] : 20;
 		nl = strnlen((const char *)r + 36, size - 36u);
 		if (n < 1 || n > PERFSINK_KIT_BUILD_ID_MAX || nl == size - 36u || !nl)
 			continue;

@@ -187,23 +187,6 @@ static bool user_only(const struct ps_events *ev)
 	return true;
 }
 
-void output_synthesize(struct output *out, bool initial, bool target_gone, struct bytes *b)
-{
-	int r = synth_kernel_mmap(b, out->events);
-	if (r < 0 && initial && !user_only(out->events))
-		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
-	/* As perf: KSYMBOL and BPF_EVENT for the BPF programs already loaded. */
-	r = bpf_progs_read(&out->bpf, b, out->events);
-	if (r < 0 && r != -EPERM && r != -ENOSYS && initial)
-		pr_warn("BPF programs: %s; samples in them will not resolve", strerror(-r));
-	r = synth_target(out, b, initial, target_gone);
-	if (r < 0 && initial)
-		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
-	if (out->o->overwrite && out->tail_synth.len)
-		bytes_add(b, out->tail_synth.p, out->tail_synth.len);
-	synth_finished_init(b);
-}
-
 static bool has_mmap2(const struct bytes *b)
 {
 	for (size_t off = 0; off + sizeof(struct perf_event_header) <= b->len;) {
@@ -215,6 +198,44 @@ static bool has_mmap2(const struct bytes *b)
 		off += h->size;
 	}
 	return false;
+}
+
+/*
+ * A cut while the target exits finds no maps (/proc/PID/maps is empty once
+ * its memory is released), yet its last samples are still in the rings and
+ * go to the new output: that output gets the maps the target had at the
+ * last cut that found some.  b[from, len) is what the cut synthesized.
+ */
+static void rotation_tail(struct output *out, struct bytes *b, size_t from)
+{
+	if (out->system_wide || out->o->overwrite || b->err)
+		return;
+	const struct bytes got = { .p = b->p + from, .len = b->len - from };
+	if (has_mmap2(&got)) {
+		bytes_free(&out->tail_synth);
+		bytes_add(&out->tail_synth, got.p, got.len);
+	} else if (out->tail_synth.len && !out->tail_synth.err) {
+		bytes_add(b, out->tail_synth.p, out->tail_synth.len);
+	}
+}
+
+void output_synthesize(struct output *out, bool initial, bool target_gone, struct bytes *b)
+{
+	int r = synth_kernel_mmap(b, out->events);
+	if (r < 0 && initial && !user_only(out->events))
+		pr_warn("kernel symbols will not resolve: cannot read /proc/kallsyms (%s)", strerror(-r));
+	/* As perf: KSYMBOL and BPF_EVENT for the BPF programs already loaded. */
+	r = bpf_progs_read(&out->bpf, b, out->events);
+	if (r < 0 && r != -EPERM && r != -ENOSYS && initial)
+		pr_warn("BPF programs: %s; samples in them will not resolve", strerror(-r));
+	size_t from = b->len;
+	r = synth_target(out, b, initial, target_gone);
+	if (r < 0 && initial)
+		pr_warn("existing tasks: %s; some samples may not resolve to symbols", strerror(-r));
+	rotation_tail(out, b, from);
+	if (out->o->overwrite && out->tail_synth.len)
+		bytes_add(b, out->tail_synth.p, out->tail_synth.len);
+	synth_finished_init(b);
 }
 
 /* --overwrite, one task: keep its latest maps, for a dump after it exited. */

@@ -27,32 +27,19 @@ same_script() {
 }
 
 # seg_resolves FILE: the workload's samples in FILE lie in named objects
-# (the segment carries its own MMAP records), and a segment with many of
-# them names the hottest function.  A segment cut near the end may hold a
-# few samples of the exit path only, none in hot_alpha.  A cut while the
-# workload is exiting finds no maps to synthesize (/proc/PID/maps is empty
-# once its memory is released; perf record --switch-output reads the same):
-# its last samples in that segment, before its EXIT, stay unnamed.
+# (the segment carries its own MMAP records; a cut while the workload
+# exits carries the maps of the cut before: core_rotate_exit.sh), and a
+# segment with many of them names the hottest function.  A segment cut near
+# the end may hold a few samples of the exit path only, none in hot_alpha.
 seg_resolves() {
 	"$PERF" report -i "$1" --stdio --no-children -g none --comms workload \
 		--sort dso,sym >"$1.syms" 2>/dev/null
 	_wl=$("$PERF" script -i "$1" --comms workload -F tid 2>/dev/null | wc -l)
-	if grep -q '\[unknown\]' "$1.syms" && cut_while_exiting "$1"; then
-		diag "$1: cut while the workload was exiting ($_wl samples, no maps to synthesize)"
-		return 0
-	fi
 	if grep -q '\[unknown\]' "$1.syms" || { [ "$_wl" -ge 200 ] && ! grep -q hot_alpha "$1.syms"; }; then
 		diag "$1: $_wl samples of the workload"
 		show "$1.syms"
 		return 1
 	fi
-}
-
-# cut_while_exiting FILE: FILE has the workload's EXIT but no MMAP of it.
-cut_while_exiting() {
-	"$PERF" script -i "$1" --show-task-events --show-mmap-events -F comm,tid 2>/dev/null |
-		awk '/^ *workload/ && /PERF_RECORD_EXIT/ { e = 1 } /^ *workload/ && /PERF_RECORD_MMAP/ { m = 1 }
-		     END { exit !(e && !m) }'
 }
 
 # by_size: SINK rotating at 64K next to an unrotated aio_file copy (11 checks).
