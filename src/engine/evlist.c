@@ -105,7 +105,18 @@ static bool needs_pmu(const struct perf_event_attr *a)
 	       a->type == PERF_TYPE_RAW;
 }
 
-static int paranoid_level(void);
+static int paranoid_level(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
+	int v = 2;
+
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
 
 static void open_error(const struct ps_event *ev, int cpu, pid_t tid, int e, char *err, size_t errlen)
 {
@@ -133,19 +144,6 @@ static void open_error(const struct ps_event *ev, int cpu, pid_t tid, int e, cha
 	else if (e == EINVAL && ev->attr.freq)
 		snprintf(hint, sizeof(hint), ": is -F above /proc/sys/kernel/perf_event_max_sample_rate?");
 	snprintf(err, errlen, "cannot open event '%s' on CPU %d: %s%s", ev->name, cpu, why, hint);
-}
-
-static int paranoid_level(void)
-{
-	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "re");
-	int v = 2;
-
-	if (f) {
-		if (fscanf(f, "%d", &v) != 1)
-			v = 2;
-		fclose(f);
-	}
-	return v;
 }
 
 /*
