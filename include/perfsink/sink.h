@@ -104,8 +104,9 @@ extern "C" {
  * 1.5: the BUILD_ID feature of the format helpers is refreshed while
  *      recording, every PERFSINK_BUILD_IDS_EVERY_MS (see THREADS below);
  *      perfsink_buf.task_records.
+ * 1.6: perfsink_buf.task_records counts MMAP and MMAP2 records too.
  */
-#define PERFSINK_ABI_MINOR 5
+#define PERFSINK_ABI_MINOR 6
 /* How old, at most, the BUILD_ID list of a stream is while recording (1.5). */
 #define PERFSINK_BUILD_IDS_EVERY_MS 5000
 /* Alignment unit of buffer data and of the file-mode data offset (1.2). */
@@ -238,8 +239,9 @@ struct perfsink_buf {
 	uint32_t records;
 	/*
 	 * Since ABI 1.5: how many of them are COMM or FORK records (new or
-	 * renamed tasks; synthesized ones too), so a sink that tracks the
-	 * recorded processes walks only the buffers that have some.
+	 * renamed tasks; synthesized ones too), and since 1.6 MMAP or MMAP2
+	 * records (new mappings), so a sink that tracks the recorded
+	 * processes or their files walks only the buffers that have some.
 	 */
 	uint32_t task_records;
 };

@@ -19,6 +19,7 @@
 #include "buildids.h"
 #include "compress.h"
 #include "http_conf.h"
+#include "jitdumps.h"
 #include "spool.h"
 #include "symship.h"
 #include "transfer.h"
@@ -41,6 +42,7 @@ struct http_sink {
 	const struct perfsink_stream *stream; /* being sent; valid until rotate() returns or close() */
 	struct symship *ship;      /* symbols != none, else NULL */
 	struct pid_set pids;       /* processes of the stream being sent (JIT maps) */
+	struct dump_set dumps;     /* jitdump files its processes mapped */
 	char *key_base;            /* "{host}/{session}" of the stream being sent */
 	char **urls;      /* every stream's {url}/{host}/{session}/, as reported */
 	unsigned nr_urls;
@@ -62,7 +64,7 @@ static void ship_spooled(void *arg, const char *key_base, const uint8_t *recs, s
 {
 	struct http_sink *h = arg;
 
-	if (symship_queue(h->ship, recs, len, key_base, NULL, 0) < 0)
+	if (symship_queue(h->ship, recs, len, key_base, NULL, 0, NULL) < 0)
 		h->inst->host->log(h->inst, PERFSINK_LOG_WARN,
 				   "symbols of %s are not shipped: out of memory", key_base);
 }
@@ -228,9 +230,10 @@ static void http_stream_end(struct http_sink *h)
 		h->inst->host->log(h->inst, PERFSINK_LOG_DEBUG, "no build-ids to send with the stream");
 	/* The earliest the build-ids reach a sink: the stream's end. */
 	if (h->ship && h->key_base &&
-	    symship_queue(h->ship, rec, len, h->key_base, h->pids.v, h->pids.cap) < 0)
+	    symship_queue(h->ship, rec, len, h->key_base, h->pids.v, h->pids.cap, &h->dumps) < 0)
 		h->inst->host->log(h->inst, PERFSINK_LOG_WARN, "symbols of this stream are not shipped: out of memory");
 	pid_set_free(&h->pids);
+	dump_set_free(&h->dumps);
 	free(rec);
 	h->stream = NULL;
 }
@@ -279,9 +282,11 @@ static int http_write(void *ctx, struct perfsink_buf *buf)
 	struct http_sink *h = ctx;
 
 	if (h->ship) {
-		/* A tracepoint storm's buffers hold no new task: not walked. */
-		if (buf->task_records)
+		/* A tracepoint storm's buffers hold no new task or mapping: not walked. */
+		if (buf->task_records) {
 			pid_set_scan(&h->pids, buf->data, buf->len);
+			dump_set_scan(&h->dumps, buf->data, buf->len);
+		}
 		ship_so_far(h);
 	}
 	return uploader_write(h->up, buf);
@@ -364,6 +369,7 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 				   "waits in the spool: `perfsink upload` (or the next run) ships them "
 				   "when it sends it");
 	pid_set_free(&h->pids);
+	dump_set_free(&h->dumps);
 	free(h->key_base);
 
 	for (unsigned i = 0; i < h->nr_urls; i++)

@@ -1,7 +1,9 @@
 /* The http sink's symbol shipper; see symship.h. */
 #include "symship.h"
 #include "http_conf.h"
+#include "jitdumps.h"
 #include "part.h"
+#include "proc_root.h"
 #include "transfer.h"
 
 #include <curl/curl.h>
@@ -14,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <perfsink/kit.h>
 
 #define REC_COMM 3
@@ -29,11 +32,12 @@ struct job {
 	char *key_base;
 	int32_t *pids;
 	size_t npids;
+	struct dump_set dumps;     /* jitdump files, shipped at the stream's end */
 	int interim;               /* the build-ids so far, while recording */
 };
 
 struct ship_counts {
-	unsigned files, present, over_cap, changed, missing, failed, left, jit, replaced;
+	unsigned files, present, over_cap, changed, missing, failed, left, jit, dumps, replaced;
 	uint64_t bytes, over_cap_bytes;
 };
 
@@ -267,31 +271,107 @@ static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id 
 	return send_buf(s, key);
 }
 
+/*
+ * The JIT map of host pid into s->buf, as the process wrote it: in its own
+ * /tmp under its own pid when it is in another mount namespace (read
+ * through /proc/PID/root), else /tmp/perf-NSPID.map here (NSpid: its pid
+ * in its pid namespace; the host pid for a process of this one, or gone).
+ * 1 read, 0 none there, <0 not read (counted).
+ */
+static int jit_map_read(struct symship *s, int32_t pid)
+{
+	char path[64], fdpath[32];
+	int nspid = proc_nspid(pid), rc, fd;
+	uint64_t size = 0;
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", nspid > 0 ? nspid : (int)pid);
+	if (proc_other_mntns(pid) == 1) {
+		fd = proc_root_open(pid, path);
+		if (fd < 0)
+			return 0; /* none, or a link: not the runtime's map */
+		proc_fd_path(fd, fdpath, sizeof(fdpath));
+		rc = perfsink_kit_file_read(fdpath, s->conf->symbols_max, &s->buf, &size);
+		close(fd);
+	} else {
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			return 0;
+		rc = perfsink_kit_file_read(path, s->conf->symbols_max, &s->buf, &size);
+	}
+	if (rc) {
+		read_failed(s, rc, size);
+		return rc;
+	}
+	return 1;
+}
+
+/* Under the host pid's name: the recording's samples carry host pids, and
+ * perf report on the fetching machine looks for /tmp/perf-HOSTPID.map. */
 static void ship_jit(struct symship *s, const struct job *j)
 {
 	for (size_t i = 0; i < j->npids && !past_deadline(s) && s->fails < FAILS_MAX; i++) {
-		char path[64], key[1024];
-		uint64_t size = 0;
-		struct stat st;
-		int rc;
+		char key[1024];
 
 		if (j->pids[i] <= 0)
 			continue; /* an empty slot of the pid set */
-		snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)j->pids[i]);
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		if (jit_map_read(s, j->pids[i]) != 1)
 			continue;
-		if ((uint64_t)st.st_size > s->conf->symbols_max) {
-			read_failed(s, -EFBIG, (uint64_t)st.st_size);
-			continue;
-		}
-		rc = perfsink_kit_file_read(path, s->conf->symbols_max, &s->buf, &size);
-		if (rc) {
-			read_failed(s, rc, size);
-			continue;
-		}
 		snprintf(key, sizeof(key), "%s/jit/perf-%d.map", j->key_base, (int)j->pids[i]);
 		if (put(s, key, s->buf.data, s->buf.len) == 0) {
 			s->c.jit++;
+			s->c.bytes += s->buf.len;
+		} else {
+			failed(s);
+		}
+	}
+}
+
+/*
+ * One jitdump file into s->buf, read now (the runtime appended to it
+ * until it exited): as its process sees the path when that process is
+ * alive in another mount namespace, else at the path here.  1 read, 0 not
+ * there, <0 not read (counted).
+ */
+static int jit_dump_read(struct symship *s, const struct jitdump *d)
+{
+	char fdpath[32];
+	uint64_t size = 0;
+	int rc, fd;
+
+	if (proc_other_mntns(d->pid) == 1) {
+		fd = proc_root_open(d->pid, d->path);
+		if (fd < 0)
+			return 0;
+		proc_fd_path(fd, fdpath, sizeof(fdpath));
+		rc = perfsink_kit_file_read(fdpath, s->conf->symbols_max, &s->buf, &size);
+		close(fd);
+	} else {
+		rc = perfsink_kit_file_read(d->path, s->conf->symbols_max, &s->buf, &size);
+		if (rc == -ENOENT)
+			return 0;
+	}
+	if (rc) {
+		read_failed(s, rc, size);
+		return rc;
+	}
+	return 1;
+}
+
+static void ship_dumps(struct symship *s, const struct job *j)
+{
+	for (size_t i = 0; i < j->dumps.n && !past_deadline(s) && s->fails < FAILS_MAX; i++) {
+		char name[256], key[1400];
+
+		if (jitdump_escape(j->dumps.v[i].path, name, sizeof(name)) < 0) {
+			LOG(s, WARN, "symbols: jitdump %s not shipped: its path is too long for a "
+			    "collector's file name", j->dumps.v[i].path);
+			continue;
+		}
+		if (jit_dump_read(s, &j->dumps.v[i]) != 1)
+			continue;
+		snprintf(key, sizeof(key), "%s/jit/%s", j->key_base, name);
+		if (put(s, key, s->buf.data, s->buf.len) == 0) {
+			s->c.dumps++;
 			s->c.bytes += s->buf.len;
 		} else {
 			failed(s);
@@ -320,6 +400,7 @@ static void run_job(struct symship *s, const struct job *j)
 			settle(s, 'd', b.hex);
 	}
 	ship_jit(s, j);
+	ship_dumps(s, j);
 }
 
 static void job_free(struct job *j)
@@ -327,6 +408,7 @@ static void job_free(struct job *j)
 	free(j->recs);
 	free(j->key_base);
 	free(j->pids);
+	dump_set_free(&j->dumps);
 	free(j);
 }
 
@@ -399,12 +481,16 @@ static void drop_interim(struct symship *s, const char *key_base)
 }
 
 static int queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
-		 const int32_t *pids, size_t npids, int interim)
+		 const int32_t *pids, size_t npids, const struct dump_set *dumps, int interim)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
 	if (!j)
 		return -ENOMEM;
+	if (dumps && dump_set_copy(&j->dumps, dumps) < 0) {
+		free(j);
+		return -ENOMEM;
+	}
 	j->recs = malloc(len ? len : 1);
 	j->key_base = strdup(key_base);
 	j->pids = malloc(npids ? npids * sizeof(*pids) : 1);
@@ -432,14 +518,14 @@ static int queue(struct symship *s, const uint8_t *recs, size_t len, const char 
 }
 
 int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
-		  const int32_t *pids, size_t npids)
+		  const int32_t *pids, size_t npids, const struct dump_set *dumps)
 {
-	return queue(s, recs, len, key_base, pids, npids, 0);
+	return queue(s, recs, len, key_base, pids, npids, dumps, 0);
 }
 
 int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, const char *key_base)
 {
-	return queue(s, recs, len, key_base, NULL, 0, 1);
+	return queue(s, recs, len, key_base, NULL, 0, NULL, 1);
 }
 
 unsigned symship_close(struct symship *s, int64_t deadline_ms)
@@ -453,12 +539,12 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms)
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
-	if (c->files || c->present || c->over_cap || c->changed || c->failed || c->left || c->jit)
+	if (c->files || c->present || c->over_cap || c->changed || c->failed || c->left || c->jit || c->dumps)
 		LOG(s, INFO,
 		    "symbols: %u files shipped (%" PRIu64 " bytes, %u replacing a stripped upload), "
 		    "%u already on the collector, %u over symbols_max (%" PRIu64 " bytes), "
-		    "%u JIT maps, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)",
-		    c->files, c->bytes, c->replaced, c->present, c->over_cap, c->over_cap_bytes, c->jit,
+		    "%u JIT maps, %u jitdump files, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)",
+		    c->files, c->bytes, c->replaced, c->present, c->over_cap, c->over_cap_bytes, c->jit, c->dumps,
 		    c->changed + c->missing, c->failed, c->left);
 	unshipped = c->failed + c->left;
 	perfsink_kit_buf_free(&s->buf);

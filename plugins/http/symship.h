@@ -7,6 +7,7 @@
  *                                           [vdso] the vdso image
  *     {url}/buildid/{build-id}/debuginfo    its separate debug file
  *     {url}/{host}/{session}/jit/perf-PID.map   JIT maps of recorded processes
+ *     {url}/{host}/{session}/jit/_2f...dump     their jitdump files (jitdumps.h)
  *
  * (s3: the same keys under [{prefix}/]).  A file is sent once per
  * collector: a HEAD finds what is already there.  An executable already
@@ -18,7 +19,7 @@
  * It has its own connections, so the sample stream never waits for it.
  * Work is queued as the stream goes (the build-ids seen so far, every
  * PERFSINK_BUILD_IDS_EVERY_MS from a 1.5 host) and at its end (all of
- * them, with the JIT maps of its processes); what a run has settled is
+ * them, with the JIT maps and jitdump files of its processes); what a run has settled is
  * not looked at again.
  * A stream whose build-id part waited in the spool is queued again when it
  * is sent from there (by `perfsink upload` or a later run), with no JIT
@@ -35,6 +36,7 @@
 
 struct symship;
 struct http_conf;
+struct dump_set;
 
 /* Start the thread (idle).  conf outlives the shipper.  0 or -errno. */
 int symship_new(const struct perfsink_instance *inst, const struct http_conf *conf,
@@ -42,10 +44,14 @@ int symship_new(const struct perfsink_instance *inst, const struct http_conf *co
 /*
  * Queue one ended stream's work: recs are its build-id records (copied),
  * key_base its "{host}/{session}" (copied), pids the processes it
- * recorded (copied; entries <= 0 are skipped), whose /tmp/perf-PID.map is shipped when it exists.
+ * recorded (copied; entries <= 0 are skipped), whose /tmp/perf-PID.map is
+ * shipped when it exists (a process alive in another mount namespace: its
+ * /tmp/perf-NSPID.map, read through /proc/PID/root, shipped as
+ * perf-PID.map, the host pid, which the samples carry), dumps (copied;
+ * NULL for none) the jitdump files its MMAP records named, read now.
  */
 int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
-		  const int32_t *pids, size_t npids);
+		  const int32_t *pids, size_t npids, const struct dump_set *dumps);
 /*
  * While recording: the build-ids seen so far of the stream key_base (no JIT
  * maps).  It replaces an interim job of that stream not started yet, and

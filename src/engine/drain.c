@@ -156,7 +156,7 @@ int drainer_dispatch(struct drainer *d, struct drain_batch *b)
 	return ret;
 }
 
-/* COMM and FORK records in p[0, len) (perfsink_buf.task_records). */
+/* COMM, FORK, MMAP and MMAP2 records in p[0, len) (perfsink_buf.task_records). */
 static uint32_t count_tasks(const uint8_t *p, size_t len)
 {
 	uint32_t n = 0;
@@ -165,7 +165,8 @@ static uint32_t count_tasks(const uint8_t *p, size_t len)
 		memcpy(&h, p + off, sizeof(h));
 		if (h.size < sizeof(h) || h.size > len - off)
 			break;
-		n += h.type == PERF_RECORD_COMM || h.type == PERF_RECORD_FORK;
+		n += h.type == PERF_RECORD_COMM || h.type == PERF_RECORD_FORK ||
+		     h.type == PERF_RECORD_MMAP || h.type == PERF_RECORD_MMAP2;
 		off += h.size;
 	}
 	return n;
@@ -257,6 +258,7 @@ static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 			cut += stack_filled(d->stack_user, d->stack_tail, p + off, h->size);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&d->dsos, p + off, h->size);
+			tasks++;
 		} else if (h->type == PERF_RECORD_BPF_EVENT && d->bpf) {
 			bpf_progs_event(d->bpf, p + off, h->size);
 		} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) {

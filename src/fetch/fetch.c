@@ -5,6 +5,7 @@
  */
 #include "fetch/fetch.h"
 #include "fetch/collector.h"
+#include "fetch/jit_dumps.h"
 #include "fetch/jit_maps.h"
 #include "fetch/pipe_to_file.h"
 #include "fetch/symbols.h"
@@ -204,21 +205,34 @@ static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 /* Where perf report reads a process's JIT map (tools/perf/util/map.c). */
 #define JIT_MAP_DIR "/tmp"
 
+/* jitdump files go to their recorded paths, for perf inject --jit. */
+static int jit_dumps_say(const struct jit_dumps_result *r)
+{
+	if (!r->dumps)
+		return 0;
+	pr_info("jitdump files: %u of %u placed at their recorded paths (%" PRIu64 " bytes), %u already "
+		"there (left as they are), %u outside /tmp and ~/.debug/jit (not placed), %u failed",
+		r->placed, r->dumps, r->bytes, r->present, r->outside, r->failed);
+	return r->failed ? 1 : 0;
+}
+
 static int jit_step(struct fetch_state *s)
 {
 	struct jit_maps_result r;
-	int rc = jit_maps_place(s->c, s->host, s->session, JIT_MAP_DIR, &r);
+	struct jit_dumps_result d;
+	int rc = jit_maps_place(s->c, s->host, s->session, JIT_MAP_DIR, getenv("HOME"), &r, &d);
 	if (rc) {
 		pr_err("jit maps: %s", rc == -EIO && s->c->err[0] ? s->c->err : strerror(-rc));
 		return 1;
 	}
+	int code = jit_dumps_say(&d);
 	if (!r.maps) {
 		pr_debug("jit maps: none in %s/%s", s->host, s->session);
-		return 0;
+		return code;
 	}
 	pr_info("jit maps: %u of %u placed in " JIT_MAP_DIR " (%" PRIu64 " bytes), %u already there "
 		"(left as they are), %u failed", r.placed, r.maps, r.bytes, r.present, r.failed);
-	return r.failed ? 1 : 0;
+	return code | (r.failed ? 1 : 0);
 }
 
 /*

@@ -1,5 +1,6 @@
 /* A session's JIT maps into /tmp; see jit_maps.h. */
 #include "fetch/jit_maps.h"
+#include "fetch/jit_dumps.h"
 #include "fetch/collector.h"
 #include "base/log.h"
 
@@ -40,13 +41,9 @@ static int write_all(int fd, const struct bytes *b)
 	return 0;
 }
 
-/*
- * b as path, created here and now or not at all.  0, -EEXIST (something
- * is there: untouched), or -errno (nothing is left behind).
- */
-static int map_create(const char *path, const struct bytes *b)
+int jit_file_create(int dirfd, const char *name, const struct bytes *b)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	/* 0644 whatever the umask: perf report may run as root or as us. */
@@ -54,7 +51,7 @@ static int map_create(const char *path, const struct bytes *b)
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	if (rc)
-		unlink(path);
+		unlinkat(dirfd, name, 0);
 	return rc;
 }
 
@@ -72,7 +69,7 @@ static void map_place(struct collector *c, const char *rel_dir, const char *name
 	if (rc) {
 		res->failed++;
 		pr_err("jit map %s: %s", rel, rc == -EIO && c->err[0] ? c->err : strerror(-rc));
-	} else if ((rc = map_create(path, &b)) == 0) {
+	} else if ((rc = jit_file_create(AT_FDCWD, path, &b)) == 0) {
 		res->placed++;
 		res->bytes += b.len;
 		pr_debug("jit map %s placed as %s (%zu bytes)", rel, path, b.len);
@@ -88,20 +85,25 @@ static void map_place(struct collector *c, const char *rel_dir, const char *name
 }
 
 int jit_maps_place(struct collector *c, const char *host, const char *session, const char *dir,
-		   struct jit_maps_result *res)
+		   const char *home, struct jit_maps_result *res, struct jit_dumps_result *dumps)
 {
 	struct coll_list l = { 0 };
 	char rel_dir[1100];
 
 	memset(res, 0, sizeof(*res));
+	memset(dumps, 0, sizeof(*dumps));
 	snprintf(rel_dir, sizeof(rel_dir), "%s/%s/jit/", host, session);
 	int rc = collector_list(c, rel_dir, &l);
 	if (rc == -ENOENT)
 		return 0;
 	for (size_t i = 0; rc == 0 && i < l.nr; i++) {
-		int pid = l.e[i].is_dir ? -1 : jit_map_name_pid(l.e[i].name);
-		if (pid < 0)
+		if (l.e[i].is_dir)
 			continue; /* not something the sink writes there */
+		int pid = jit_map_name_pid(l.e[i].name);
+		if (pid < 0) {
+			jit_dump_place(c, rel_dir, l.e[i].name, home, dumps);
+			continue;
+		}
 		res->maps++;
 		map_place(c, rel_dir, l.e[i].name, pid, dir, res);
 	}

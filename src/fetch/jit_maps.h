@@ -16,7 +16,9 @@
 #define PS_FETCH_JIT_MAPS_H
 #include <stdint.h>
 
+struct bytes;
 struct collector;
+struct jit_dumps_result;
 
 struct jit_maps_result {
 	unsigned maps;      /* perf-PID.map objects in the session's jit/ */
@@ -27,15 +29,24 @@ struct jit_maps_result {
 };
 
 /*
- * Place the maps of host/session into dir ("/tmp" for perf report).
+ * Place the maps of host/session into dir ("/tmp" for perf report), and
+ * its jitdump files at their recorded paths (jit_dumps.h; home: $HOME).
  * Messages go through base/log.h.  0, or -errno when the collector could
  * not list jit/ (c->err says why); a session without maps is 0 with
  * res->maps == 0.
  */
 int jit_maps_place(struct collector *c, const char *host, const char *session, const char *dir,
-		   struct jit_maps_result *res);
+		   const char *home, struct jit_maps_result *res, struct jit_dumps_result *dumps);
 
 /* The pid of a map's name "perf-PID.map" (PID 1..INT_MAX, no leading 0); -1 if not one. */
 int jit_map_name_pid(const char *name);
+
+/*
+ * b as name (relative to dirfd, or AT_FDCWD), created here and now or not
+ * at all: O_EXCL, never through a symlink, mode 0644 whatever the umask.
+ * 0, -EEXIST (something is there: untouched), or -errno (nothing is left
+ * behind).
+ */
+int jit_file_create(int dirfd, const char *name, const struct bytes *b);
 
 #endif

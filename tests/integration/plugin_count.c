@@ -29,7 +29,8 @@ static int count_write(void *ctx, struct perfsink_buf *b)
 		memcpy(&size, b->data + off + 6, sizeof(size));
 		if (size < 8)
 			break;
-		tasks += type == 3 || type == 7; /* PERF_RECORD_COMM, PERF_RECORD_FORK */
+		/* PERF_RECORD_COMM, PERF_RECORD_FORK, PERF_RECORD_MMAP, PERF_RECORD_MMAP2 */
+		tasks += type == 3 || type == 7 || type == 1 || type == 10;
 		off += size;
 		n++;
 	}

@@ -1,0 +1,208 @@
+/*
+ * The names and paths of JIT files shipped by the http sink and placed by
+ * `perfsink fetch`: jitdump paths in MMAP records, their escaped names on
+ * the collector and back, where fetch may place them, NSpid of
+ * /proc/PID/status, and opening a file through /proc/PID/root without
+ * following links (this process's own root, real files under /tmp).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "jitdumps.h"
+#include "proc_root.h"
+#include "fetch/jit_dumps.h"
+
+static void test_dump_path_pid(void **state)
+{
+	static const struct {
+		const char *path;
+		int pid;
+	} t[] = {
+		{ "/tmp/jit-7.dump", 7 },
+		{ "/home/u/.debug/jit/java-jit-20261203.XXab12/jit-123456.dump", 123456 },
+		{ "/jit-2147483647.dump", 2147483647 },
+		{ "/jit-2147483648.dump", -1 },
+		{ "/tmp/jit-07.dump", -1 },
+		{ "/tmp/jit-0.dump", -1 },
+		{ "/tmp/jit-.dump", -1 },
+		{ "/tmp/jit-7.dump.old", -1 },
+		{ "/tmp/jit-7x.dump", -1 },
+		{ "/tmp/xjit-7.dump", -1 },
+		{ "jit-7.dump", -1 },
+		{ "/tmp/perf-7.map", -1 },
+		{ "//anon", -1 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		assert_int_equal(jitdump_path_pid(t[i].path), t[i].pid);
+}
+
+static void test_escape_roundtrip(void **state)
+{
+	static const char *const paths[] = {
+		"/tmp/jit-7.dump",
+		"/home/u/.debug/jit/java-jit-20261203.XXab12/jit-42.dump",
+		"/tmp/a b_c%d/jit-1.dump",
+		"/tmp/\xc3\xa9t\xc3\xa9/jit-3.dump",
+	};
+	char name[256], back[4096];
+	(void)state;
+
+	assert_int_equal(jitdump_escape("/tmp/jit-7.dump", name, sizeof(name)), 0);
+	assert_string_equal(name, "_2ftmp_2fjit-7.dump");
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		assert_int_equal(jitdump_escape(paths[i], name, sizeof(name)), 0);
+		assert_null(strchr(name, '/'));
+		assert_null(strchr(name, '%'));
+		assert_int_equal(jit_dump_name_path(name, back, sizeof(back)), 0);
+		assert_string_equal(back, paths[i]);
+	}
+	/* Too long for a file name on the collector, or for out. */
+	char longp[200];
+	memset(longp, 'a', sizeof(longp));
+	memcpy(longp, "/tmp/", 5);
+	strcpy(longp + sizeof(longp) - 16, "/jit-1.dump");
+	assert_int_equal(jitdump_escape(longp, name, sizeof(name)), 0);
+	char longer[300];
+	memset(longer, 'a', sizeof(longer));
+	longer[0] = '/';
+	strcpy(longer + sizeof(longer) - 16, "/jit-1.dump");
+	assert_int_equal(jitdump_escape(longer, name, sizeof(name)), -ENAMETOOLONG);
+	assert_int_equal(jitdump_escape("/tmp/jit-7.dump", name, 10), -ENAMETOOLONG);
+}
+
+static void test_name_path_refused(void **state)
+{
+	static const char *const bad[] = {
+		"perf-7.map",                         /* a JIT map, not a dump */
+		"tmp_2fjit-7.dump",                   /* not absolute */
+		"_2ftmp_2f_2e_2e_2fetc_2fjit-1.dump", /* .. component */
+		"_2ftmp_2f.._2fjit-1.dump",           /* .. (dots are kept as is) */
+		"_2ftmp_2f._2fjit-1.dump",            /* . component */
+		"_2ftmp_2f_2fjit-1.dump",             /* empty component */
+		"_2ftmp_2fjit-1.dump.x",              /* not jit-PID.dump */
+		"_2ftmp_2fjit-01.dump",               /* leading 0 */
+		"_2ftmp_2fjit_2d1.dump",              /* '-' escaped: the sink never does */
+		"_2ftmp_2fjit-1.dump_",               /* bad escape */
+		"_2ftmp_2fjit-1.dump_2",
+		"_2Ftmp_2fjit-1.dump",                /* upper-case hex */
+		"_00_2ftmp_2fjit-1.dump",             /* NUL */
+		"_2ftmp_2fa b_2fjit-1.dump",          /* a space left as it is */
+		"",
+	};
+	char back[4096];
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(jit_dump_name_path(bad[i], back, sizeof(back)), -EINVAL);
+	assert_int_equal(jit_dump_name_path("_2ftmp_2fjit-1.dump", back, 8), -EINVAL);
+}
+
+static void test_dump_base(void **state)
+{
+	static const struct {
+		const char *path, *home;
+		size_t base;
+	} t[] = {
+		{ "/tmp/jit-1.dump", "/root", 4 },
+		{ "/tmp/d/e/jit-1.dump", NULL, 4 },
+		{ "/tmpx/jit-1.dump", "/root", 0 },
+		{ "/tmp", "/root", 0 },
+		{ "/tmp/", "/root", 0 },
+		{ "/root/.debug/jit/java-jit-x/jit-1.dump", "/root", 16 },
+		{ "/root/.debug/jit/java-jit-x/jit-1.dump", "/root/", 16 },
+		{ "/root/.debug/jit/jit-1.dump", "/root", 16 },
+		{ "/root/.debug/jitx/jit-1.dump", "/root", 0 },
+		{ "/root/.debug/jit-1.dump", "/root", 0 },
+		{ "/root/.debug/jit/x/jit-1.dump", NULL, 0 },
+		{ "/root/.debug/jit/x/jit-1.dump", "", 0 },
+		{ "/root/.debug/jit/x/jit-1.dump", "root", 0 },
+		{ "/home/u/.debug/jit/x/jit-1.dump", "/root", 0 },
+		{ "/.debug/jit/x/jit-1.dump", "/", 11 },
+		{ "/root/.debug/jit/x/jit-1.dump", "/x/../root", 0 },
+		{ "/etc/jit-1.dump", "/root", 0 },
+		{ "/var/tmp/jit-1.dump", "/root", 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		size_t got = jit_dump_base(t[i].path, t[i].home);
+		if (got != t[i].base)
+			fail_msg("%s with HOME %s: %zu, not %zu", t[i].path, t[i].home ? t[i].home : "(unset)",
+				 got, t[i].base);
+	}
+}
+
+static void test_status_nspid(void **state)
+{
+	(void)state;
+	assert_int_equal(proc_status_nspid("Name:\tx\nPid:\t4242\nNSpid:\t4242\t17\t1\nNSpgid:\t1\n"), 1);
+	assert_int_equal(proc_status_nspid("Name:\tx\nPid:\t4242\nNSpid:\t4242\n"), 4242);
+	assert_int_equal(proc_status_nspid("Name:\tx\nPid:\t99\n"), 99); /* a kernel before NSpid */
+	assert_int_equal(proc_status_nspid("Name:\tx\nNSpid:\t12 x\n"), -1);
+	assert_int_equal(proc_status_nspid("Name:\tx\n"), -1);
+	assert_int_equal(proc_status_nspid("Name:\tNSpid:\t5\nPid:\t6\n"), 6); /* at a line start only */
+	assert_int_equal(proc_nspid(getpid()) > 0, 1);
+	assert_int_equal(proc_other_mntns(getpid()), 0);
+}
+
+static void test_root_open(void **state)
+{
+	char dir[] = "/tmp/test_jit_names.XXXXXX", path[256], link[256], sub[256];
+	int fd;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
+	snprintf(link, sizeof(link), "%s/link.map", dir);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "abc", 3), 3);
+	close(fd);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(symlink(dir, sub), 0);
+
+	fd = proc_root_open(getpid(), path);
+	assert_true(fd >= 0);
+	char b[8] = { 0 };
+	assert_int_equal(read(fd, b, sizeof(b)), 3);
+	assert_string_equal(b, "abc");
+	close(fd);
+	assert_int_equal(proc_root_open(getpid(), link), -ELOOP);           /* the file a link */
+	snprintf(b, sizeof(b), "%s", "");
+	char via[300];
+	snprintf(via, sizeof(via), "%s/perf-1.map", sub);
+	assert_int_equal(proc_root_open(getpid(), via), -ENOTDIR);          /* a link on the way */
+	snprintf(via, sizeof(via), "%s/../%s", dir, dir + 5);
+	assert_int_equal(proc_root_open(getpid(), via), -EINVAL);           /* .. */
+	assert_int_equal(proc_root_open(getpid(), dir), -EINVAL);           /* not a regular file */
+	assert_int_equal(proc_root_open(getpid(), "tmp/x"), -EINVAL);       /* not absolute */
+	snprintf(via, sizeof(via), "%s/none", dir);
+	assert_int_equal(proc_root_open(getpid(), via), -ENOENT);
+	unlink(link);
+	unlink(sub);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_dump_path_pid),
+		cmocka_unit_test(test_escape_roundtrip),
+		cmocka_unit_test(test_name_path_refused),
+		cmocka_unit_test(test_dump_base),
+		cmocka_unit_test(test_status_nspid),
+		cmocka_unit_test(test_root_open),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
