@@ -205,28 +205,50 @@ static void read_failed(struct symship *s, int rc, uint64_t size)
 	}
 }
 
+/*
+ * The sizes of the files perfsink_kit_sym_read may read for b, 0 when
+ * absent: the file at its path here, and the build-id cache's copy, which
+ * is the file the process mapped when that was a container's (the host
+ * may have a bigger or smaller file at that path).
+ */
+static void local_sizes(const struct perfsink_kit_build_id *b, uint64_t *here, uint64_t *cached)
+{
+	char dir[4096], path[4096 + 2 * PERFSINK_KIT_BUILD_ID_MAX + 32];
+	struct stat st;
+
+	*here = stat(b->name, &st) == 0 ? (uint64_t)st.st_size : 0;
+	*cached = 0;
+	if (perfsink_kit_buildid_cache_dir(dir, sizeof(dir)) == 0 &&
+	    (size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", dir, b->hex, b->hex + 2) <
+		    sizeof(path) &&
+	    stat(path, &st) == 0)
+		*cached = (uint64_t)st.st_size;
+}
+
 /* 1 when settled (sent, there, or not to send), 0 to try again with a later stream. */
 static int ship_executable(struct symship *s, const struct perfsink_kit_build_id *b)
 {
 	char key[128];
-	uint64_t remote = 0, size = 0;
-	struct stat st;
+	uint64_t remote = 0, size = 0, here = 0, cached = 0, local;
 	int have, rc;
 
 	snprintf(key, sizeof(key), "buildid/%s/executable", b->hex);
-	if (b->kind == PERFSINK_KIT_SYM_ELF && stat(b->name, &st) == 0 &&
-	    (uint64_t)st.st_size > s->conf->symbols_max) {
-		read_failed(s, -EFBIG, (uint64_t)st.st_size);
-		return 1;
+	if (b->kind == PERFSINK_KIT_SYM_ELF) {
+		local_sizes(b, &here, &cached);
+		/* Over the cap without a read only when no candidate is under it. */
+		if (here > s->conf->symbols_max && (!cached || cached > s->conf->symbols_max)) {
+			read_failed(s, -EFBIG, cached ? cached : here);
+			return 1;
+		}
 	}
+	local = cached ? cached : here;
 	have = head(s, key, &remote);
 	if (have < 0) {
 		failed(s);
 		return 0;
 	}
 	/* Same build-id, smaller and ours has symbols: theirs was stripped. */
-	if (have && !(b->kind == PERFSINK_KIT_SYM_ELF && stat(b->name, &st) == 0 &&
-		      (uint64_t)st.st_size > remote)) {
+	if (have && !(b->kind == PERFSINK_KIT_SYM_ELF && local > remote)) {
 		s->c.present++;
 		return 1;
 	}

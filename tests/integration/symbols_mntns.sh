@@ -20,7 +20,7 @@ command -v unshare >/dev/null && unshare -m true 2>/dev/null || { echo "1..0 # S
 
 T=$(mktemp -d /tmp/symbols_mntns.XXXXXX)
 trap 'nginx_stop; rm -rf "$T"' EXIT
-echo "1..12"
+echo "1..13"
 
 P=$(free_port)
 URL=http://127.0.0.1:$P
@@ -73,6 +73,16 @@ check "the collector has buildid/<id>/executable: the file that ran, byte for by
 	cmp -s "$ROOT/c/buildid/$ID/executable" "$T/bin/real" || sed 's/^/# /' "$T/rec.err"
 check "and nothing under the host file's build-id" test ! -e "$ROOT/c/buildid/$DECOY_ID"
 sed -n 's/.*\(symbols: [0-9]* files shipped ([0-9]* bytes\).*/# \1)/p' "$T/rec.err"
+
+# symbols_max holds for the file the process mapped, not the host's file at
+# its path: a decoy grown past the cap keeps nothing back.
+truncate -s +3M "$T/bin/prog"
+sed -e "s|/c$|/c2|" -e '$a symbols_max = 1M' "$T/c.ini" | grep -v '^\[sink.local\]\|^plugin = aio_file\|^path = ' > "$T/c2.ini"
+HOME=$T/rec "$PERFSINK" record -e cpu-clock -F 999 -g --config "$T/c2.ini" -- \
+	unshare -m sh -c "mount --bind '$T/bin/real' '$T/bin/prog' && exec '$T/bin/prog' 300" \
+	>"$T/rec2.out" 2>"$T/rec2.err"
+check "symbols_max 1M, host file at the path 3M bigger: the file that ran ($(stat -c %s "$T/bin/real") bytes) is shipped" \
+	cmp -s "$ROOT/c2/buildid/$ID/executable" "$T/bin/real" || sed 's/^/# /' "$T/c2.ini" "$T/rec2.err"
 
 # Another machine: a fresh HOME, the decoy still at the path, no real binary.
 rm "$T/bin/real"
