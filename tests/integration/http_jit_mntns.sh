@@ -22,12 +22,7 @@ HPID=none NS=
 trap 'kill -9 $NS $HPID 2>/dev/null; nginx_stop; rm -rf "$T" "$B"; rm -f /tmp/perf-$HPID.map' EXIT
 echo "1..9"
 
-P=$(free_port)
-NGINX_EXTRA="autoindex on; autoindex_format json;"
-have_dav_ext && NGINX_EXTRA=$NGINX_LISTING
-nginx_conf "$T/ng" "$P"
-nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
-ROOT=$T/ng/root
+collector_start "$T/ng"
 cc -O1 -g -Wl,--build-id -o "$B/sym_prog" "$TESTS_SRCDIR/integration/sym_prog.c" ||
 	{ echo "Bail out! cannot build sym_prog"; exit 1; }
 

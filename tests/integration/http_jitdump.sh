@@ -21,12 +21,7 @@ V=$(mktemp -d /var/tmp/http_jitdump.XXXXXX)
 trap 'nginx_stop; rm -rf "$T" "$V"' EXIT
 echo "1..16"
 
-P=$(free_port)
-NGINX_EXTRA="autoindex on; autoindex_format json;"
-have_dav_ext && NGINX_EXTRA=$NGINX_LISTING
-nginx_conf "$T/ng" "$P"
-nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
-ROOT=$T/ng/root
+collector_start "$T/ng"
 cc -O1 -g -o "$T/jit_prog" "$TESTS_SRCDIR/integration/jit_prog.c" ||
 	{ echo "Bail out! cannot build jit_prog"; exit 1; }
 

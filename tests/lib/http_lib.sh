@@ -88,6 +88,18 @@ nginx_start() {
 	wait_port "$port"
 }
 
+# collector_start DIR: nginx on a free port P serving DIR/root as a collector
+# perfsink fetch can list (PROPFIND with dav-ext, else the JSON autoindex);
+# sets P and ROOT, bails out when nginx does not start.
+collector_start() {
+	P=$(free_port)
+	NGINX_EXTRA="autoindex on; autoindex_format json;"
+	have_dav_ext && NGINX_EXTRA=$NGINX_LISTING
+	nginx_conf "$1" "$P"
+	nginx_start "$1" || { echo "Bail out! nginx did not start"; exit 1; }
+	ROOT=$1/root
+}
+
 nginx_stop() {
 	[ -n "$NGINX_PID" ] || return 0
 	kill "$NGINX_PID" 2>/dev/null
