@@ -23,7 +23,8 @@
  * not looked at again.
  * A stream whose build-id part waited in the spool is queued again when it
  * is sent from there (by `perfsink upload` or a later run), with no JIT
- * maps: its pids are gone.
+ * maps nor jitdump files: its pids are gone, and its MMAP records are not
+ * walked again.
  *
  * THREADS.  symship_* are called from the engine thread (the sink ops);
  * the work runs on the shipper's thread.

@@ -141,6 +141,56 @@ static void test_dump_base(void **state)
 	}
 }
 
+/* An MMAP (type 1) or MMAP2 (type 10) record of pid naming name, at out; its size. */
+static size_t mmap_rec(uint8_t *out, uint32_t type, int32_t pid, const char *name)
+{
+	size_t at = type == 1 ? 40 : 72, n = strlen(name) + 1;
+	uint16_t size = (uint16_t)((at + n + 7) & ~7u);
+
+	memset(out, 0, size);
+	memcpy(out, &type, 4);
+	memcpy(out + 6, &size, 2);
+	memcpy(out + 8, &pid, 4);
+	memcpy(out + at, name, n);
+	return size;
+}
+
+static void test_dump_set_scan(void **state)
+{
+	uint8_t buf[4096];
+	struct dump_set d = { 0 }, copy;
+	size_t len = 0;
+	uint32_t comm = 3;
+	uint16_t eight = 8;
+	(void)state;
+
+	len += mmap_rec(buf + len, 10, 100, "/tmp/j/jit-100.dump");
+	len += mmap_rec(buf + len, 1, 200, "/home/u/.debug/jit/x/jit-200.dump");
+	len += mmap_rec(buf + len, 10, 100, "/tmp/j/jit-100.dump");   /* again: once */
+	len += mmap_rec(buf + len, 10, 100, "/usr/lib/libc.so.6");    /* not a dump */
+	len += mmap_rec(buf + len, 10, 300, "//anon");
+	memcpy(buf + len, &comm, 4);                                  /* another record */
+	memcpy(buf + len + 6, &eight, 2);
+	len += 8;
+	len += mmap_rec(buf + len, 10, 400, "/tmp/jit-400.dump");
+	dump_set_scan(&d, buf, len - 3); /* the last record cut short: not read */
+	assert_int_equal(d.n, 2);
+	assert_int_equal(d.v[0].pid, 100);
+	assert_string_equal(d.v[0].path, "/tmp/j/jit-100.dump");
+	assert_int_equal(d.v[1].pid, 200);
+	assert_string_equal(d.v[1].path, "/home/u/.debug/jit/x/jit-200.dump");
+	dump_set_scan(&d, buf, len);
+	assert_int_equal(d.n, 3);
+	assert_string_equal(d.v[2].path, "/tmp/jit-400.dump");
+	assert_int_equal(dump_set_copy(&copy, &d), 0);
+	assert_int_equal(copy.n, 3);
+	assert_string_equal(copy.v[1].path, d.v[1].path);
+	assert_ptr_not_equal(copy.v[1].path, d.v[1].path);
+	dump_set_free(&copy);
+	dump_set_free(&d);
+	assert_int_equal(d.n, 0);
+}
+
 static void test_status_nspid(void **state)
 {
 	(void)state;
@@ -201,6 +251,7 @@ int main(void)
 		cmocka_unit_test(test_escape_roundtrip),
 		cmocka_unit_test(test_name_path_refused),
 		cmocka_unit_test(test_dump_base),
+		cmocka_unit_test(test_dump_set_scan),
 		cmocka_unit_test(test_status_nspid),
 		cmocka_unit_test(test_root_open),
 	};
