@@ -80,6 +80,22 @@ int proc_other_mntns(pid_t pid)
 	return self.st_dev != other.st_dev || self.st_ino != other.st_ino;
 }
 
+/* name (under dir) read-only if a regular file, not through a link: fd or -errno. */
+static int regular_open(int dir, const char *name)
+{
+	struct stat st;
+	/* O_NONBLOCK: a FIFO planted there must not block the open. */
+	int fd = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	return fd;
+}
+
 /* The next component of *p (advanced past it) into c: its length, 0 at the end. */
 static size_t component(const char **p, char c[NAME_MAX + 1])
 {
@@ -100,7 +116,6 @@ int proc_root_open(pid_t pid, const char *abs)
 {
 	char root[64], c[NAME_MAX + 1];
 	const char *p = abs;
-	struct stat st;
 	int dir, fd;
 	size_t n;
 
@@ -126,15 +141,14 @@ int proc_root_open(pid_t pid, const char *abs)
 			return -errno; /* a link there: ENOTDIR (O_DIRECTORY|O_NOFOLLOW) */
 		dir = fd;
 	}
-	fd = openat(dir, c, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	fd = regular_open(dir, c);
 	close(dir);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return -EINVAL;
-	}
 	return fd;
+}
+
+int host_open(const char *path)
+{
+	return regular_open(AT_FDCWD, path);
 }
 
 void proc_fd_path(int fd, char *out, size_t n)

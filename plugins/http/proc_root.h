@@ -35,6 +35,14 @@ int proc_other_mntns(pid_t pid);
  */
 int proc_root_open(pid_t pid, const char *abs);
 /*
+ * Open path read-only here (on the host) when it is a regular file, not
+ * when its last component is a symbolic link: the names a recorded
+ * process makes us read (/tmp/perf-PID.map, DIR/jit-PID.dump) are fixed
+ * but for the directory, and a link there could point at any file root
+ * may read.  fd or -errno (-ELOOP a link, -EINVAL not a regular file).
+ */
+int host_open(const char *path);
+/*
  * The bytes of fd's file into a path perfsink_kit_file_read can take:
  * "/proc/self/fd/N" opens that very file again (n bytes of out, 32 are
  * enough).

@@ -294,6 +294,31 @@ static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id 
 }
 
 /*
+ * The file at path as process pid sees it into s->buf: through
+ * /proc/PID/root when pid is alive in another mount namespace, else here;
+ * never through a link as the last component (proc_root.h).  1 read, 0
+ * none there (or a link, or not a regular file: not a runtime's file),
+ * <0 not read (counted).
+ */
+static int read_as_seen(struct symship *s, int32_t pid, const char *path)
+{
+	char fdpath[32];
+	uint64_t size = 0;
+	int rc, fd = proc_other_mntns(pid) == 1 ? proc_root_open(pid, path) : host_open(path);
+
+	if (fd < 0)
+		return 0;
+	proc_fd_path(fd, fdpath, sizeof(fdpath));
+	rc = perfsink_kit_file_read(fdpath, s->conf->symbols_max, &s->buf, &size);
+	close(fd);
+	if (rc) {
+		read_failed(s, rc, size);
+		return rc;
+	}
+	return 1;
+}
+
+/*
  * The JIT map of host pid into s->buf, as the process wrote it: in its own
  * /tmp under its own pid when it is in another mount namespace (read
  * through /proc/PID/root), else /tmp/perf-NSPID.map here (NSpid: its pid
@@ -302,29 +327,11 @@ static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id 
  */
 static int jit_map_read(struct symship *s, int32_t pid)
 {
-	char path[64], fdpath[32];
-	int nspid = proc_nspid(pid), rc, fd;
-	uint64_t size = 0;
-	struct stat st;
+	char path[64];
+	int nspid = proc_nspid(pid);
 
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", nspid > 0 ? nspid : (int)pid);
-	if (proc_other_mntns(pid) == 1) {
-		fd = proc_root_open(pid, path);
-		if (fd < 0)
-			return 0; /* none, or a link: not the runtime's map */
-		proc_fd_path(fd, fdpath, sizeof(fdpath));
-		rc = perfsink_kit_file_read(fdpath, s->conf->symbols_max, &s->buf, &size);
-		close(fd);
-	} else {
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			return 0;
-		rc = perfsink_kit_file_read(path, s->conf->symbols_max, &s->buf, &size);
-	}
-	if (rc) {
-		read_failed(s, rc, size);
-		return rc;
-	}
-	return 1;
+	return read_as_seen(s, pid, path);
 }
 
 /* Under the host pid's name: the recording's samples carry host pids, and
@@ -348,37 +355,6 @@ static void ship_jit(struct symship *s, const struct job *j)
 	}
 }
 
-/*
- * One jitdump file into s->buf, read now (the runtime appended to it
- * until it exited): as its process sees the path when that process is
- * alive in another mount namespace, else at the path here.  1 read, 0 not
- * there, <0 not read (counted).
- */
-static int jit_dump_read(struct symship *s, const struct jitdump *d)
-{
-	char fdpath[32];
-	uint64_t size = 0;
-	int rc, fd;
-
-	if (proc_other_mntns(d->pid) == 1) {
-		fd = proc_root_open(d->pid, d->path);
-		if (fd < 0)
-			return 0;
-		proc_fd_path(fd, fdpath, sizeof(fdpath));
-		rc = perfsink_kit_file_read(fdpath, s->conf->symbols_max, &s->buf, &size);
-		close(fd);
-	} else {
-		rc = perfsink_kit_file_read(d->path, s->conf->symbols_max, &s->buf, &size);
-		if (rc == -ENOENT)
-			return 0;
-	}
-	if (rc) {
-		read_failed(s, rc, size);
-		return rc;
-	}
-	return 1;
-}
-
 static void ship_dumps(struct symship *s, const struct job *j)
 {
 	for (size_t i = 0; i < j->dumps.n && !past_deadline(s) && s->fails < FAILS_MAX; i++) {
@@ -389,7 +365,8 @@ static void ship_dumps(struct symship *s, const struct job *j)
 			    "collector's file name", j->dumps.v[i].path);
 			continue;
 		}
-		if (jit_dump_read(s, &j->dumps.v[i]) != 1)
+		/* Read now: the runtime appended to it until it exited. */
+		if (read_as_seen(s, j->dumps.v[i].pid, j->dumps.v[i].path) != 1)
 			continue;
 		snprintf(key, sizeof(key), "%s/jit/%s", j->key_base, name);
 		if (put(s, key, s->buf.data, s->buf.len) == 0) {

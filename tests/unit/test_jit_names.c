@@ -238,6 +238,22 @@ static void test_root_open(void **state)
 	assert_int_equal(proc_root_open(getpid(), "tmp/x"), -EINVAL);       /* not absolute */
 	snprintf(via, sizeof(via), "%s/none", dir);
 	assert_int_equal(proc_root_open(getpid(), via), -ENOENT);
+
+	/* On the host: only the last component must not be a link. */
+	fd = host_open(path);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(via, sizeof(via), "%s/perf-1.map", sub);
+	fd = host_open(via);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(host_open(link), -ELOOP);
+	char fifo[300];
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(host_open(fifo), -EINVAL);  /* and does not block */
+	assert_int_equal(proc_root_open(getpid(), fifo), -EINVAL);
+	unlink(fifo);
 	unlink(link);
 	unlink(sub);
 	unlink(path);
