@@ -4,6 +4,13 @@
  * and counts as for aio_file.  Here: one SQE per slot, a completion thread
  * that reaps the completion queue.
  *
+ * The completion thread sleeps until the oldest write from a pooled
+ * buffer (a fixed-buffer write) can be released, not at every completion:
+ * with O_DIRECT a buffer makes two writes, a block then its middle, and
+ * waking for the block frees nothing the engine waits for.  Releases go in
+ * submission order, so that buffer cannot go back before every write ahead
+ * of it completed: waiting for that many completions delays no release.
+ *
  * Locking: the queue's lock (w->q.lock) also guards the submission queue
  * and st_fixed; callbacks run with it released.  The completion thread
  * alone reads the completion queue, without the lock.
@@ -23,6 +30,7 @@ struct uring_writer {
 	struct uring_io *io;
 	int fd;
 	pthread_t thread;
+	bool *fixed;        /* per slot (index in q.slots): its last SQE was write_fixed */
 	uint64_t st_fixed;  /* submissions that were write_fixed */
 	const struct perfsink_instance *log_inst; /* destroy's -v line; NULL: none */
 };
@@ -43,6 +51,7 @@ static int submit(void *ctx, struct wq_slot *s)
 	} else {
 		io_uring_prep_write(sqe, w->fd, p, (unsigned)len, s->off + s->done);
 	}
+	w->fixed[s - w->q.slots] = idx >= 0;
 	io_uring_sqe_set_data(sqe, s);
 	w->q.st.writes++;
 	int r = io_uring_submit(&w->io->ring);
@@ -72,12 +81,35 @@ static void complete(struct uring_writer *w, struct wq_slot *s, int res)
 	wq_finish(s, res > 0 ? 0 : res);
 }
 
+/*
+ * Lock held: completions to wait for, up to and including the oldest write
+ * in flight from a pooled buffer (the writes in flight, in submission
+ * order, each make one); 1 when none is from one (a block, the header, no
+ * fixed buffers, or nothing in flight: the stop NOP).
+ */
+static unsigned completions_to_wait(struct uring_writer *w)
+{
+	unsigned k = 0;
+	for (uint64_t seq = w->q.commit_seq; seq < w->q.next_seq; seq++) {
+		struct wq_slot *s = wq_slot_of_seq(&w->q, seq);
+		if (!s || s->state != WQ_BUSY)
+			continue;
+		k++;
+		if (w->fixed[s - w->q.slots])
+			return k;
+	}
+	return 1;
+}
+
 static void *completion_thread(void *arg)
 {
 	struct uring_writer *w = arg;
 	for (;;) {
 		struct io_uring_cqe *cqe;
-		int r = io_uring_wait_cqe(&w->io->ring, &cqe);
+		pthread_mutex_lock(&w->q.lock);
+		unsigned want = completions_to_wait(w);
+		pthread_mutex_unlock(&w->q.lock);
+		int r = io_uring_wait_cqe_nr(&w->io->ring, &cqe, want);
 		if (r == -EINTR || r == -EAGAIN)
 			continue;
 		if (r < 0)
@@ -110,6 +142,11 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 		return -ENOMEM;
 	w->io = cfg->io;
 	w->fd = cfg->fd;
+	w->fixed = calloc(cfg->slots, sizeof(*w->fixed));
+	if (!w->fixed) {
+		free(w);
+		return -ENOMEM;
+	}
 	struct wq_config qc = { .slots = cfg->slots, .offset = cfg->offset,
 				.on_commit = cfg->on_commit, .commit_arg = cfg->commit_arg,
 				.done_ctx = cfg->done_ctx, .submit = submit, .submit_ctx = w };
@@ -120,6 +157,7 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 			wq_fini(&w->q);
 	}
 	if (r < 0) {
+		free(w->fixed);
 		free(w);
 		return r;
 	}
@@ -182,5 +220,6 @@ void uring_writer_destroy(struct uring_writer *w)
 		pthread_cancel(w->thread);
 	pthread_join(w->thread, NULL);
 	wq_fini(&w->q);
+	free(w->fixed);
 	free(w);
 }
