@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 #include "kit/write_queue.h"
 #include "uring_writer.h"
 
@@ -80,21 +81,28 @@ static bool merge(struct uring_writer *w, struct wq_slot *s, const uint8_t *p, s
 	return true;
 }
 
-/* Lock held: enter what is queued; 0 or -errno. */
+/*
+ * Lock held: enter what is queued; 0 or -errno.  A transient refusal
+ * (no memory for requests, completions to reap first) is retried after a
+ * pause with the lock dropped, as the write queue does for WQ_AGAIN.
+ */
 static int flush(struct uring_writer *w)
 {
 	w->open = NULL;
-	int r = 0;
 	while (w->queued) {
-		r = io_uring_submit(&w->io->ring);
+		int r = io_uring_submit(&w->io->ring);
 		if (r >= 0) {
-			w->queued -= (unsigned)r < w->queued ? (unsigned)r : w->queued;
-			r = 0;
-		} else if (r != -EINTR && r != -EAGAIN && r != -EBUSY) {
-			break; /* only a dead ring: its writes never complete (see completion_thread) */
+			/* 0: the submission queue is empty, nothing of ours is left in it. */
+			w->queued = r == 0 || (unsigned)r >= w->queued ? 0 : w->queued - (unsigned)r;
+		} else if (r == -EAGAIN || r == -EBUSY) {
+			pthread_mutex_unlock(&w->q.lock);
+			usleep(200);
+			pthread_mutex_lock(&w->q.lock);
+		} else if (r != -EINTR) {
+			return r; /* only a dead ring: its writes never complete (see completion_thread) */
 		}
 	}
-	return r;
+	return 0;
 }
 
 /* Queue the rest of slot s; lock held.  0 or -errno (no SQE: the ring is too small). */
