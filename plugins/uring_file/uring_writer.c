@@ -1,19 +1,20 @@
 /*
  * Ordered appends through io_uring (uring_writer.h): the io_uring backend
  * of the kit's write queue (kit/write_queue.h), which orders, waits, fails
- * and counts as for aio_file.  Here: one SQE per slot, a completion thread
- * that reaps the completion queue.
+ * and counts as for aio_file.  Here: one SQE per slot (or per plugged
+ * pair), a completion thread that reaps the completion queue.
  *
  * The completion thread sleeps until the oldest write from a pooled
- * buffer (a fixed-buffer write) can be released, not at every completion:
- * with O_DIRECT a buffer makes two writes, a block then its middle, and
- * waking for the block frees nothing the engine waits for.  Releases go in
- * submission order, so that buffer cannot go back before every write ahead
- * of it completed: waiting for that many completions delays no release.
+ * buffer (its bytes in a registered buffer) can be released, not at every
+ * completion: with O_DIRECT a buffer may make two writes, a block then its
+ * middle, and waking for the block frees nothing the engine waits for.
+ * Releases go in submission order, so that buffer cannot go back before
+ * every write ahead of it completed: waiting for that many completions
+ * delays no release.
  *
  * Locking: the queue's lock (w->q.lock) also guards the submission queue,
- * the plug, sio and the counters; callbacks run with it released.  The completion thread
- * alone reads the completion queue, without the lock.
+ * the plug, sio and the counters; callbacks run with it released.  The
+ * completion thread alone reads the completion queue, without the lock.
  */
 #include <errno.h>
 #include <pthread.h>

@@ -5,12 +5,14 @@
  * of the kit's write queue (kit/write_queue.h), which orders, waits, fails
  * and counts for them.  Each write gets one slot and one SQE at an
  * explicit offset (write_fixed when its bytes lie in a registered pooled
- * buffer); a short write or -EAGAIN is resubmitted for the rest.  One completion thread per writer blocks in
- * io_uring_wait_cqe and reaps every write: no thread per write, no poll.
+ * buffer; plugged, a block and the middle after it share a writev SQE); a
+ * short write or -EAGAIN is resubmitted for the rest.  One completion
+ * thread per writer blocks in io_uring_wait_cqe_nr and reaps every write:
+ * no thread per write, no poll.
  *
- * THREADS.  uring_writer_write/_plug/_unplug/_drain/_destroy from one thread (the sink's
- * caller); done() and on_commit() run on the completion thread and must not
- * call back into the writer.
+ * THREADS.  uring_writer_write/_plug/_unplug/_drain/_destroy from one
+ * thread (the sink's caller); done() and on_commit() run on the completion
+ * thread and must not call back into the writer.
  * OWNERSHIP.  The bytes of a write stay valid until its done() ran.  The
  * writer neither closes fd nor owns io (one writer at a time per io).
  * ERRORS.  The first failed write makes the writer failed (sticky); writes
