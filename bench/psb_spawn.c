@@ -7,7 +7,8 @@
  * zombie's /proc/PID/io still holds the write counts of every thread, then
  * reaps it for its rusage.  RESULT_FILE gets key=value lines: pid, status
  * (exit code, or 128+signal), exit_ns (CLOCK_MONOTONIC when it ended),
- * user_ns, sys_ns, maxrss_kb, syscw, wchar.
+ * user_ns, sys_ns, maxrss_kb, syscw, wchar, csw (context switches of all
+ * its threads, voluntary and not: how often it slept or was preempted).
  *
  * Why a C launcher: ru_maxrss keeps the high-water mark of every image a
  * process had, and a child forked from the (large) Python driver would
@@ -75,11 +76,11 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	fprintf(f, "pid=%d\nstatus=%d\nexit_ns=%lld\nuser_ns=%lld\nsys_ns=%lld\nmaxrss_kb=%ld\n"
-		"syscw=%lld\nwchar=%lld\n",
+		"syscw=%lld\nwchar=%lld\ncsw=%ld\n",
 		(int)pid, code, (long long)ts.tv_sec * 1000000000 + ts.tv_nsec,
 		(long long)ru.ru_utime.tv_sec * 1000000000 + ru.ru_utime.tv_usec * 1000LL,
 		(long long)ru.ru_stime.tv_sec * 1000000000 + ru.ru_stime.tv_usec * 1000LL,
-		ru.ru_maxrss, syscw, wchar);
+		ru.ru_maxrss, syscw, wchar, ru.ru_nvcsw + ru.ru_nivcsw);
 	fclose(f);
 	return code;
 }

@@ -115,7 +115,7 @@ void wq_finish(struct wq_slot *s, int err)
  * The seqs not yet released are the n or fewer from commit_seq on, so
  * seq % n tells them apart.
  */
-static struct wq_slot *find_seq(struct write_queue *q, uint64_t seq)
+struct wq_slot *wq_slot_of_seq(struct write_queue *q, uint64_t seq)
 {
 	struct wq_slot *s = q->by_seq[seq % q->n];
 	return s && s->state != WQ_FREE && s->seq == seq ? s : NULL;
@@ -126,7 +126,7 @@ static unsigned release_in_order(struct write_queue *q, bool *moved)
 {
 	unsigned k = 0;
 	struct wq_slot *s;
-	while ((s = find_seq(q, q->commit_seq)) && s->state == WQ_DONE) {
+	while ((s = wq_slot_of_seq(q, q->commit_seq)) && s->state == WQ_DONE) {
 		if (s->err && !q->err)
 			q->err = s->err;
 		if (!q->err) {

@@ -110,6 +110,9 @@ uint64_t wq_committed(struct write_queue *q);
 int wq_error(struct write_queue *q);
 void wq_stats(struct write_queue *q, struct perfsink_kit_aiow_stats *out);
 
+/* q->lock held: the slot holding seq while it is not free, else NULL. */
+struct wq_slot *wq_slot_of_seq(struct write_queue *q, uint64_t seq);
+
 /* q->lock held: slot s is finished, all its bytes on file (err 0) or failed (-errno). */
 void wq_finish(struct wq_slot *s, int err);
 /*

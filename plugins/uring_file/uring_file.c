@@ -13,8 +13,13 @@
  * enough for all of them), so a direct write that holds its buffer until
  * the disk has it does not hold the others back.  The pooled buffers are
  * registered once as fixed buffers (sink ABI 1.4, host->pool_regions), so
- * the kernel does not pin their pages on every write.  The ring lives for
- * the whole run; each file gets a writer on it.
+ * the kernel does not pin their pages on every write.  Each sink write is
+ * plugged (uring_writer_plug): with O_DIRECT the kit writes the pending
+ * block, then the middle, and they go out as one vectored write, which
+ * halves the io-wq handoffs, completions and the request frees that
+ * interrupt the engine thread (io_uring frees a request an io-wq worker
+ * ran with task work on the submitting thread).  The ring lives for the
+ * whole run; each file gets a writer on it.
  *
  * Where io_uring cannot be set up, open() says so in one line and fails;
  * ops->available tells the loader the same, for `plugin = file`.
@@ -52,6 +57,13 @@ struct uring_file {
 	int fixed;           /* config: register the pool; cleared when it cannot be */
 	unsigned nr_buffers; /* of the current stream (begin) */
 	struct uring_io io;  /* the run's ring, set up at the first output */
+	struct uring_writer *w; /* the current file's writer; NULL between files */
+};
+
+/* The sink's context: the kit's file sink, and this sink's state for plugging its writes. */
+struct uring_sink {
+	struct perfsink_kit_fsink *f;
+	struct uring_file *u; /* owned by f (its wctx): freed by its close */
 };
 
 static const struct perfsink_kit_key_map uring_file_map[] = {
@@ -130,8 +142,10 @@ static int uring_create(void *wctx, int fd, int direct, uint64_t offset,
 	};
 	struct uring_writer *uw;
 	int r = uring_writer_create(&cfg, &uw);
-	if (r == 0)
+	if (r == 0) {
 		uring_writer_set_log(uw, u->inst);
+		uring_writer_set_ref(uw, &u->w);
+	}
 	*w = uw;
 	return r;
 }
@@ -188,12 +202,67 @@ static int uring_file_open(const struct perfsink_instance *inst, void **ctx)
 		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s; use plugin = aio_file (or file)", why);
 		return r;
 	}
+	struct uring_sink *us = calloc(1, sizeof(*us));
 	struct uring_file *u = calloc(1, sizeof(*u));
-	if (!u)
+	if (!us || !u) {
+		free(us);
+		free(u);
 		return -ENOMEM;
+	}
 	u->inst = inst;
-	return perfsink_kit_fsink_open_keys(inst, uring_file_keys, uring_file_map, &uring_file_fkeys,
-					    &uring_writer_ops, u, (struct perfsink_kit_fsink **)ctx);
+	us->u = u;
+	r = perfsink_kit_fsink_open_keys(inst, uring_file_keys, uring_file_map, &uring_file_fkeys,
+					 &uring_writer_ops, u, &us->f);
+	if (r < 0) {
+		free(us); /* u went with the failed open */
+		return r;
+	}
+	*ctx = us;
+	return 0;
+}
+
+static int uring_file_start(void *ctx, const struct perfsink_stream *s)
+{
+	return perfsink_kit_fsink_start(((struct uring_sink *)ctx)->f, s);
+}
+
+/*
+ * One sink write, plugged: with O_DIRECT the kit writes the pending block
+ * then the middle, which the writer sends as one (uring_writer_plug).
+ */
+static int uring_file_write(void *ctx, struct perfsink_buf *buf)
+{
+	struct uring_sink *us = ctx;
+	struct uring_writer *w = us->u->w;
+	if (w)
+		uring_writer_plug(w);
+	int r = perfsink_kit_fsink_write(us->f, buf);
+	/* The kit may have replaced the writer (buffered from here): the new one is unplugged. */
+	int e = w && us->u->w == w ? uring_writer_unplug(w) : 0;
+	return r < 0 ? r : e;
+}
+
+static int uring_file_barrier(void *ctx)
+{
+	return perfsink_kit_fsink_barrier(((struct uring_sink *)ctx)->f);
+}
+
+static int uring_file_rotate(void *ctx, const struct perfsink_stream *next)
+{
+	return perfsink_kit_fsink_rotate(((struct uring_sink *)ctx)->f, next);
+}
+
+static int uring_file_close(void *ctx, const struct perfsink_summary *sum)
+{
+	struct uring_sink *us = ctx;
+	int r = perfsink_kit_fsink_close(us->f, sum);
+	free(us);
+	return r;
+}
+
+static void uring_file_stats(void *ctx, struct perfsink_sink_stats *out)
+{
+	perfsink_kit_fsink_stats(((struct uring_sink *)ctx)->f, out);
 }
 
 static const struct perfsink_sink_ops uring_file_ops = {
@@ -205,12 +274,12 @@ static const struct perfsink_sink_ops uring_file_ops = {
 	.description = "perf.data file written with io_uring (O_DIRECT, fixed buffers)",
 	.keys = uring_file_keys,
 	.open = uring_file_open,
-	.start = perfsink_kit_fsink_start,
-	.write = perfsink_kit_fsink_write,
-	.barrier = perfsink_kit_fsink_barrier,
-	.rotate = perfsink_kit_fsink_rotate,
-	.close = perfsink_kit_fsink_close,
-	.stats = perfsink_kit_fsink_stats,
+	.start = uring_file_start,
+	.write = uring_file_write,
+	.barrier = uring_file_barrier,
+	.rotate = uring_file_rotate,
+	.close = uring_file_close,
+	.stats = uring_file_stats,
 	.available = uring_file_available,
 };
 

@@ -27,6 +27,25 @@ int uring_io_probe(char *why, size_t n)
 	return 0;
 }
 
+/* Rings set up in this process and not yet exited: the io-wq workers they may use at once. */
+static unsigned live_rings;
+
+/*
+ * An O_DIRECT append cannot be issued without blocking (ext4 and xfs take
+ * the inode lock exclusively to move i_size), so io_uring hands every
+ * write to an io-wq worker of the submitting thread; left alone it starts
+ * one per write in flight, and they queue on the inode lock: a third of
+ * the workers' context switches on a tracepoint storm.  One worker per
+ * file writes them in order with no lock handoff; the limit belongs to the
+ * submitting thread, shared by every ring it uses, hence one per live
+ * ring.  A kernel without the call (before 5.15) keeps its default.
+ */
+static void limit_workers(struct uring_io *io)
+{
+	unsigned v[2] = { __atomic_add_fetch(&live_rings, 1, __ATOMIC_RELAXED), 0 };
+	(void)io_uring_register_iowq_max_workers(&io->ring, v);
+}
+
 int uring_io_init(struct uring_io *io, unsigned depth, char *why, size_t n)
 {
 	memset(io, 0, sizeof(*io));
@@ -35,6 +54,7 @@ int uring_io_init(struct uring_io *io, unsigned depth, char *why, size_t n)
 		say_unavailable(r, why, n);
 		return r;
 	}
+	limit_workers(io);
 	io->depth = depth;
 	io->ready = 1;
 	return 0;
@@ -115,5 +135,6 @@ void uring_io_exit(struct uring_io *io)
 		return;
 	unregister(io);
 	io_uring_queue_exit(&io->ring);
+	__atomic_sub_fetch(&live_rings, 1, __ATOMIC_RELAXED);
 	io->ready = 0;
 }

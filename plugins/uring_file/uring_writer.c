@@ -1,42 +1,125 @@
 /*
  * Ordered appends through io_uring (uring_writer.h): the io_uring backend
  * of the kit's write queue (kit/write_queue.h), which orders, waits, fails
- * and counts as for aio_file.  Here: one SQE per slot, a completion thread
- * that reaps the completion queue.
+ * and counts as for aio_file.  Here: one SQE per slot (or per plugged
+ * pair), a completion thread that reaps the completion queue.
  *
- * Locking: the queue's lock (w->q.lock) also guards the submission queue
- * and st_fixed; callbacks run with it released.  The completion thread
- * alone reads the completion queue, without the lock.
+ * The completion thread sleeps until the oldest write from a pooled
+ * buffer (its bytes in a registered buffer) can be released, not at every
+ * completion: with O_DIRECT a buffer may make two writes, a block then its
+ * middle, and waking for the block frees nothing the engine waits for.
+ * Releases go in submission order, so that buffer cannot go back before
+ * every write ahead of it completed: waiting for that many completions
+ * delays no release.
+ *
+ * Locking: the queue's lock (w->q.lock) also guards the submission queue,
+ * the plug, sio and the counters; callbacks run with it released.  The
+ * completion thread alone reads the completion queue, without the lock.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
 #include "kit/write_queue.h"
 #include "uring_writer.h"
 
 #define STOP_TAG 1 /* user_data of the NOP that ends the completion thread */
+
+/* What the writer keeps per slot (q.slots[i] is sio[i]). */
+struct slot_io {
+	bool pooled;          /* its bytes lie in a registered (pooled) buffer */
+	bool rides;           /* its bytes go out on the previous slot's SQE */
+	struct wq_slot *pair; /* the slot whose bytes ride on this slot's SQE, or NULL */
+	struct iovec iov[2];  /* that SQE's vector: this slot's rest, then the pair's */
+};
 
 struct uring_writer {
 	struct write_queue q;
 	struct uring_io *io;
 	int fd;
 	pthread_t thread;
-	uint64_t st_fixed;  /* submissions that were write_fixed */
+	struct slot_io *sio;  /* one per slot */
+	bool plugged;         /* SQEs wait for unplug (uring_writer_plug) */
+	unsigned queued;      /* plugged: SQEs queued, not submitted */
+	struct wq_slot *open; /* plugged: the slot of the last SQE queued, still mergeable */
+	struct io_uring_sqe *open_sqe;
+	uint64_t st_fixed;    /* submissions that were write_fixed */
+	uint64_t st_merged;   /* writes that rode on the SQE of the one before */
 	const struct perfsink_instance *log_inst; /* destroy's -v line; NULL: none */
+	struct uring_writer **ref; /* cleared by destroy; NULL: none */
 };
+
+static struct slot_io *sio_of(struct uring_writer *w, const struct wq_slot *s)
+{
+	return &w->sio[s - w->q.slots];
+}
+
+/*
+ * Plugged, lock held: put the rest of s (p, len) on the open SQE when it
+ * continues it in the file, a pending block (not pooled) then the middle
+ * from a pooled buffer: one vectored write instead of two.  The middle
+ * loses its fixed buffer; that costs less than a second io-wq handoff,
+ * completion and request free.
+ */
+static bool merge(struct uring_writer *w, struct wq_slot *s, const uint8_t *p, size_t len)
+{
+	struct wq_slot *a = w->open;
+	if (!a || !sio_of(w, s)->pooled || sio_of(w, a)->pooled || s->done ||
+	    a->off + a->len != s->off)
+		return false;
+	struct slot_io *ai = sio_of(w, a);
+	ai->iov[0] = (struct iovec){ (void *)(a->data + a->done), a->len - a->done };
+	ai->iov[1] = (struct iovec){ (void *)p, len };
+	io_uring_prep_writev(w->open_sqe, w->fd, ai->iov, 2, a->off + a->done);
+	io_uring_sqe_set_data(w->open_sqe, a);
+	ai->pair = s;
+	sio_of(w, s)->rides = true;
+	w->open = NULL;
+	w->st_merged++;
+	return true;
+}
+
+/*
+ * Lock held: enter what is queued; 0 or -errno.  A transient refusal
+ * (no memory for requests, completions to reap first) is retried after a
+ * pause with the lock dropped, as the write queue does for WQ_AGAIN.
+ */
+static int flush(struct uring_writer *w)
+{
+	w->open = NULL;
+	while (w->queued) {
+		int r = io_uring_submit(&w->io->ring);
+		if (r >= 0) {
+			/* 0: the submission queue is empty, nothing of ours is left in it. */
+			w->queued = r == 0 || (unsigned)r >= w->queued ? 0 : w->queued - (unsigned)r;
+		} else if (r == -EAGAIN || r == -EBUSY) {
+			pthread_mutex_unlock(&w->q.lock);
+			usleep(200);
+			pthread_mutex_lock(&w->q.lock);
+		} else if (r != -EINTR) {
+			return r; /* only a dead ring: its writes never complete (see completion_thread) */
+		}
+	}
+	return 0;
+}
 
 /* Queue the rest of slot s; lock held.  0 or -errno (no SQE: the ring is too small). */
 static int submit(void *ctx, struct wq_slot *s)
 {
 	struct uring_writer *w = ctx;
-	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->io->ring);
-	if (!sqe)
-		return -EBUSY;
 	const uint8_t *p = s->data + s->done;
 	size_t len = s->len - s->done;
 	int idx = uring_io_fixed_index(w->io, p, len);
+	struct slot_io *si = sio_of(w, s);
+	*si = (struct slot_io){ .pooled = idx >= 0 };
+	if (w->plugged && merge(w, s, p, len))
+		return 0;
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->io->ring);
+	if (!sqe)
+		return -EBUSY;
 	if (idx >= 0) {
 		io_uring_prep_write_fixed(sqe, w->fd, p, (unsigned)len, s->off + s->done, idx);
 		w->st_fixed++;
@@ -45,8 +128,13 @@ static int submit(void *ctx, struct wq_slot *s)
 	}
 	io_uring_sqe_set_data(sqe, s);
 	w->q.st.writes++;
-	int r = io_uring_submit(&w->io->ring);
-	return r < 0 ? r : 0;
+	w->queued++;
+	if (w->plugged) {
+		w->open = s;
+		w->open_sqe = sqe;
+		return 0;
+	}
+	return flush(w);
 }
 
 /* One completion for slot s; lock held. */
@@ -72,12 +160,57 @@ static void complete(struct uring_writer *w, struct wq_slot *s, int res)
 	wq_finish(s, res > 0 ? 0 : res);
 }
 
+/*
+ * The completion of the SQE of slot s, lock held: res bytes from its rest
+ * on, then its pair's; a pair left without bytes is queued again.
+ */
+static void complete_sqe(struct uring_writer *w, struct wq_slot *s, int res)
+{
+	struct wq_slot *b = sio_of(w, s)->pair;
+	if (!b) {
+		complete(w, s, res);
+		return;
+	}
+	sio_of(w, s)->pair = NULL;
+	sio_of(w, b)->rides = false;
+	size_t rest = s->len - s->done;
+	int ra = res < 0 || (size_t)res <= rest ? res : (int)rest;
+	int rb = res < 0 ? res : res - ra;
+	complete(w, s, ra);
+	complete(w, b, rb ? rb : -EAGAIN); /* nothing of it written yet: again, alone */
+}
+
+/*
+ * Lock held: completions to wait for, up to and including the oldest write
+ * in flight from a pooled buffer (the writes in flight, in submission
+ * order, each make one); 1 when none is from one (a block, the header, no
+ * fixed buffers, or nothing in flight: the stop NOP).
+ */
+static unsigned completions_to_wait(struct uring_writer *w)
+{
+	unsigned k = 0;
+	for (uint64_t seq = w->q.commit_seq; seq < w->q.next_seq; seq++) {
+		struct wq_slot *s = wq_slot_of_seq(&w->q, seq);
+		if (!s || s->state != WQ_BUSY)
+			continue;
+		struct slot_io *si = sio_of(w, s);
+		if (!si->rides)
+			k++; /* a slot that rides completes with the one before */
+		if (si->pooled)
+			return k;
+	}
+	return 1;
+}
+
 static void *completion_thread(void *arg)
 {
 	struct uring_writer *w = arg;
 	for (;;) {
 		struct io_uring_cqe *cqe;
-		int r = io_uring_wait_cqe(&w->io->ring, &cqe);
+		pthread_mutex_lock(&w->q.lock);
+		unsigned want = completions_to_wait(w);
+		pthread_mutex_unlock(&w->q.lock);
+		int r = io_uring_wait_cqe_nr(&w->io->ring, &cqe, want);
 		if (r == -EINTR || r == -EAGAIN)
 			continue;
 		if (r < 0)
@@ -90,7 +223,7 @@ static void *completion_thread(void *arg)
 			if (cqe->user_data == STOP_TAG)
 				stop = true;
 			else
-				complete(w, io_uring_cqe_get_data(cqe), cqe->res);
+				complete_sqe(w, io_uring_cqe_get_data(cqe), cqe->res);
 		}
 		io_uring_cq_advance(&w->io->ring, seen);
 		wq_release(&w->q);
@@ -110,6 +243,11 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 		return -ENOMEM;
 	w->io = cfg->io;
 	w->fd = cfg->fd;
+	w->sio = calloc(cfg->slots, sizeof(*w->sio));
+	if (!w->sio) {
+		free(w);
+		return -ENOMEM;
+	}
 	struct wq_config qc = { .slots = cfg->slots, .offset = cfg->offset,
 				.on_commit = cfg->on_commit, .commit_arg = cfg->commit_arg,
 				.done_ctx = cfg->done_ctx, .submit = submit, .submit_ctx = w };
@@ -120,6 +258,7 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 			wq_fini(&w->q);
 	}
 	if (r < 0) {
+		free(w->sio);
 		free(w);
 		return r;
 	}
@@ -130,10 +269,35 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
 		       perfsink_kit_aiow_done_fn done, void *arg)
 {
-	return wq_write(&w->q, data, len, done, arg);
+	/* wq_write waits for a free slot: not for one whose write is still queued here. */
+	pthread_mutex_lock(&w->q.lock);
+	int r = w->q.used == w->q.n ? flush(w) : 0;
+	pthread_mutex_unlock(&w->q.lock);
+	return r < 0 ? r : wq_write(&w->q, data, len, done, arg);
 }
 
-int uring_writer_drain(struct uring_writer *w) { return wq_drain(&w->q); }
+void uring_writer_plug(struct uring_writer *w)
+{
+	pthread_mutex_lock(&w->q.lock);
+	w->plugged = true;
+	pthread_mutex_unlock(&w->q.lock);
+}
+
+int uring_writer_unplug(struct uring_writer *w)
+{
+	pthread_mutex_lock(&w->q.lock);
+	w->plugged = false;
+	int r = flush(w);
+	pthread_mutex_unlock(&w->q.lock);
+	return r;
+}
+
+int uring_writer_drain(struct uring_writer *w)
+{
+	int r = uring_writer_unplug(w);
+	int e = wq_drain(&w->q);
+	return e < 0 ? e : r;
+}
 uint64_t uring_writer_offset(struct uring_writer *w) { return wq_offset(&w->q); }
 uint64_t uring_writer_committed(struct uring_writer *w) { return wq_committed(&w->q); }
 
@@ -165,15 +329,22 @@ void uring_writer_set_log(struct uring_writer *w, const struct perfsink_instance
 	w->log_inst = inst;
 }
 
+void uring_writer_set_ref(struct uring_writer *w, struct uring_writer **ref)
+{
+	w->ref = ref;
+	*ref = w;
+}
+
 void uring_writer_destroy(struct uring_writer *w)
 {
 	if (!w)
 		return;
-	wq_drain(&w->q);
+	uring_writer_drain(w);
 	if (w->log_inst)
 		w->log_inst->host->log(w->log_inst, PERFSINK_LOG_DEBUG,
-				       "%llu writes, %llu from fixed buffers, %llu waited for a slot",
+				       "%llu writes, %llu from fixed buffers, %llu merged into the write before, %llu waited for a slot",
 				       (unsigned long long)w->q.st.writes, (unsigned long long)w->st_fixed,
+				       (unsigned long long)w->st_merged,
 				       (unsigned long long)w->q.st.waits);
 	pthread_mutex_lock(&w->q.lock);
 	int r = submit_stop(w);
@@ -181,6 +352,9 @@ void uring_writer_destroy(struct uring_writer *w)
 	if (r < 0) /* the ring is idle and has room: only a dead ring refuses a NOP */
 		pthread_cancel(w->thread);
 	pthread_join(w->thread, NULL);
+	if (w->ref && *w->ref == w)
+		*w->ref = NULL;
 	wq_fini(&w->q);
+	free(w->sio);
 	free(w);
 }

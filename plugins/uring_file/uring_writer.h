@@ -5,12 +5,14 @@
  * of the kit's write queue (kit/write_queue.h), which orders, waits, fails
  * and counts for them.  Each write gets one slot and one SQE at an
  * explicit offset (write_fixed when its bytes lie in a registered pooled
- * buffer); a short write or -EAGAIN is resubmitted for the rest.  One completion thread per writer blocks in
- * io_uring_wait_cqe and reaps every write: no thread per write, no poll.
+ * buffer; plugged, a block and the middle after it share a writev SQE); a
+ * short write or -EAGAIN is resubmitted for the rest.  One completion
+ * thread per writer blocks in io_uring_wait_cqe_nr and reaps every write:
+ * no thread per write, no poll.
  *
- * THREADS.  uring_writer_write/_drain/_destroy from one thread (the sink's
- * caller); done() and on_commit() run on the completion thread and must not
- * call back into the writer.
+ * THREADS.  uring_writer_write/_plug/_unplug/_drain/_destroy from one
+ * thread (the sink's caller); done() and on_commit() run on the completion
+ * thread and must not call back into the writer.
  * OWNERSHIP.  The bytes of a write stay valid until its done() ran.  The
  * writer neither closes fd nor owns io (one writer at a time per io).
  * ERRORS.  The first failed write makes the writer failed (sticky); writes
@@ -46,6 +48,16 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 /* Queue len bytes at the append offset; waits for a free slot.  On 0 done() runs once. */
 int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
 		       perfsink_kit_aiow_done_fn done, void *arg);
+/*
+ * Around one sink write (the caller's thread): between plug and unplug,
+ * writes are queued without entering the kernel, and a pending O_DIRECT
+ * block followed by the middle that continues it goes out as one vectored
+ * write (one io-wq handoff, completion and request free instead of two).
+ * unplug, drain and destroy submit what is queued; unplug returns 0 or the
+ * -errno of io_uring_submit (a dead ring).
+ */
+void uring_writer_plug(struct uring_writer *w);
+int uring_writer_unplug(struct uring_writer *w);
 /* Wait until nothing is in flight; the sticky error or 0. */
 int uring_writer_drain(struct uring_writer *w);
 uint64_t uring_writer_offset(struct uring_writer *w);
@@ -57,6 +69,8 @@ void uring_writer_stats(struct uring_writer *w, struct uring_writer_stats *out);
  * from fixed buffers (inst's log; NULL: silent).
  */
 void uring_writer_set_log(struct uring_writer *w, const struct perfsink_instance *inst);
+/* *ref = w now, and NULL when destroy frees it (where the sink keeps its current writer). */
+void uring_writer_set_ref(struct uring_writer *w, struct uring_writer **ref);
 /* Drains, stops the completion thread, frees. */
 void uring_writer_destroy(struct uring_writer *w);
 

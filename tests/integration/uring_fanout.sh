@@ -1,12 +1,13 @@
 #!/bin/sh
 # uring_file beside aio_file in one run: the same bytes, with O_DIRECT
-# (the default where the file system takes it) and buffered; the pooled
-# buffers go out as fixed buffers; perf reads the file.
+# (the default where the file system takes it) and buffered; with O_DIRECT
+# a pending block and the middle after it go out as one write, buffered
+# the pooled buffers go out as fixed buffers; perf reads the file.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sinks.sh"
 need_root
 sink_built uring_file || skip_all "uring_file not built, or io_uring unavailable here"
-plan 8
+plan 9
 cd "$T"
 cat >fan.ini <<INI
 [record]
@@ -32,12 +33,14 @@ INI
 check "fan-out run exits 0" [ $? -eq 0 ] || show err
 if dd if=/dev/zero of=probe bs=4096 count=1 oflag=direct 2>/dev/null; then
 	check "uring_file writes with O_DIRECT by default" grep -q "ud.data': O_DIRECT writes" err || show err
-	fixed=$(sed -n 's/.*ud: debug: [0-9]* writes, \([0-9]*\) from fixed buffers.*/\1/p' err | head -n 1)
-	check "the pooled buffers went out as fixed buffers ($fixed writes)" [ "${fixed:-0}" -gt 0 ] || show err
+	merged=$(sed -n 's/.*ud: debug: [0-9]* writes, [0-9]* from fixed buffers, \([0-9]*\) merged.*/\1/p' err | head -n 1)
+	check "O_DIRECT: blocks and middles went out as one write ($merged merged)" [ "${merged:-0}" -gt 0 ] || show err
 else
 	skip "$T has no O_DIRECT"
 	skip "$T has no O_DIRECT"
 fi
+fixed=$(sed -n 's/.*ub: debug: [0-9]* writes, \([0-9]*\) from fixed buffers.*/\1/p' err | head -n 1)
+check "buffered: the pooled buffers went out as fixed buffers ($fixed writes)" [ "${fixed:-0}" -gt 0 ] || show err
 check "direct = false: buffered" grep -q "ub.data': buffered writes (direct = false)" err || show err
 check "uring_file O_DIRECT and aio_file wrote the same bytes" cmp aio.data ud.data
 check "uring_file buffered and aio_file wrote the same bytes" cmp aio.data ub.data

@@ -5,7 +5,8 @@
  * kit's write queue.  done() runs once per queued write, in submission
  * order; the committed prefix grows to the end; a short write is
  * resubmitted; the first error (EFBIG past RLIMIT_FSIZE) is sticky and
- * handed to every later write in flight.
+ * handed to every later write in flight.  io_uring alone: plugged writes,
+ * a block and the middle after it, go out as one SQE and complete as two.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -297,6 +298,108 @@ static void uring_sticky_error(void **state)
 		skip();
 	sticky_error(&(struct wr){ 1, NULL });
 }
+
+#define NPAIRS 100
+#define MID(i) (2 * WSIZE + ((i) % 3) * WSIZE)
+
+/*
+ * Plugged as uring_file plugs a sink write: a block (not registered) then
+ * the middle after it from a registered buffer, NPAIRS times.  Each pair
+ * goes out as one SQE; done() still runs per write, in order, and the
+ * file holds every byte where it belongs.  With a file size limit inside
+ * pair fail's middle, that SQE is short: its block completes, the rest of
+ * the middle is queued alone and fails, and the error is sticky.
+ */
+static void plugged_pairs(unsigned fail)
+{
+	if (!ring.ready)
+		skip();
+	uint8_t *blocks = malloc((size_t)NPAIRS * WSIZE);
+	uint8_t *pool = malloc((size_t)NPAIRS * 4 * WSIZE);
+	assert_non_null(blocks);
+	assert_non_null(pool);
+	struct perfsink_region reg = { pool, (size_t)NPAIRS * 4 * WSIZE };
+	assert_int_equal(uring_io_register(&ring, &reg, 1), 0);
+	uint64_t off = 0, limit = 0;
+	for (unsigned i = 0; i < NPAIRS; i++) {
+		memset(blocks + (size_t)i * WSIZE, (int)(2 * i % 251), WSIZE);
+		memset(pool + (size_t)i * 4 * WSIZE, (int)((2 * i + 1) % 251), MID(i));
+		if (i == fail)
+			limit = off + WSIZE + 1000;
+		off += WSIZE + MID(i);
+	}
+	int fd = temp_file();
+	struct seen s = { 0 };
+	struct rlimit old, lim;
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = (struct rlimit){ limit, old.rlim_max };
+	signal(SIGXFSZ, SIG_IGN);
+	struct wr x = { 1, NULL };
+	assert_int_equal(wr_create(&x, fd, 4, 0, &s), 0);
+	if (limit)
+		assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	unsigned queued = 0;
+	int r = 0;
+	for (unsigned i = 0; i < NPAIRS && r == 0; i++) {
+		uring_writer_plug(x.w);
+		if ((r = wr_write(&x, blocks + (size_t)i * WSIZE, WSIZE, 2 * i)) == 0) {
+			queued++;
+			if ((r = wr_write(&x, pool + (size_t)i * 4 * WSIZE, MID(i), 2 * i + 1)) == 0)
+				queued++;
+		}
+		int u = uring_writer_unplug(x.w);
+		r = r < 0 ? r : u;
+	}
+	int dr = wr_drain(&x);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	struct wr_state v = wr_state(&x);
+	assert_int_equal(s.calls, queued);
+	for (unsigned i = 0; i < queued; i++) {
+		assert_int_equal(s.order[i], i);
+		assert_int_equal(s.err[i], !limit || i <= 2 * fail ? 0 : -EFBIG);
+	}
+	if (!limit) {
+		assert_int_equal(r, 0);
+		assert_int_equal(dr, 0);
+		assert_int_equal(queued, 2 * NPAIRS);
+		assert_int_equal(v.st.writes, NPAIRS); /* one SQE per pair */
+		assert_int_equal(v.st.bytes, off);
+		assert_int_equal(v.committed, off);
+	} else {
+		assert_int_equal(dr, -EFBIG);
+		assert_true(queued > 2 * fail + 1);
+		assert_int_equal(v.committed, limit - 1000);
+		assert_true(v.st.retries >= 1);
+	}
+	wr_destroy(&x);
+	uint8_t *got = malloc(4 * WSIZE);
+	assert_non_null(got);
+	off = 0;
+	for (unsigned i = 0; i < (limit ? fail : NPAIRS); i++) {
+		assert_int_equal(pread(fd, got, WSIZE, (off_t)off), WSIZE);
+		assert_memory_equal(got, blocks + (size_t)i * WSIZE, WSIZE);
+		assert_int_equal(pread(fd, got, MID(i), (off_t)(off + WSIZE)), (ssize_t)MID(i));
+		assert_memory_equal(got, pool + (size_t)i * 4 * WSIZE, MID(i));
+		off += WSIZE + MID(i);
+	}
+	assert_int_equal(uring_io_register(&ring, NULL, 0), 0);
+	free(got);
+	free(blocks);
+	free(pool);
+	close(fd);
+}
+
+static void uring_plugged_pairs(void **state)
+{
+	(void)state;
+	plugged_pairs(NPAIRS); /* no limit */
+}
+
+static void uring_plugged_pair_short(void **state)
+{
+	(void)state;
+	plugged_pairs(40);
+}
 #endif
 
 int main(void)
@@ -307,6 +410,8 @@ int main(void)
 #ifdef HAVE_URING_WRITER
 		cmocka_unit_test(uring_in_order),
 		cmocka_unit_test(uring_sticky_error),
+		cmocka_unit_test(uring_plugged_pairs),
+		cmocka_unit_test(uring_plugged_pair_short),
 #endif
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
