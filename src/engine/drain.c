@@ -10,6 +10,7 @@
 #include "config/opts.h"
 #include "engine/evlist.h"
 #include "engine/pool.h"
+#include "engine/record_fix.h"
 #include "engine/ring.h"
 #include "engine/sinkset.h"
 #include "format/record.h"
@@ -73,6 +74,11 @@ int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	d->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	d->stack_user = evl->stack_user; /* 0 when events sample different stacks */
+	for (unsigned i = 0; i < evl->nr; i++) {
+		const struct perf_event_attr *a = &evl->ev[i].attr;
+		if ((a->ksymbol || a->bpf_event) && a->sample_id_all)
+			d->ksym_id_size = record_id_size(a->sample_type);
+	}
 	if (stack_tail(evl->ev[0].attr.sample_type, &d->stack_tail) < 0)
 		d->stack_user = 0; /* REGS_INTR's size varies: no cut count */
 	d->nr_rings = evl->nr_cpus;
@@ -236,7 +242,7 @@ struct scan {
  * track the sample time range, for the whole records in p[s->off, len);
  * returns where it stopped (the start of a record not wholly in yet).
  */
-static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
+static size_t scan_records(struct scan *s, uint8_t *p, size_t len)
 {
 	struct drainer *d = s->d;
 	/* Counted in locals: stores through the drainer's structs would alias p. */
@@ -259,8 +265,12 @@ static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&d->dsos, p + off, h->size);
 			tasks++;
-		} else if (h->type == PERF_RECORD_BPF_EVENT && d->bpf) {
-			bpf_progs_event(d->bpf, p + off, h->size);
+		} else if (h->type == PERF_RECORD_KSYMBOL) {
+			d->records_fixed += (unsigned)record_fix_size(p + off, d->ksym_id_size);
+		} else if (h->type == PERF_RECORD_BPF_EVENT) {
+			d->records_fixed += (unsigned)record_fix_size(p + off, d->ksym_id_size);
+			if (d->bpf)
+				bpf_progs_event(d->bpf, p + off, h->size);
 		} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) {
 			tasks++;
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
@@ -287,7 +297,8 @@ static size_t scan_records(struct scan *s, const uint8_t *p, size_t len)
 static void scan_piece(void *arg, const uint8_t *dst, size_t done)
 {
 	struct scan *s = arg;
-	s->off = scan_records(s, dst, done);
+	/* dst is the pooled buffer, ours to repair (record_fix.h). */
+	s->off = scan_records(s, (uint8_t *)dst, done);
 }
 
 /*

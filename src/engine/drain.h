@@ -56,6 +56,8 @@ struct drainer {
 	struct psbuf **batch;        /* nr_rings: a pass's buffers */
 	struct dso_set dsos;         /* every file mapped in what went out, for BUILD_ID */
 	unsigned time_off;           /* offset of TIME in a SAMPLE record */
+	unsigned ksym_id_size;       /* sample_id bytes of KSYMBOL/BPF_EVENT records (record_fix.h) */
+	uint64_t records_fixed;      /* of those, sized too large by the kernel and repaired */
 	uint32_t stack_user;         /* DWARF: bytes of user stack asked per sample, else 0 */
 	uint32_t stack_tail;         /* bytes of the fields after STACK_USER in a sample */
 

@@ -462,6 +462,9 @@ static void finish(struct session *s, const char *err)
 	if (!s->o->overwrite)
 		s->unread_bytes = drainer_unread_bytes(&s->dr);
 	drainer_lost_samples(&s->dr);
+	if (s->dr.records_fixed)
+		pr_debug("%llu KSYMBOL/BPF_EVENT records the kernel sized too large (another recorder "
+			 "on the same CPUs) were repaired", (unsigned long long)s->dr.records_fixed);
 	note_error(s, s->dr.error);
 	sinkset_barrier(&s->ss);
 	sinkset_settle(&s->ss);
