@@ -29,7 +29,11 @@ prog old || skip_all "cannot build the test program"
 id=$(readelf -n bin/prog | sed -n 's/.*Build ID: *//p')
 link=$HOME/.debug/.build-id/$(echo "$id" | cut -c1-2)/$(echo "$id" | cut -c3-)
 
-"$PERFSINK" record -q -o ps.data -- "$T/bin/prog" 300 2>rec.err
+# The cache is filled by a worker that gets at most 100 ms after the
+# workload ends; a second-long workload leaves it time on a loaded
+# machine (the copy of /proc/kallsyms alone is ~0.1 s of CPU).  Not -q:
+# "not added in time" would be said in rec.err.
+"$PERFSINK" record -o ps.data -- "$T/bin/prog" 1500 2>rec.err
 check "record exits 0" [ $? -eq 0 ] || show rec.err
 check "the program is in the cache under its path and build-id" \
 	[ -f "$HOME/.debug$T/bin/prog/$id/elf" ]

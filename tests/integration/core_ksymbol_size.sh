@@ -31,17 +31,21 @@ EOS
 cat >work.sh <<EOS
 "$PERF" record -q -a -e dummy -o other.data -- sleep 60 >/dev/null 2>&1 & other=\$!
 i=0; until [ -s other.data ] || [ \$i -ge 300 ]; do sleep 0.1; i=\$((i + 1)); done
-"$WORKLOAD" cpu 1000
+"$WORKLOAD" cpu 500
 python3 bpf_load.py 4
 kill -INT \$other; wait \$other || true
 EOS
 # Small rings and call chains: the rings wrap many times before the
 # programs load, so what lies past a record is old samples, not zeros
 # (an id of 0 perf would take for the first event).
-"$PERFSINK" record -v -a -e cpu-clock -F 4999 -g -m 8 -o ps.data -- sh work.sh >/dev/null 2>err
+"$PERFSINK" record -v -a -e cpu-clock -F 999 -g -m 8 -o ps.data -- sh work.sh >/dev/null 2>err
 check "perfsink records while another recorder runs" [ $? -eq 0 ] || show err
 n=$("$PERF" report -D -i ps.data 2>/dev/null | grep -c 'PERF_RECORD_KSYMBOL')
 check "the recording holds the programs' KSYMBOL records ($n)" [ "$n" -ge 8 ]
-check "perf report reads it without an error" perf_clean ps.data || show ps.data.report.err
+# Small rings lose chunks (perf warns of them): only an error counts here.
+"$PERF" report -i ps.data --stdio >/dev/null 2>report.err
+rc=$?
+check "perf report reads it without an error" \
+	sh -c "[ $rc -eq 0 ] && ! grep -q 'failed to process' report.err" || show report.err
 check "the repair is said at -v" grep -q 'KSYMBOL/BPF_EVENT records the kernel sized too large' err || show err
 done_testing
