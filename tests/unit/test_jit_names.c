@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -347,6 +349,62 @@ static void test_pid_set_seen(void **state)
 	held_roots_close(&h);
 }
 
+/*
+ * HELD_ROOTS_MAX + 1 children, each in a mount namespace of its own: the
+ * first HELD_ROOTS_MAX are held (root and namespace fds, NSpid), the last
+ * is counted once however often it is seen, and a held one seen again (an
+ * exec) is held anew, not twice.
+ */
+static void test_held_roots_bound(void **state)
+{
+	enum { N = HELD_ROOTS_MAX + 1 };
+	struct held_roots h = { 0 };
+	int ready[2], release[2], ok = 1;
+	pid_t kids[N];
+	(void)state;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(release), 0);
+	for (int i = 0; i < N; i++) {
+		char c;
+
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0) {
+			c = unshare(CLONE_NEWNS) == 0;
+			close(release[1]);
+			if (write(ready[1], &c, 1) != 1 || read(release[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		assert_int_equal(read(ready[0], &c, 1), 1);
+		ok &= c;
+	}
+	close(release[0]);
+	if (ok) {
+		for (int i = 0; i < N; i++)
+			held_roots_see(&h, kids[i]);
+		held_roots_see(&h, kids[0]);
+		held_roots_see(&h, kids[N - 1]);
+		assert_int_equal(h.n, HELD_ROOTS_MAX);
+		assert_int_equal(held_roots_unheld(&h), 1);
+		assert_null(held_roots_find(&h, kids[N - 1]));
+		const struct held_root *r = held_roots_find(&h, kids[0]);
+		assert_non_null(r);
+		assert_true(r->root >= 0 && r->mntns >= 0);
+		assert_int_equal(r->nspid, kids[0]); /* its own pid namespace is ours */
+	}
+	close(release[1]);
+	for (int i = 0; i < N; i++)
+		waitpid(kids[i], NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+	held_roots_close(&h);
+	assert_int_equal(h.n, 0);
+	if (!ok)
+		skip(); /* unshare(CLONE_NEWNS) needs CAP_SYS_ADMIN */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -359,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_root_open),
 		cmocka_unit_test(test_root_open_at),
 		cmocka_unit_test(test_pid_set_seen),
+		cmocka_unit_test(test_held_roots_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
