@@ -18,6 +18,7 @@
  */
 #include "buildids.h"
 #include "compress.h"
+#include "held_roots.h"
 #include "http_conf.h"
 #include "jitdumps.h"
 #include "spool.h"
@@ -43,6 +44,7 @@ struct http_sink {
 	struct symship *ship;      /* symbols != none, else NULL */
 	struct pid_set pids;       /* processes of the stream being sent (JIT maps) */
 	struct dump_set dumps;     /* jitdump files its processes mapped */
+	struct held_roots roots;   /* of its processes in other mount namespaces */
 	char *key_base;            /* "{host}/{session}" of the stream being sent */
 	char **urls;      /* every stream's {url}/{host}/{session}/, as reported */
 	unsigned nr_urls;
@@ -64,7 +66,7 @@ static void ship_spooled(void *arg, const char *key_base, const uint8_t *recs, s
 {
 	struct http_sink *h = arg;
 
-	if (symship_queue(h->ship, recs, len, key_base, NULL, 0, NULL) < 0)
+	if (symship_queue(h->ship, recs, len, key_base, NULL, 0, NULL, NULL) < 0)
 		h->inst->host->log(h->inst, PERFSINK_LOG_WARN,
 				   "symbols of %s are not shipped: out of memory", key_base);
 }
@@ -230,10 +232,12 @@ static void http_stream_end(struct http_sink *h)
 		h->inst->host->log(h->inst, PERFSINK_LOG_DEBUG, "no build-ids to send with the stream");
 	/* The earliest the build-ids reach a sink: the stream's end. */
 	if (h->ship && h->key_base &&
-	    symship_queue(h->ship, rec, len, h->key_base, h->pids.v, h->pids.cap, &h->dumps) < 0)
+	    symship_queue(h->ship, rec, len, h->key_base, h->pids.v, h->pids.cap, &h->dumps,
+			  &h->roots) < 0)
 		h->inst->host->log(h->inst, PERFSINK_LOG_WARN, "symbols of this stream are not shipped: out of memory");
 	pid_set_free(&h->pids);
 	dump_set_free(&h->dumps);
+	held_roots_close(&h->roots); /* not queued (no memory) */
 	free(rec);
 	h->stream = NULL;
 }
@@ -277,6 +281,12 @@ static void ship_so_far(struct http_sink *h)
 	free(rec);
 }
 
+/* A process seen: a container's root is held now, while it can be. */
+static void task_seen(void *arg, int32_t pid)
+{
+	held_roots_see(arg, pid);
+}
+
 static int http_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct http_sink *h = ctx;
@@ -284,7 +294,7 @@ static int http_write(void *ctx, struct perfsink_buf *buf)
 	if (h->ship) {
 		/* A tracepoint storm's buffers hold no new task or mapping: not walked. */
 		if (buf->task_records) {
-			pid_set_scan(&h->pids, buf->data, buf->len);
+			pid_set_scan(&h->pids, buf->data, buf->len, task_seen, &h->roots);
 			dump_set_scan(&h->dumps, buf->data, buf->len);
 		}
 		ship_so_far(h);
@@ -370,6 +380,7 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 				   "when it sends it");
 	pid_set_free(&h->pids);
 	dump_set_free(&h->dumps);
+	held_roots_close(&h->roots);
 	free(h->key_base);
 
 	for (unsigned i = 0; i < h->nr_urls; i++)

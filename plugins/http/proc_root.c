@@ -114,15 +114,29 @@ static size_t component(const char **p, char c[NAME_MAX + 1])
 
 int proc_root_open(pid_t pid, const char *abs)
 {
-	char root[64], c[NAME_MAX + 1];
+	char root[64];
+	int dir, fd;
+
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	fd = proc_root_open_at(dir, abs);
+	close(dir);
+	return fd;
+}
+
+int proc_root_open_at(int root, const char *abs)
+{
+	char c[NAME_MAX + 1];
 	const char *p = abs;
 	int dir, fd;
 	size_t n;
 
 	if (abs[0] != '/')
 		return -EINVAL;
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
-	dir = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* Our own fd to walk with: the caller's root stays open and unmoved. */
+	dir = openat(root, ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return -errno;
 	for (;;) {

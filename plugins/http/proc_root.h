@@ -35,6 +35,12 @@ int proc_other_mntns(pid_t pid);
  */
 int proc_root_open(pid_t pid, const char *abs);
 /*
+ * The same from root, an fd of a directory (O_PATH will do) taken as "/":
+ * a process's root held from when it was alive (held_roots.h).  root is
+ * neither closed nor moved.
+ */
+int proc_root_open_at(int root, const char *abs);
+/*
  * Open path read-only here (on the host) when it is a regular file, not
  * when its last component is a symbolic link: the names a recorded
  * process makes us read (/tmp/perf-PID.map, DIR/jit-PID.dump) are fixed

@@ -1,5 +1,6 @@
 /* The http sink's symbol shipper; see symship.h. */
 #include "symship.h"
+#include "held_roots.h"
 #include "http_conf.h"
 #include "jitdumps.h"
 #include "part.h"
@@ -33,11 +34,13 @@ struct job {
 	int32_t *pids;
 	size_t npids;
 	struct dump_set dumps;     /* jitdump files, shipped at the stream's end */
+	struct held_roots roots;   /* of its container processes; closed with the job */
 	int interim;               /* the build-ids so far, while recording */
 };
 
 struct ship_counts {
 	unsigned files, present, over_cap, changed, missing, failed, left, jit, dumps, replaced;
+	unsigned unheld;           /* container processes whose root was not held */
 	uint64_t bytes, over_cap_bytes;
 };
 
@@ -294,17 +297,34 @@ static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id 
 }
 
 /*
- * The file at path as process pid sees it into s->buf: through
- * /proc/PID/root when pid is alive in another mount namespace, else here;
- * never through a link as the last component (proc_root.h).  1 read, 0
- * none there (or a link, or not a regular file: not a runtime's file),
- * <0 not read (counted).
+ * path as process pid sees it, opened read-only: through /proc/PID/root
+ * when pid is alive in another mount namespace, else through the root
+ * held for it since it was seen (it is gone, or its pid is another
+ * process's now), else here; never through a link as the last component
+ * (proc_root.h).  fd or -errno.
  */
-static int read_as_seen(struct symship *s, int32_t pid, const char *path)
+static int open_as_seen(const struct job *j, int32_t pid, const char *path)
+{
+	const struct held_root *r = held_roots_find(&j->roots, pid);
+	int other = proc_other_mntns(pid), fd = -ENOENT;
+
+	if (other == 1 && (fd = proc_root_open(pid, path)) >= 0)
+		return fd;
+	if (r)
+		return proc_root_open_at(r->root, path);
+	return other == 1 ? fd : host_open(path);
+}
+
+/*
+ * The file at path as process pid sees it into s->buf (open_as_seen).
+ * 1 read, 0 none there (or a link, or not a regular file: not a runtime's
+ * file), <0 not read (counted).
+ */
+static int read_as_seen(struct symship *s, const struct job *j, int32_t pid, const char *path)
 {
 	char fdpath[32];
 	uint64_t size = 0;
-	int rc, fd = proc_other_mntns(pid) == 1 ? proc_root_open(pid, path) : host_open(path);
+	int rc, fd = open_as_seen(j, pid, path);
 
 	if (fd < 0)
 		return 0;
@@ -321,17 +341,21 @@ static int read_as_seen(struct symship *s, int32_t pid, const char *path)
 /*
  * The JIT map of host pid into s->buf, as the process wrote it: in its own
  * /tmp under its own pid when it is in another mount namespace (read
- * through /proc/PID/root), else /tmp/perf-NSPID.map here (NSpid: its pid
- * in its pid namespace; the host pid for a process of this one, or gone).
+ * through its root), else /tmp/perf-NSPID.map here (NSpid: its pid in its
+ * pid namespace, the one held with its root once it is gone; the host
+ * pid for a process of this namespace, or gone unheld).
  * 1 read, 0 none there, <0 not read (counted).
  */
-static int jit_map_read(struct symship *s, int32_t pid)
+static int jit_map_read(struct symship *s, const struct job *j, int32_t pid)
 {
+	const struct held_root *r = held_roots_find(&j->roots, pid);
 	char path[64];
 	int nspid = proc_nspid(pid);
 
+	if (r && (nspid <= 0 || proc_other_mntns(pid) != 1))
+		nspid = r->nspid; /* gone, or the pid is another process's now */
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", nspid > 0 ? nspid : (int)pid);
-	return read_as_seen(s, pid, path);
+	return read_as_seen(s, j, pid, path);
 }
 
 /* Under the host pid's name: the recording's samples carry host pids, and
@@ -343,7 +367,7 @@ static void ship_jit(struct symship *s, const struct job *j)
 
 		if (j->pids[i] <= 0)
 			continue; /* an empty slot of the pid set */
-		if (jit_map_read(s, j->pids[i]) != 1)
+		if (jit_map_read(s, j, j->pids[i]) != 1)
 			continue;
 		snprintf(key, sizeof(key), "%s/jit/perf-%d.map", j->key_base, (int)j->pids[i]);
 		if (put(s, key, s->buf.data, s->buf.len) == 0) {
@@ -366,7 +390,7 @@ static void ship_dumps(struct symship *s, const struct job *j)
 			continue;
 		}
 		/* Read now: the runtime appended to it until it exited. */
-		if (read_as_seen(s, j->dumps.v[i].pid, j->dumps.v[i].path) != 1)
+		if (read_as_seen(s, j, j->dumps.v[i].pid, j->dumps.v[i].path) != 1)
 			continue;
 		snprintf(key, sizeof(key), "%s/jit/%s", j->key_base, name);
 		if (put(s, key, s->buf.data, s->buf.len) == 0) {
@@ -400,6 +424,7 @@ static void run_job(struct symship *s, const struct job *j)
 	}
 	ship_jit(s, j);
 	ship_dumps(s, j);
+	s->c.unheld += (unsigned)held_roots_unheld(&j->roots);
 }
 
 static void job_free(struct job *j)
@@ -408,6 +433,7 @@ static void job_free(struct job *j)
 	free(j->key_base);
 	free(j->pids);
 	dump_set_free(&j->dumps);
+	held_roots_close(&j->roots);
 	free(j);
 }
 
@@ -480,7 +506,8 @@ static void drop_interim(struct symship *s, const char *key_base)
 }
 
 static int queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
-		 const int32_t *pids, size_t npids, const struct dump_set *dumps, int interim)
+		 const int32_t *pids, size_t npids, const struct dump_set *dumps,
+		 struct held_roots *roots, int interim)
 {
 	struct job *j = calloc(1, sizeof(*j));
 
@@ -502,6 +529,8 @@ static int queue(struct symship *s, const uint8_t *recs, size_t len, const char 
 	j->len = len;
 	if (npids)
 		memcpy(j->pids, pids, npids * sizeof(*pids));
+	if (roots)
+		held_roots_move(&j->roots, roots);
 	j->npids = npids;
 	j->interim = interim;
 	pthread_mutex_lock(&s->lock);
@@ -517,19 +546,21 @@ static int queue(struct symship *s, const uint8_t *recs, size_t len, const char 
 }
 
 int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
-		  const int32_t *pids, size_t npids, const struct dump_set *dumps)
+		  const int32_t *pids, size_t npids, const struct dump_set *dumps,
+		  struct held_roots *roots)
 {
-	return queue(s, recs, len, key_base, pids, npids, dumps, 0);
+	return queue(s, recs, len, key_base, pids, npids, dumps, roots, 0);
 }
 
 int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, const char *key_base)
 {
-	return queue(s, recs, len, key_base, NULL, 0, NULL, 1);
+	return queue(s, recs, len, key_base, NULL, 0, NULL, NULL, 1);
 }
 
 unsigned symship_close(struct symship *s, int64_t deadline_ms)
 {
 	const struct ship_counts *c = &s->c;
+	char unheld[160] = "";
 	unsigned unshipped;
 
 	atomic_store(&s->deadline, deadline_ms > 0 ? deadline_ms : 1);
@@ -538,13 +569,18 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms)
 	pthread_cond_signal(&s->cond);
 	pthread_mutex_unlock(&s->lock);
 	pthread_join(s->thread, NULL);
-	if (c->files || c->present || c->over_cap || c->changed || c->failed || c->left || c->jit || c->dumps)
+	if (c->unheld)
+		snprintf(unheld, sizeof(unheld),
+			 ", %u container processes whose root was not held (over %d): their JIT files "
+			 "only if alive at the end", c->unheld, HELD_ROOTS_MAX);
+	if (c->files || c->present || c->over_cap || c->changed || c->failed || c->left || c->jit || c->dumps ||
+	    c->unheld)
 		LOG(s, INFO,
 		    "symbols: %u files shipped (%" PRIu64 " bytes, %u replacing a stripped upload), "
 		    "%u already on the collector, %u over symbols_max (%" PRIu64 " bytes), "
-		    "%u JIT maps, %u jitdump files, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)",
+		    "%u JIT maps, %u jitdump files, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)%s",
 		    c->files, c->bytes, c->replaced, c->present, c->over_cap, c->over_cap_bytes, c->jit, c->dumps,
-		    c->changed + c->missing, c->failed, c->left);
+		    c->changed + c->missing, c->failed, c->left, unheld);
 	unshipped = c->failed + c->left;
 	perfsink_kit_buf_free(&s->buf);
 	free(s->done);
@@ -556,18 +592,18 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms)
 
 /* --------------------------------------------------------------- pid set */
 
-static void pid_add(struct pid_set *p, int32_t pid)
+int pid_set_add(struct pid_set *p, int32_t pid)
 {
 	size_t i;
 
 	if (pid <= 0)
-		return;
+		return 0;
 	if ((p->n + 1) * 2 > p->cap) {
 		size_t cap = p->cap ? 2 * p->cap : 256;
 		int32_t *v = calloc(cap, sizeof(*v));
 
 		if (!v)
-			return;
+			return 0;
 		for (i = 0; i < p->cap; i++)
 			if (p->v[i]) {
 				size_t h = (size_t)p->v[i] * 2654435761u & (cap - 1);
@@ -582,12 +618,14 @@ static void pid_add(struct pid_set *p, int32_t pid)
 	}
 	for (i = (size_t)pid * 2654435761u & (p->cap - 1); p->v[i]; i = (i + 1) & (p->cap - 1))
 		if (p->v[i] == pid)
-			return;
+			return 0;
 	p->v[i] = pid;
 	p->n++;
+	return 1;
 }
 
-void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len)
+void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len,
+		  void (*seen)(void *arg, int32_t pid), void *arg)
 {
 	size_t off = 0;
 
@@ -602,7 +640,8 @@ void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len)
 			break;
 		if ((type == REC_COMM || type == REC_FORK) && size >= 12) {
 			memcpy(&pid, data + off + 8, 4);
-			pid_add(p, pid);
+			if ((pid_set_add(p, pid) || type == REC_COMM) && seen && pid > 0)
+				seen(arg, pid);
 		}
 		off += size;
 	}

@@ -38,6 +38,7 @@
 struct symship;
 struct http_conf;
 struct dump_set;
+struct held_roots;
 
 /* Start the thread (idle).  conf outlives the shipper.  0 or -errno. */
 int symship_new(const struct perfsink_instance *inst, const struct http_conf *conf,
@@ -46,13 +47,18 @@ int symship_new(const struct perfsink_instance *inst, const struct http_conf *co
  * Queue one ended stream's work: recs are its build-id records (copied),
  * key_base its "{host}/{session}" (copied), pids the processes it
  * recorded (copied; entries <= 0 are skipped), whose /tmp/perf-PID.map is
- * shipped when it exists (a process alive in another mount namespace: its
- * /tmp/perf-NSPID.map, read through /proc/PID/root, shipped as
- * perf-PID.map, the host pid, which the samples carry), dumps (copied;
- * NULL for none) the jitdump files its MMAP records named, read now.
+ * shipped when it exists (a process in another mount namespace: its
+ * /tmp/perf-NSPID.map, read through /proc/PID/root, or through its held
+ * root once it is gone, shipped as perf-PID.map, the host pid, which the
+ * samples carry), dumps (copied;
+ * NULL for none) the jitdump files its MMAP records named, read now;
+ * roots (moved into the job, *roots left empty; NULL for none) the roots
+ * of its container processes held since they were seen, through which
+ * the files of those gone by now are read (held_roots.h), then closed.
  */
 int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
-		  const int32_t *pids, size_t npids, const struct dump_set *dumps);
+		  const int32_t *pids, size_t npids, const struct dump_set *dumps,
+		  struct held_roots *roots);
 /*
  * While recording: the build-ids seen so far of the stream key_base (no JIT
  * maps).  It replaces an interim job of that stream not started yet, and
@@ -70,12 +76,18 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms);
 /*
  * The pids of the processes in a block of perf records (COMM and FORK
  * records), added to a set.  Engine thread; a walk of record headers.
+ * seen (NULL: none) is called with a pid the set did not have, and with
+ * the pid of every COMM record (an exec: a process may have changed its
+ * namespaces or root meanwhile).
  */
 struct pid_set {
 	int32_t *v;
 	size_t n, cap;
 };
-void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len);
+void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len,
+		  void (*seen)(void *arg, int32_t pid), void *arg);
+/* Add pid (> 0): 1 when it was not there, 0 when it was (or no memory). */
+int pid_set_add(struct pid_set *p, int32_t pid);
 void pid_set_free(struct pid_set *p);
 
 #endif

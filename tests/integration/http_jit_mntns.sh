@@ -8,6 +8,11 @@
 # jit/perf-HOSTPID.map: the pid the samples carry.  Once the process is
 # gone, `perfsink fetch` with a fresh HOME places it at /tmp/perf-HOSTPID.map
 # and perf report names the JIT code.
+# Then a container process that exits long before the recording ends: the
+# recorded command runs it (unshare -mpf, its map in a tmpfs /tmp of its
+# own) and waits on the host until the test has seen it gone.  Its
+# /proc/PID/root is gone at the stream's end; the sink held its root and
+# mount namespace from when it first saw the process, and ships the map.
 . "$TESTS_SRCDIR/lib/http_lib.sh"
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (perf_event_open, unshare -mp)"; exit 0; }
 command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0; }
@@ -18,9 +23,9 @@ unshare -mpf --mount-proc true 2>/dev/null || { echo "1..0 # SKIP unshare -mpf n
 T=$(mktemp -d /tmp/http_jit_mntns.XXXXXX)
 # The program lives outside /tmp: the namespace mounts its own /tmp.
 B=$(mktemp -d /var/tmp/http_jit_mntns.XXXXXX)
-HPID=none NS=
-trap 'kill -9 $NS $HPID 2>/dev/null; nginx_stop; rm -rf "$T" "$B"; rm -f /tmp/perf-$HPID.map' EXIT
-echo "1..9"
+HPID=none NS= HPID2=none REC=
+trap 'kill -9 $NS $HPID $HPID2 $REC 2>/dev/null; [ -p "$T/go" ] && timeout 2 sh -c "echo > \"$T/go\""; nginx_stop; rm -rf "$T" "$B"; rm -f /tmp/perf-$HPID.map /tmp/perf-$HPID2.map' EXIT
+echo "1..15"
 
 collector_start "$T/ng"
 cc -O1 -g -Wl,--build-id -o "$B/sym_prog" "$TESTS_SRCDIR/integration/sym_prog.c" ||
@@ -65,4 +70,35 @@ rm -f "/tmp/perf-$HPID.map"
 HOME=$T/fresh "$PERF" report -i "$T/f.data" --stdio --no-children --sort sym 2>/dev/null | grep '%' | grep -v '^#' > "$T/n.rep"
 check "without it the JIT code is a bare address (the check can fail)" \
 	bash -c "! grep -q sym_jitted_function '$T/n.rep' && grep -q '\[\.\] 0x0000' '$T/n.rep'" || sed 's/^/# /' "$T/n.rep"
+
+# A container process gone long before the stream's end.
+mkfifo "$T/go"
+printf '[sink.net]\nplugin = http\nurl = http://127.0.0.1:%s/c2\nspool_dir = %s/spool2\n' "$P" "$T" > "$T/c2.ini"
+HOME=$T/rec "$PERFSINK" record -e cpu-clock -F 999 --config "$T/c2.ini" -- bash -c "
+	unshare -mpf --mount-proc sh -c 'mount -t tmpfs tmpfs /tmp && exec \"$B/sym_prog\" 2000 jit' >'$T/prog2.out' 2>&1
+	read -t 120 line <'$T/go'" >"$T/rec2.out" 2>"$T/rec2.err" &
+REC=$!
+started() { HPID2=$(pgrep -xf "$B/sym_prog 2000 jit" | head -n 1); [ -n "$HPID2" ] && grep -q '^pid ' "$T/prog2.out"; }
+wait_for 30 started || { echo "Bail out! the recorded namespaced program did not start"; cat "$T/prog2.out" "$T/rec2.err"; exit 1; }
+NSPID2=$(sed -n 's/^pid //p' "$T/prog2.out")
+cp "/proc/$HPID2/root/tmp/perf-$NSPID2.map" "$T/ns2.map"
+check "the recorded container process writes its map in its private /tmp only" \
+	bash -c "test -s '$T/ns2.map' && test ! -e '/tmp/perf-$NSPID2.map' && test ! -e '/tmp/perf-$HPID2.map'"
+wait_for 60 test ! -e "/proc/$HPID2"
+check "it exits while the recording goes on" bash -c "test ! -e '/proc/$HPID2' && kill -0 $REC"
+echo go > "$T/go"
+wait "$REC"
+check "record of the command, with the http sink" test $? = 0 || sed 's/^/# /' "$T/rec2.err"
+MAP2=$(find "$ROOT/c2" -path "*/jit/perf-$HPID2.map")
+check "the gone process's map is shipped as jit/perf-HOSTPID.map, byte for byte" \
+	bash -c "test -n '$MAP2' && cmp -s '$MAP2' '$T/ns2.map'" ||
+	{ find "$ROOT/c2" | sed 's/^/# /'; sed 's/^/# /' "$T/rec2.err"; }
+H2=$(ls "$ROOT/c2" | grep -vx buildid)
+S2=$(ls "$ROOT/c2/$H2" | grep -v '\.end$' | head -n 1)
+mkdir -p "$T/fresh2"
+HOME=$T/fresh2 "$PERFSINK" fetch -o "$T/f2.data" "http://127.0.0.1:$P/c2/$H2/$S2" >"$T/f2.out" 2>"$T/f2.err"
+check "fetch with a fresh HOME" test $? = 0 || sed 's/^/# /' "$T/f2.err"
+HOME=$T/fresh2 "$PERF" report -i "$T/f2.data" --stdio --no-children --sort sym 2>/dev/null | grep '%' | grep -v '^#' > "$T/f2.rep"
+check "perf report of the fetched file names sym_jitted_function of the gone process" \
+	grep -q '\[\.\] sym_jitted_function' "$T/f2.rep" || sed 's/^/# /' "$T/f2.rep"
 exit $tap_fail

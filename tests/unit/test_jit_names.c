@@ -3,7 +3,8 @@
  * `perfsink fetch`: jitdump paths in MMAP records, their escaped names on
  * the collector and back, where fetch may place them, NSpid of
  * /proc/PID/status, and opening a file through /proc/PID/root without
- * following links (this process's own root, real files under /tmp).
+ * following links (this process's own root, real files under /tmp), or
+ * through a root held as an fd; the pids the sink learns from records.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,10 +15,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "held_roots.h"
 #include "jitdumps.h"
 #include "proc_root.h"
 #include "fetch/jit_dumps.h"
@@ -260,6 +264,147 @@ static void test_root_open(void **state)
 	rmdir(dir);
 }
 
+/* A held root is "/" for the walk, and is neither closed nor moved by it. */
+static void test_root_open_at(void **state)
+{
+	char dir[] = "/tmp/test_jit_names.XXXXXX", path[256], link[256];
+	int root, fd;
+	(void)state;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/perf-1.map", dir);
+	snprintf(link, sizeof(link), "%s/link.map", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(symlink(path, link), 0);
+	root = open(dir, O_PATH | O_DIRECTORY);
+	assert_true(root >= 0);
+	for (int i = 0; i < 2; i++) {
+		fd = proc_root_open_at(root, "/perf-1.map");
+		assert_true(fd >= 0);
+		close(fd);
+	}
+	assert_int_equal(proc_root_open_at(root, "/link.map"), -ELOOP);
+	assert_int_equal(proc_root_open_at(root, "/../perf-1.map"), -EINVAL);
+	assert_int_equal(proc_root_open_at(root, "perf-1.map"), -EINVAL);
+	assert_int_equal(proc_root_open_at(root, "/none"), -ENOENT);
+	close(root);
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+}
+
+static int32_t seen_pids[8];
+static size_t nseen;
+
+static void seen(void *arg, int32_t pid)
+{
+	(void)arg;
+	if (nseen < 8)
+		seen_pids[nseen++] = pid;
+}
+
+/* A record: type, misc 0, size, then pid; COMM 3, FORK 7. */
+static size_t put_rec(uint8_t *at, uint32_t type, int32_t pid)
+{
+	uint16_t size = 16, misc = 0;
+
+	memset(at, 0, size);
+	memcpy(at, &type, 4);
+	memcpy(at + 4, &misc, 2);
+	memcpy(at + 6, &size, 2);
+	memcpy(at + 8, &pid, 4);
+	return size;
+}
+
+/* New pids and every COMM (an exec) are told; a FORK of a known pid is not. */
+static void test_pid_set_seen(void **state)
+{
+	struct pid_set p = { 0 };
+	struct held_roots h = { 0 };
+	uint8_t buf[96];
+	size_t len = 0;
+	(void)state;
+
+	len += put_rec(buf + len, 7, 10);
+	len += put_rec(buf + len, 7, 10);
+	len += put_rec(buf + len, 3, 10);
+	len += put_rec(buf + len, 3, 11);
+	len += put_rec(buf + len, 7, 11);
+	len += put_rec(buf + len, 7, 0);
+	pid_set_scan(&p, buf, len, seen, NULL);
+	assert_int_equal(nseen, 3);
+	assert_int_equal(seen_pids[0], 10);
+	assert_int_equal(seen_pids[1], 10);
+	assert_int_equal(seen_pids[2], 11);
+	assert_int_equal(p.n, 2);
+	pid_set_free(&p);
+
+	/* Our own mount namespace: nothing held, nothing counted. */
+	held_roots_see(&h, getpid());
+	assert_int_equal(h.n, 0);
+	assert_null(held_roots_find(&h, getpid()));
+	assert_int_equal(held_roots_unheld(&h), 0);
+	held_roots_close(&h);
+}
+
+/*
+ * HELD_ROOTS_MAX + 1 children, each in a mount namespace of its own: the
+ * first HELD_ROOTS_MAX are held (root and namespace fds, NSpid), the last
+ * is counted once however often it is seen, and a held one seen again (an
+ * exec) is held anew, not twice.
+ */
+static void test_held_roots_bound(void **state)
+{
+	enum { N = HELD_ROOTS_MAX + 1 };
+	struct held_roots h = { 0 };
+	int ready[2], release[2], ok = 1;
+	pid_t kids[N];
+	(void)state;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(release), 0);
+	for (int i = 0; i < N; i++) {
+		char c;
+
+		kids[i] = fork();
+		assert_true(kids[i] >= 0);
+		if (kids[i] == 0) {
+			c = unshare(CLONE_NEWNS) == 0;
+			close(release[1]);
+			if (write(ready[1], &c, 1) != 1 || read(release[0], &c, 1) < 0)
+				_exit(1);
+			_exit(0);
+		}
+		assert_int_equal(read(ready[0], &c, 1), 1);
+		ok &= c;
+	}
+	close(release[0]);
+	if (ok) {
+		for (int i = 0; i < N; i++)
+			held_roots_see(&h, kids[i]);
+		held_roots_see(&h, kids[0]);
+		held_roots_see(&h, kids[N - 1]);
+		assert_int_equal(h.n, HELD_ROOTS_MAX);
+		assert_int_equal(held_roots_unheld(&h), 1);
+		assert_null(held_roots_find(&h, kids[N - 1]));
+		const struct held_root *r = held_roots_find(&h, kids[0]);
+		assert_non_null(r);
+		assert_true(r->root >= 0 && r->mntns >= 0);
+		assert_int_equal(r->nspid, kids[0]); /* its own pid namespace is ours */
+	}
+	close(release[1]);
+	for (int i = 0; i < N; i++)
+		waitpid(kids[i], NULL, 0);
+	close(ready[0]);
+	close(ready[1]);
+	held_roots_close(&h);
+	assert_int_equal(h.n, 0);
+	if (!ok)
+		skip(); /* unshare(CLONE_NEWNS) needs CAP_SYS_ADMIN */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -270,6 +415,9 @@ int main(void)
 		cmocka_unit_test(test_dump_set_scan),
 		cmocka_unit_test(test_status_nspid),
 		cmocka_unit_test(test_root_open),
+		cmocka_unit_test(test_root_open_at),
+		cmocka_unit_test(test_pid_set_seen),
+		cmocka_unit_test(test_held_roots_bound),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
