@@ -287,6 +287,15 @@ static void task_seen(void *arg, int32_t pid)
 	held_roots_see(arg, pid);
 }
 
+/* One record of a buffer with task records: its pid, its jitdump file. */
+static void task_record(void *arg, const uint8_t *rec, uint32_t type, uint16_t size)
+{
+	struct http_sink *h = arg;
+
+	pid_set_record(&h->pids, rec, type, size, task_seen, &h->roots);
+	dump_set_record(&h->dumps, rec, type, size);
+}
+
 static int http_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct http_sink *h = ctx;
@@ -294,8 +303,7 @@ static int http_write(void *ctx, struct perfsink_buf *buf)
 	if (h->ship) {
 		/* A tracepoint storm's buffers hold no new task or mapping: not walked. */
 		if (buf->task_records) {
-			pid_set_scan(&h->pids, buf->data, buf->len, task_seen, &h->roots);
-			dump_set_scan(&h->dumps, buf->data, buf->len);
+			records_walk(buf->data, buf->len, task_record, h);
 		}
 		ship_so_far(h);
 	}

@@ -1,5 +1,6 @@
 /* A recording's jitdump files and their names on the collector; see jitdumps.h. */
 #include "jitdumps.h"
+#include "symship.h" /* records_walk */
 
 #include <errno.h>
 #include <limits.h>
@@ -72,31 +73,27 @@ static void dump_add(struct dump_set *d, int32_t pid, const char *path)
 	d->v[d->n++].pid = pid;
 }
 
+void dump_set_record(struct dump_set *d, const uint8_t *rec, uint32_t type, uint16_t size)
+{
+	size_t at = type == REC_MMAP ? MMAP_NAME_OFF : type == REC_MMAP2 ? MMAP2_NAME_OFF : 0;
+	const char *name = (const char *)rec + at;
+	int32_t pid;
+
+	if (!at || size <= at || strnlen(name, size - at) == size - at ||
+	    jitdump_path_pid(name) <= 0)
+		return;
+	memcpy(&pid, rec + 8, 4);
+	dump_add(d, pid, name);
+}
+
+static void dump_scan_one(void *arg, const uint8_t *rec, uint32_t type, uint16_t size)
+{
+	dump_set_record(arg, rec, type, size);
+}
+
 void dump_set_scan(struct dump_set *d, const uint8_t *data, size_t len)
 {
-	size_t off = 0;
-
-	while (off + 8 <= len) {
-		uint32_t type;
-		uint16_t size;
-		size_t at;
-		int32_t pid;
-
-		memcpy(&type, data + off, 4);
-		memcpy(&size, data + off + 6, 2);
-		if (size < 8 || size > len - off)
-			break;
-		at = type == REC_MMAP ? MMAP_NAME_OFF : type == REC_MMAP2 ? MMAP2_NAME_OFF : 0;
-		if (at && size > at) {
-			const char *name = (const char *)data + off + at;
-			size_t nl = strnlen(name, size - at);
-
-			memcpy(&pid, data + off + 8, 4);
-			if (nl < size - at && jitdump_path_pid(name) > 0)
-				dump_add(d, pid, name);
-		}
-		off += size;
-	}
+	records_walk(data, len, dump_scan_one, d);
 }
 
 int dump_set_copy(struct dump_set *dst, const struct dump_set *src)

@@ -624,27 +624,54 @@ int pid_set_add(struct pid_set *p, int32_t pid)
 	return 1;
 }
 
-void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len,
-		  void (*seen)(void *arg, int32_t pid), void *arg)
+void records_walk(const uint8_t *data, size_t len, record_fn fn, void *arg)
 {
 	size_t off = 0;
 
 	while (off + 8 <= len) {
 		uint32_t type;
 		uint16_t size;
-		int32_t pid;
 
 		memcpy(&type, data + off, 4);
 		memcpy(&size, data + off + 6, 2);
 		if (size < 8 || size > len - off)
 			break;
-		if ((type == REC_COMM || type == REC_FORK) && size >= 12) {
-			memcpy(&pid, data + off + 8, 4);
-			if ((pid_set_add(p, pid) || type == REC_COMM) && seen && pid > 0)
-				seen(arg, pid);
-		}
+		fn(arg, data + off, type, size);
 		off += size;
 	}
+}
+
+void pid_set_record(struct pid_set *p, const uint8_t *rec, uint32_t type, uint16_t size,
+		    void (*seen)(void *arg, int32_t pid), void *arg)
+{
+	int32_t pid;
+
+	if ((type != REC_COMM && type != REC_FORK) || size < 12)
+		return;
+	memcpy(&pid, rec + 8, 4);
+	if ((pid_set_add(p, pid) || type == REC_COMM) && seen && pid > 0)
+		seen(arg, pid);
+}
+
+struct pid_scan {
+	struct pid_set *p;
+	void (*seen)(void *arg, int32_t pid);
+	void *arg;
+};
+
+static void pid_scan_one(void *arg, const uint8_t *rec, uint32_t type, uint16_t size)
+{
+	struct pid_scan *s = arg;
+
+	pid_set_record(s->p, rec, type, size, s->seen, s->arg);
+}
+
+void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len,
+		  void (*seen)(void *arg, int32_t pid), void *arg)
+{
+	struct pid_scan s = { p, seen, arg };
+
+	records_walk(data, len, pid_scan_one, &s);
 }
 
 void pid_set_free(struct pid_set *p)

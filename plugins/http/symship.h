@@ -86,6 +86,16 @@ struct pid_set {
 };
 void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len,
 		  void (*seen)(void *arg, int32_t pid), void *arg);
+/* pid_set_scan's step: one record rec of that type and size. */
+void pid_set_record(struct pid_set *p, const uint8_t *rec, uint32_t type, uint16_t size,
+		    void (*seen)(void *arg, int32_t pid), void *arg);
+/*
+ * One walk of the whole records of data[0, len), the first record cut
+ * short ending it: fn(arg, rec, type, size) for each.  The sink's record
+ * scans share it, and its write() walks a buffer once for all of them.
+ */
+typedef void (*record_fn)(void *arg, const uint8_t *rec, uint32_t type, uint16_t size);
+void records_walk(const uint8_t *data, size_t len, record_fn fn, void *arg);
 /* Add pid (> 0): 1 when it was not there, 0 when it was (or no memory). */
 int pid_set_add(struct pid_set *p, int32_t pid);
 void pid_set_free(struct pid_set *p);

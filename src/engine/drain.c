@@ -265,11 +265,9 @@ static size_t scan_records(struct scan *s, uint8_t *p, size_t len)
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&d->dsos, p + off, h->size);
 			tasks++;
-		} else if (h->type == PERF_RECORD_KSYMBOL) {
+		} else if (h->type == PERF_RECORD_KSYMBOL || h->type == PERF_RECORD_BPF_EVENT) {
 			d->records_fixed += (unsigned)record_fix_size(p + off, d->ksym_id_size);
-		} else if (h->type == PERF_RECORD_BPF_EVENT) {
-			d->records_fixed += (unsigned)record_fix_size(p + off, d->ksym_id_size);
-			if (d->bpf)
+			if (h->type == PERF_RECORD_BPF_EVENT && d->bpf)
 				bpf_progs_event(d->bpf, p + off, h->size);
 		} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) {
 			tasks++;
