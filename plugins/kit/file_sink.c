@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 #include <perfsink/sink.h>
@@ -57,6 +58,10 @@ struct perfsink_kit_fsink {
 	uint64_t records; /* records written to this file so far */
 	uint64_t first_ring_end; /* where this file's first ring buffer ends; 0: none yet */
 	int no_samples;   /* finish_file: the error left no ring data: remove the file */
+	uint64_t alloc_end; /* O_DIRECT: the file is allocated up to here (prealloc); 0: not grown */
+	int prealloc_off; /* no more fallocate: append from then on */
+	int grown;        /* fallocate was called for this file: cut it to the data at close */
+	uint64_t prealloc_steps;
 	uint8_t *blk;     /* O_DIRECT: the pending partial block (perfsink_kit_dio_split) */
 	size_t blk_len;
 	struct perfsink_kit_ends *ends; /* buffer ends; data.size is one of them */
@@ -206,6 +211,10 @@ static int begin_file(struct perfsink_kit_fsink *f, const struct perfsink_stream
 	f->no_samples = 0;
 	f->size_written_ns = 0;
 	f->size_end = 0;
+	f->alloc_end = 0;
+	f->grown = 0;
+	f->prealloc_off = 0;
+	f->prealloc_steps = 0;
 	perfsink_kit_ends_reset(f->ends);
 	f->host->bytes_free(&hdr);
 	if (r < 0) {
@@ -298,6 +307,51 @@ static int to_buffered(struct perfsink_kit_fsink *f)
 	return start_writer(f, f->fd, at);
 }
 
+/*
+ * An O_DIRECT write that grows the file takes ext4's (and xfs's) inode
+ * lock exclusively and journals the new size: io_uring cannot issue it
+ * without blocking and hands every one to a worker thread (a handoff, a
+ * wakeup and a sleep per buffer: 60 % of uring_file's context switches on
+ * a tracepoint storm).  Inside the file's size the same write overwrites
+ * allocated blocks and is issued at once.  So the file is grown ahead of
+ * the data with fallocate and cut back to the data at close (finish_file);
+ * after a crash it ends in zeros, which perf report does not read and
+ * `perfsink recover` cuts.  fallocate waits for the direct writes in
+ * flight, hence steps of many buffers: PREALLOC_STEP, or an eighth of the
+ * free space when that is less, so a nearly full disk is not taken at
+ * once; below PREALLOC_MIN, or where fallocate fails (a file system
+ * without it), the writes append as before.
+ */
+#define PREALLOC_STEP (64ULL << 20)
+#define PREALLOC_MIN (1ULL << 20)
+
+static void prealloc(struct perfsink_kit_fsink *f, uint64_t end)
+{
+	if (f->prealloc_off || end <= f->alloc_end)
+		return;
+	struct statvfs sv;
+	uint64_t step = PREALLOC_STEP;
+	if (fstatvfs(f->dfd, &sv) == 0 && (uint64_t)sv.f_bavail * sv.f_frsize / 8 < step)
+		step = (uint64_t)sv.f_bavail * sv.f_frsize / 8;
+	if (step < PREALLOC_MIN) {
+		LOG(f, PERFSINK_LOG_DEBUG, "'%s': %llu bytes free: appending from offset %llu on",
+		    f->path, (unsigned long long)sv.f_bavail * sv.f_frsize, (unsigned long long)f->pos);
+		f->prealloc_off = 1;
+		return;
+	}
+	uint64_t from = f->alloc_end > f->pos ? f->alloc_end : f->pos;
+	uint64_t to = end + step;
+	f->grown = 1; /* a failed fallocate may still have grown it part of the way */
+	if (fallocate(f->dfd, 0, (off_t)from, (off_t)(to - from)) < 0) {
+		LOG(f, PERFSINK_LOG_DEBUG, "'%s': fallocate at offset %llu: %s; appending from there",
+		    f->path, (unsigned long long)from, strerror(errno));
+		f->prealloc_off = 1;
+		return;
+	}
+	f->alloc_end = to;
+	f->prealloc_steps++;
+}
+
 /* O_DIRECT: complete the pending block, write the middle, keep the tail. */
 static int write_direct(struct perfsink_kit_fsink *f, struct perfsink_buf *buf)
 {
@@ -306,6 +360,7 @@ static int write_direct(struct perfsink_kit_fsink *f, struct perfsink_buf *buf)
 		int r = to_buffered(f);
 		return r < 0 ? r : write_from_buf(f, buf, buf->data, buf->len);
 	}
+	prealloc(f, f->pos + buf->len);
 	/* A head means bytes are pending, so the block exists. */
 	if (s.head) {
 		memcpy(f->blk + f->blk_len, buf->data, s.head);
@@ -438,8 +493,12 @@ static int finish_file(struct perfsink_kit_fsink *f)
 		f->no_samples = 1;
 		return f->err;
 	}
-	if (f->err && ftruncate(f->fd, (off_t)end) < 0)
+	/* After an error, or where the file was grown ahead of the data (prealloc). */
+	if ((f->err || f->grown) && ftruncate(f->fd, (off_t)end) < 0)
 		r = -errno;
+	if (f->prealloc_steps)
+		LOG(f, PERFSINK_LOG_DEBUG, "'%s': grown ahead of the data %llu times (fallocate), cut to %llu bytes of data",
+		    f->path, (unsigned long long)f->prealloc_steps, (unsigned long long)(end - f->data_offset));
 	struct perfsink_file_end fe = { f->data_offset, end - f->data_offset, NULL };
 	struct perfsink_bytes feat, hdr;
 	if (f->host->file_features(f->stream, &fe, &feat) == 0) {

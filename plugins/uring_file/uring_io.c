@@ -33,7 +33,9 @@ static unsigned live_rings;
 /*
  * An O_DIRECT append cannot be issued without blocking (ext4 and xfs take
  * the inode lock exclusively to move i_size), so io_uring hands every
- * write to an io-wq worker of the submitting thread; left alone it starts
+ * such write to an io-wq worker of the submitting thread (the file sink
+ * grows the file ahead of the data so that few are appends, but not where
+ * fallocate fails or the disk is nearly full); left alone it starts
  * one per write in flight, and they queue on the inode lock: a third of
  * the workers' context switches on a tracepoint storm.  One worker per
  * file writes them in order with no lock handoff; the limit belongs to the
