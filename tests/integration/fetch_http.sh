@@ -40,9 +40,16 @@ report() { # report FILE [perf report options]
 	local f=$1; shift
 	HOME=${RHOME:-$HOME} "$PERF" report -i "$f" --stdio "$@" 2>/dev/null | grep -v '^# (Tip:'
 }
-# flat FILE: samples per comm, dso, symbol, in a fixed order (perf orders
-# call-graph entries of equal weight as it meets them; -a runs have ties)
-flat() { report "$1" --no-children -g none --sort comm,dso,sym | grep '%' | sort; }
+# flat FILE: samples per comm, and the workload's per dso and symbol, in a
+# fixed order (perf orders call-graph entries of equal weight as it meets
+# them; -a runs have ties).  Other processes' symbols are not compared: in
+# an -a session they are resolved when perf reads the file, and a JIT map
+# or binary another test deletes meanwhile (tests run in parallel) turns a
+# name into an address.
+flat() {
+	report "$1" --no-children -g none --sort comm | grep '%' | sort
+	report "$1" --no-children -g none --comms workload --sort dso,sym | grep '%' | sort
+}
 same_flat() { flat "$1" > "$T/fa.txt" && flat "$2" > "$T/fb.txt" &&
 	[ "$(wc -l < "$T/fa.txt")" -gt 3 ] && diff -q "$T/fa.txt" "$T/fb.txt" >/dev/null; }
 same_report() { # same_report A B
@@ -129,8 +136,11 @@ mkdir -p "$ROOT/c/$HOST/perfz"
 	> "$ROOT/c/$HOST/perfz/0000000000" 2>/dev/null
 echo '{"parts": 1}' > "$ROOT/c/$HOST/perfz.end"
 "$PERFSINK" fetch --no-symbols --decompress -o "$T/pz.data" "$URL/c/$HOST/perfz" >"$T/pz.out" 2>"$T/pz.err"
-flat_pipe() { "$PERF" report -i - --stdio --no-children -g none --sort comm,dso,sym < "$1" 2>/dev/null |
-	grep '%' | sort; }
+flat_pipe() { # flat of a pipe-mode stream, read as perf reads one: on stdin
+	"$PERF" report -i - --stdio --no-children -g none --sort comm < "$1" 2>/dev/null | grep '%' | sort
+	"$PERF" report -i - --stdio --no-children -g none --comms workload --sort dso,sym < "$1" 2>/dev/null |
+		grep '%' | sort
+}
 perfz_ok() {
 	flat_pipe "$ROOT/c/$HOST/perfz/0000000000" > "$T/pza.txt" && flat "$T/pz.data" > "$T/pzb.txt" &&
 	[ "$(wc -l < "$T/pza.txt")" -gt 3 ] && diff -q "$T/pza.txt" "$T/pzb.txt" >/dev/null
