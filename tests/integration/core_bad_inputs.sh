@@ -21,7 +21,9 @@ cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" ww.so && chmod 0666 ww.so
 ini world_writable.ini '[sink.a]' "plugin = $T/ww.so"
 cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" nobody.so && chown 65534:65534 nobody.so
 ini nobody_plugin.ini '[sink.a]' "plugin = $T/nobody.so"
-mkdir wwdir && chmod 0777 wwdir && cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" wwdir/
+# Both plugins the built-in config's `plugin = file` may load.
+mkdir wwdir && chmod 0777 wwdir && cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" wwdir/ &&
+	cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" wwdir/uring_file.so
 ini ww_plugin_dir.ini '[record]' "plugin-dir = $T/wwdir" '[sink.a]' 'plugin = aio_file'
 ini same_path.ini '[sink.a]' 'plugin = aio_file' 'path = same.data' '# b' '[sink.b]' 'plugin = aio_file' 'path = ./same.data'
 ini bad_path.ini '[sink.a]' 'plugin = aio_file' 'path = /nonexistent/dir/y.data'
@@ -60,7 +62,7 @@ unknown sink key|sink_key.ini:3|record --config sink_key.ini -- W
 bad sink value|sink_value.ini:3|record --config sink_value.ini -- W
 world-writable plugin|writable|record --config world_writable.ini -- W
 plugin owned by another user|nobody.so: refusing plugin: file .*nobody.so is owned by uid 65534|record --config nobody_plugin.ini -- W
---plugin-dir world-writable|wwdir/aio_file.so: refusing plugin: directory .*/wwdir is world-writable|record --plugin-dir wwdir -- W
+--plugin-dir world-writable|wwdir/[a-z_]*file.so: refusing plugin: directory .*/wwdir is world-writable|record --plugin-dir wwdir -- W
 [record] plugin-dir world-writable|ww_plugin_dir.ini:4: .*directory .*/wwdir is world-writable|record --config ww_plugin_dir.ini -- W
 library that is not a plugin|perfsink_sink_entry|record --config not_a_plugin.ini -- W
 -o with two file sinks|-o|record --config two_files.ini -o x.data -- W

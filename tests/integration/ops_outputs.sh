@@ -70,7 +70,7 @@ check "after the end: perfsink_recording 0" $PROM live.prom perfsink_recording=0
 "$PERFSINK" record -e cpu-clock -F 999 -o seg.data --switch-output=16K --summary-json seg.json \
 	-- "$WORKLOAD" cpu 1500 > seg.out 2> seg.err
 FILES=$(ls seg.data.* | wc -l)
-DUMPS=$(grep -c '^\[ sink default (aio_file): Dump seg.data\.[0-9]*\.[0-9]* ([0-9.]* MB) \]$' seg.err)
+DUMPS=$(grep -c '^\[ sink default ([^)]*): Dump seg.data\.[0-9]*\.[0-9]* ([0-9.]* MB) \]$' seg.err)
 check "each rotated output is printed as it is finished ($DUMPS lines, $FILES files)" \
 	test "$FILES" -ge 3 -a "$DUMPS" = $((FILES - 1)) || show seg.err
 check "the summary lists every output" \
