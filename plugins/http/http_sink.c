@@ -302,9 +302,8 @@ static int http_write(void *ctx, struct perfsink_buf *buf)
 
 	if (h->ship) {
 		/* A tracepoint storm's buffers hold no new task or mapping: not walked. */
-		if (buf->task_records) {
+		if (buf->task_records)
 			records_walk(buf->data, buf->len, task_record, h);
-		}
 		ship_so_far(h);
 	}
 	return uploader_write(h->up, buf);

@@ -86,16 +86,6 @@ void dump_set_record(struct dump_set *d, const uint8_t *rec, uint32_t type, uint
 	dump_add(d, pid, name);
 }
 
-static void dump_scan_one(void *arg, const uint8_t *rec, uint32_t type, uint16_t size)
-{
-	dump_set_record(arg, rec, type, size);
-}
-
-void dump_set_scan(struct dump_set *d, const uint8_t *data, size_t len)
-{
-	records_walk(data, len, dump_scan_one, d);
-}
-
 int dump_set_copy(struct dump_set *dst, const struct dump_set *src)
 {
 	memset(dst, 0, sizeof(*dst));

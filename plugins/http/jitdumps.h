@@ -38,9 +38,10 @@ struct dump_set {
 	struct jitdump *v;
 	size_t n, cap;
 };
-/* Add the jitdump files named by the MMAP/MMAP2 records of data[0, len), once per path. */
-void dump_set_scan(struct dump_set *d, const uint8_t *data, size_t len);
-/* dump_set_scan's step: one record rec of that type and size. */
+/*
+ * One record rec of that type and size (a step of records_walk): the
+ * jitdump file an MMAP/MMAP2 record names, added once per path.
+ */
 void dump_set_record(struct dump_set *d, const uint8_t *rec, uint32_t type, uint16_t size);
 /* A copy of src into dst (empty before); 0 or -ENOMEM (dst then empty). */
 int dump_set_copy(struct dump_set *dst, const struct dump_set *src);

@@ -182,11 +182,11 @@ static void failed(struct symship *s)
 	s->fails++;
 }
 
-/* Send what buf holds to key; counts it.  1 when sent. */
-static int send_buf(struct symship *s, const char *key)
+/* Send what buf holds to key; counts it in *sent and the bytes.  1 when sent. */
+static int send_buf(struct symship *s, const char *key, unsigned *sent)
 {
 	if (put(s, key, s->buf.data, s->buf.len) == 0) {
-		s->c.files++;
+		(*sent)++;
 		s->c.bytes += s->buf.len;
 		s->fails = 0;
 		return 1;
@@ -265,7 +265,7 @@ static int ship_executable(struct symship *s, const struct perfsink_kit_build_id
 		return 1;
 	}
 	s->c.replaced += have;
-	return send_buf(s, key);
+	return send_buf(s, key, &s->c.files);
 }
 
 static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id *b)
@@ -293,7 +293,7 @@ static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id 
 		read_failed(s, rc, size);
 		return 1;
 	}
-	return send_buf(s, key);
+	return send_buf(s, key, &s->c.files);
 }
 
 /*
@@ -370,12 +370,7 @@ static void ship_jit(struct symship *s, const struct job *j)
 		if (jit_map_read(s, j, j->pids[i]) != 1)
 			continue;
 		snprintf(key, sizeof(key), "%s/jit/perf-%d.map", j->key_base, (int)j->pids[i]);
-		if (put(s, key, s->buf.data, s->buf.len) == 0) {
-			s->c.jit++;
-			s->c.bytes += s->buf.len;
-		} else {
-			failed(s);
-		}
+		send_buf(s, key, &s->c.jit);
 	}
 }
 
@@ -393,12 +388,7 @@ static void ship_dumps(struct symship *s, const struct job *j)
 		if (read_as_seen(s, j, j->dumps.v[i].pid, j->dumps.v[i].path) != 1)
 			continue;
 		snprintf(key, sizeof(key), "%s/jit/%s", j->key_base, name);
-		if (put(s, key, s->buf.data, s->buf.len) == 0) {
-			s->c.dumps++;
-			s->c.bytes += s->buf.len;
-		} else {
-			failed(s);
-		}
+		send_buf(s, key, &s->c.dumps);
 	}
 }
 
@@ -651,27 +641,6 @@ void pid_set_record(struct pid_set *p, const uint8_t *rec, uint32_t type, uint16
 	memcpy(&pid, rec + 8, 4);
 	if ((pid_set_add(p, pid) || type == REC_COMM) && seen && pid > 0)
 		seen(arg, pid);
-}
-
-struct pid_scan {
-	struct pid_set *p;
-	void (*seen)(void *arg, int32_t pid);
-	void *arg;
-};
-
-static void pid_scan_one(void *arg, const uint8_t *rec, uint32_t type, uint16_t size)
-{
-	struct pid_scan *s = arg;
-
-	pid_set_record(s->p, rec, type, size, s->seen, s->arg);
-}
-
-void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len,
-		  void (*seen)(void *arg, int32_t pid), void *arg)
-{
-	struct pid_scan s = { p, seen, arg };
-
-	records_walk(data, len, pid_scan_one, &s);
 }
 
 void pid_set_free(struct pid_set *p)

@@ -74,19 +74,17 @@ int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, co
 unsigned symship_close(struct symship *s, int64_t deadline_ms);
 
 /*
- * The pids of the processes in a block of perf records (COMM and FORK
- * records), added to a set.  Engine thread; a walk of record headers.
- * seen (NULL: none) is called with a pid the set did not have, and with
- * the pid of every COMM record (an exec: a process may have changed its
- * namespaces or root meanwhile).
+ * The pids of the processes in perf records (COMM and FORK records), added
+ * to a set one record at a time (pid_set_record, a step of records_walk).
+ * Engine thread.  seen (NULL: none) is called with a pid the set did not
+ * have, and with the pid of every COMM record (an exec: a process may have
+ * changed its namespaces or root meanwhile).
  */
 struct pid_set {
 	int32_t *v;
 	size_t n, cap;
 };
-void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len,
-		  void (*seen)(void *arg, int32_t pid), void *arg);
-/* pid_set_scan's step: one record rec of that type and size. */
+/* One record rec of that type and size: its pid if it is a COMM or FORK. */
 void pid_set_record(struct pid_set *p, const uint8_t *rec, uint32_t type, uint16_t size,
 		    void (*seen)(void *arg, int32_t pid), void *arg);
 /*

@@ -26,20 +26,6 @@ static int hexval(char c)
 	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
-/* 1 when path's last component is jit-PID.dump (PID 1..INT_MAX, no leading 0). */
-static int dump_basename_ok(const char *path)
-{
-	const char *s = strrchr(path, '/') + 1;
-	long long pid = 0;
-
-	if (strncmp(s, "jit-", 4) || s[4] < '1' || s[4] > '9')
-		return 0;
-	for (s += 4; *s >= '0' && *s <= '9'; s++)
-		if ((pid = pid * 10 + (*s - '0')) > INT_MAX)
-			return 0;
-	return !strcmp(s, ".dump");
-}
-
 /* 1 when every component of the absolute path is a name: not empty, ".", "..". */
 static int components_ok(const char *path)
 {
@@ -78,7 +64,7 @@ int jit_dump_name_path(const char *name, char *out, size_t n)
 	if (!n)
 		return -EINVAL;
 	out[o] = '\0';
-	if (out[0] != '/' || !components_ok(out) || !dump_basename_ok(out))
+	if (out[0] != '/' || !components_ok(out) || jit_name_pid(strrchr(out, '/') + 1, "jit-", ".dump") < 0)
 		return -EINVAL;
 	return 0;
 }

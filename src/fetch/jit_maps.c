@@ -12,19 +12,25 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int jit_map_name_pid(const char *name)
+int jit_name_pid(const char *name, const char *prefix, const char *suffix)
 {
-	const char *s = name + 5;
+	size_t n = strlen(prefix);
+	const char *s = name + n;
 	long long pid = 0;
 
-	if (strncmp(name, "perf-", 5) || *s < '1' || *s > '9')
+	if (strncmp(name, prefix, n) || *s < '1' || *s > '9')
 		return -1;
 	for (; *s >= '0' && *s <= '9'; s++) {
 		pid = pid * 10 + (*s - '0');
 		if (pid > INT_MAX)
 			return -1;
 	}
-	return strcmp(s, ".map") ? -1 : (int)pid;
+	return strcmp(s, suffix) ? -1 : (int)pid;
+}
+
+int jit_map_name_pid(const char *name)
+{
+	return jit_name_pid(name, "perf-", ".map");
 }
 
 /* All of b into fd; 0 or -errno. */

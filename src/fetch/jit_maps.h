@@ -38,7 +38,13 @@ struct jit_maps_result {
 int jit_maps_place(struct collector *c, const char *host, const char *session, const char *dir,
 		   const char *home, struct jit_maps_result *res, struct jit_dumps_result *dumps);
 
-/* The pid of a map's name "perf-PID.map" (PID 1..INT_MAX, no leading 0); -1 if not one. */
+/*
+ * The pid of a JIT file's name "PREFIX PID SUFFIX" (PID 1..INT_MAX, no
+ * leading 0), as runtimes name them ("perf-", ".map"; "jit-", ".dump"); -1
+ * if name is not one.
+ */
+int jit_name_pid(const char *name, const char *prefix, const char *suffix);
+/* jit_name_pid of a map's name, "perf-PID.map". */
 int jit_map_name_pid(const char *name);
 
 /*

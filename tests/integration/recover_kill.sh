@@ -33,7 +33,6 @@ perf_reads() {
 # ms of CPU the process has used.
 cpu_ms() { awk '{print int($1 / 1000000)}' "/proc/$1/schedstat" 2>/dev/null || echo 0; }
 cpu_above() { [ "$(cpu_ms "$1")" -ge "$2" ]; }
-child_of() { w=$(pgrep -P "$1" | head -n 1); [ -n "$w" ]; }
 # Random kill thresholds: TRIALS lines "ms dumps now" from the seed.
 points() {
 	awk -v s="$1" -v n="$TRIALS" 'BEGIN { srand(s); for (i = 0; i < n; i++)

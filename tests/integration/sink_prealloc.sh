@@ -32,8 +32,17 @@ PY
 ends_at_features() { set -- $(layout "$1"); [ "$1" = "$3" ]; }
 # grown FILE: the file reaches past its data by at least a MiB (the zeros ahead).
 grown() { set -- $(layout "$1"); [ "$1" -ge $(($2 + 1048576)) ]; }
-child_of() { w=$(pgrep -P "$1" | head -n 1); [ -n "$w" ]; }
 checkpointed() { [ "$(data_size "$1")" -gt 200000 ] 2>/dev/null; }
+# killed_run INI FILE: record with INI until FILE's data.size passes 200 KB, then kill -9.
+killed_run() {
+	"$PERFSINK" record -q --config "$1" -e cpu-clock -F 4000 -g -- "$WORKLOAD" cpu 600000 >/dev/null 2>k.err &
+	pid=$!
+	wait_for 20 child_of $pid
+	wait_for 30 checkpointed "$2"
+	kill -9 $pid
+	wait $pid 2>/dev/null
+	kill -9 "$w" 2>/dev/null
+}
 
 mkdir ext4
 ext4=yes
@@ -55,13 +64,7 @@ for SINK in $SINKS; do
 	check "$SINK: perf report reads it" perf_clean $SINK.data || show $SINK.data.report.err
 
 	# Killed: the zeros ahead are on disk; perf reads the data, recover cuts them.
-	"$PERFSINK" record -q --config $SINK.ini -e cpu-clock -F 4000 -g -- "$WORKLOAD" cpu 600000 >/dev/null 2>k.err &
-	pid=$!
-	wait_for 20 child_of $pid
-	wait_for 30 checkpointed $SINK.data
-	kill -9 $pid
-	wait $pid 2>/dev/null
-	kill -9 "$w" 2>/dev/null
+	killed_run $SINK.ini $SINK.data
 	check "$SINK: killed, the file reaches past its data ($(layout $SINK.data))" grown $SINK.data
 	check "$SINK: perf report reads the killed file" perf_clean $SINK.data || show $SINK.data.report.err
 	"$PERFSINK" recover $SINK.data >rec.out 2>&1
@@ -76,13 +79,7 @@ for SINK in $SINKS; do
 	fi
 	printf '[sink.f]\nplugin = %s\ndirect = true\npath = %s\n' $SINK "$T/ext4/$SINK.data" > small.ini
 	free0=$(df -B1 --output=avail ext4 | tail -n 1)
-	"$PERFSINK" record -q --config small.ini -e cpu-clock -F 4000 -g -- "$WORKLOAD" cpu 600000 >/dev/null 2>k.err &
-	pid=$!
-	wait_for 20 child_of $pid
-	wait_for 30 checkpointed ext4/$SINK.data
-	kill -9 $pid
-	wait $pid 2>/dev/null
-	kill -9 "$w" 2>/dev/null
+	killed_run small.ini ext4/$SINK.data
 	set -- $(layout ext4/$SINK.data)
 	check "$SINK: on a nearly full disk the file grew by less than half the free space ($(($1 - $2)) of $free0 bytes)" \
 		[ $(($1 - $2)) -lt $((free0 / 2)) ]

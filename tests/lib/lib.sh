@@ -65,6 +65,8 @@ wait_for() {
 		sleep 0.1
 	done
 }
+# child_of PID: PID has a child; its pid is then in $w (wait_for child_of PID).
+child_of() { w=$(pgrep -P "$1" | head -n 1); [ -n "$w" ]; }
 # data_size FILE: data.size in a perf.data header (0 when not yet written).
 data_size() { od -An -t u8 -j 48 -N 8 "$1" 2>/dev/null | tr -d ' '; }
 # outputs_with_data PATTERN N: at least N files match PATTERN and hold records.
