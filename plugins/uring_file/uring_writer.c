@@ -1,8 +1,10 @@
 /*
  * Ordered appends through io_uring (uring_writer.h): the io_uring backend
  * of the kit's write queue (kit/write_queue.h), which orders, waits, fails
- * and counts as for aio_file.  Here: one SQE per slot (or per plugged
- * pair), a completion thread that reaps the completion queue.
+ * and counts as for aio_file.  Here: one SQE per slot, a completion thread
+ * that reaps the completion queue.  While the writer is plugged (one sink
+ * write: with O_DIRECT a block, then the middle), SQEs are queued and
+ * entered together at unplug.
  *
  * The completion thread sleeps until the oldest write from a pooled
  * buffer (its bytes in a registered buffer) can be released, not at every
@@ -21,7 +23,6 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 #include "kit/write_queue.h"
 #include "uring_writer.h"
@@ -31,9 +32,6 @@
 /* What the writer keeps per slot (q.slots[i] is sio[i]). */
 struct slot_io {
 	bool pooled;          /* its bytes lie in a registered (pooled) buffer */
-	bool rides;           /* its bytes go out on the previous slot's SQE */
-	struct wq_slot *pair; /* the slot whose bytes ride on this slot's SQE, or NULL */
-	struct iovec iov[2];  /* that SQE's vector: this slot's rest, then the pair's */
 };
 
 struct uring_writer {
@@ -44,10 +42,7 @@ struct uring_writer {
 	struct slot_io *sio;  /* one per slot */
 	bool plugged;         /* SQEs wait for unplug (uring_writer_plug) */
 	unsigned queued;      /* plugged: SQEs queued, not submitted */
-	struct wq_slot *open; /* plugged: the slot of the last SQE queued, still mergeable */
-	struct io_uring_sqe *open_sqe;
 	uint64_t st_fixed;    /* submissions that were write_fixed */
-	uint64_t st_merged;   /* writes that rode on the SQE of the one before */
 	const struct perfsink_instance *log_inst; /* destroy's -v line; NULL: none */
 	struct uring_writer **ref; /* cleared by destroy; NULL: none */
 };
@@ -58,38 +53,12 @@ static struct slot_io *sio_of(struct uring_writer *w, const struct wq_slot *s)
 }
 
 /*
- * Plugged, lock held: put the rest of s (p, len) on the open SQE when it
- * continues it in the file, a pending block (not pooled) then the middle
- * from a pooled buffer: one vectored write instead of two.  The middle
- * loses its fixed buffer; that costs less than a second io-wq handoff,
- * completion and request free.
- */
-static bool merge(struct uring_writer *w, struct wq_slot *s, const uint8_t *p, size_t len)
-{
-	struct wq_slot *a = w->open;
-	if (!a || !sio_of(w, s)->pooled || sio_of(w, a)->pooled || s->done ||
-	    a->off + a->len != s->off)
-		return false;
-	struct slot_io *ai = sio_of(w, a);
-	ai->iov[0] = (struct iovec){ (void *)(a->data + a->done), a->len - a->done };
-	ai->iov[1] = (struct iovec){ (void *)p, len };
-	io_uring_prep_writev(w->open_sqe, w->fd, ai->iov, 2, a->off + a->done);
-	io_uring_sqe_set_data(w->open_sqe, a);
-	ai->pair = s;
-	sio_of(w, s)->rides = true;
-	w->open = NULL;
-	w->st_merged++;
-	return true;
-}
-
-/*
  * Lock held: enter what is queued; 0 or -errno.  A transient refusal
  * (no memory for requests, completions to reap first) is retried after a
  * pause with the lock dropped, as the write queue does for WQ_AGAIN.
  */
 static int flush(struct uring_writer *w)
 {
-	w->open = NULL;
 	while (w->queued) {
 		int r = io_uring_submit(&w->io->ring);
 		if (r >= 0) {
@@ -115,8 +84,6 @@ static int submit(void *ctx, struct wq_slot *s)
 	int idx = uring_io_fixed_index(w->io, p, len);
 	struct slot_io *si = sio_of(w, s);
 	*si = (struct slot_io){ .pooled = idx >= 0 };
-	if (w->plugged && merge(w, s, p, len))
-		return 0;
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->io->ring);
 	if (!sqe)
 		return -EBUSY;
@@ -129,12 +96,7 @@ static int submit(void *ctx, struct wq_slot *s)
 	io_uring_sqe_set_data(sqe, s);
 	w->q.st.writes++;
 	w->queued++;
-	if (w->plugged) {
-		w->open = s;
-		w->open_sqe = sqe;
-		return 0;
-	}
-	return flush(w);
+	return w->plugged ? 0 : flush(w);
 }
 
 /* One completion for slot s; lock held. */
@@ -146,7 +108,10 @@ static void complete(struct uring_writer *w, struct wq_slot *s, int res)
 			w->q.st.bytes += (uint64_t)res;
 		}
 		w->q.st.retries++;
+		/* Entered now even while the writer is plugged: the plugging thread may wait for this slot. */
 		int r = submit(w, s);
+		if (r == 0)
+			r = flush(w);
 		if (r == 0)
 			return;
 		res = r;
@@ -158,26 +123,6 @@ static void complete(struct uring_writer *w, struct wq_slot *s, int res)
 		w->q.st.bytes += (uint64_t)res;
 	}
 	wq_finish(s, res > 0 ? 0 : res);
-}
-
-/*
- * The completion of the SQE of slot s, lock held: res bytes from its rest
- * on, then its pair's; a pair left without bytes is queued again.
- */
-static void complete_sqe(struct uring_writer *w, struct wq_slot *s, int res)
-{
-	struct wq_slot *b = sio_of(w, s)->pair;
-	if (!b) {
-		complete(w, s, res);
-		return;
-	}
-	sio_of(w, s)->pair = NULL;
-	sio_of(w, b)->rides = false;
-	size_t rest = s->len - s->done;
-	int ra = res < 0 || (size_t)res <= rest ? res : (int)rest;
-	int rb = res < 0 ? res : res - ra;
-	complete(w, s, ra);
-	complete(w, b, rb ? rb : -EAGAIN); /* nothing of it written yet: again, alone */
 }
 
 /*
@@ -193,10 +138,8 @@ static unsigned completions_to_wait(struct uring_writer *w)
 		struct wq_slot *s = wq_slot_of_seq(&w->q, seq);
 		if (!s || s->state != WQ_BUSY)
 			continue;
-		struct slot_io *si = sio_of(w, s);
-		if (!si->rides)
-			k++; /* a slot that rides completes with the one before */
-		if (si->pooled)
+		k++;
+		if (sio_of(w, s)->pooled)
 			return k;
 	}
 	return 1;
@@ -223,7 +166,7 @@ static void *completion_thread(void *arg)
 			if (cqe->user_data == STOP_TAG)
 				stop = true;
 			else
-				complete_sqe(w, io_uring_cqe_get_data(cqe), cqe->res);
+				complete(w, io_uring_cqe_get_data(cqe), cqe->res);
 		}
 		io_uring_cq_advance(&w->io->ring, seen);
 		wq_release(&w->q);
@@ -342,9 +285,8 @@ void uring_writer_destroy(struct uring_writer *w)
 	uring_writer_drain(w);
 	if (w->log_inst)
 		w->log_inst->host->log(w->log_inst, PERFSINK_LOG_DEBUG,
-				       "%llu writes, %llu from fixed buffers, %llu merged into the write before, %llu waited for a slot",
+				       "%llu writes, %llu from fixed buffers, %llu waited for a slot",
 				       (unsigned long long)w->q.st.writes, (unsigned long long)w->st_fixed,
-				       (unsigned long long)w->st_merged,
 				       (unsigned long long)w->q.st.waits);
 	pthread_mutex_lock(&w->q.lock);
 	int r = submit_stop(w);

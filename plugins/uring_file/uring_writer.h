@@ -50,9 +50,8 @@ int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
 		       perfsink_kit_aiow_done_fn done, void *arg);
 /*
  * Around one sink write (the caller's thread): between plug and unplug,
- * writes are queued without entering the kernel, and a pending O_DIRECT
- * block followed by the middle that continues it goes out as one vectored
- * write (one io-wq handoff, completion and request free instead of two).
+ * writes are queued without entering the kernel (with O_DIRECT a pending
+ * block, then the middle that continues it: one system call for both).
  * unplug, drain and destroy submit what is queued; unplug returns 0 or the
  * -errno of io_uring_submit (a dead ring).
  */

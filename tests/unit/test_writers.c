@@ -304,11 +304,13 @@ static void uring_sticky_error(void **state)
 
 /*
  * Plugged as uring_file plugs a sink write: a block (not registered) then
- * the middle after it from a registered buffer, NPAIRS times.  Each pair
- * goes out as one SQE; done() still runs per write, in order, and the
- * file holds every byte where it belongs.  With a file size limit inside
- * pair fail's middle, that SQE is short: its block completes, the rest of
- * the middle is queued alone and fails, and the error is sticky.
+ * the middle after it from a registered buffer, NPAIRS times.  Each write
+ * is its own SQE (the middle a fixed-buffer write), both entered at
+ * unplug; done() runs per write, in order, and the file holds every byte
+ * where it belongs.  With a file size limit inside pair fail's middle,
+ * that write is short: the completion thread queues its rest while the
+ * writer may be plugged again, enters it at once, it fails, and the error
+ * is sticky.
  */
 static void plugged_pairs(unsigned fail)
 {
@@ -362,7 +364,7 @@ static void plugged_pairs(unsigned fail)
 		assert_int_equal(r, 0);
 		assert_int_equal(dr, 0);
 		assert_int_equal(queued, 2 * NPAIRS);
-		assert_int_equal(v.st.writes, NPAIRS); /* one SQE per pair */
+		assert_int_equal(v.st.writes, 2 * NPAIRS); /* one SQE per write */
 		assert_int_equal(v.st.bytes, off);
 		assert_int_equal(v.committed, off);
 	} else {
