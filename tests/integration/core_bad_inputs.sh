@@ -21,7 +21,7 @@ cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" ww.so && chmod 0666 ww.so
 ini world_writable.ini '[sink.a]' "plugin = $T/ww.so"
 cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" nobody.so && chown 65534:65534 nobody.so
 ini nobody_plugin.ini '[sink.a]' "plugin = $T/nobody.so"
-# Both plugins the built-in config's `plugin = file` may load.
+# aio_file, which the built-in config loads, and uring_file, which `plugin = file` may.
 mkdir wwdir && chmod 0777 wwdir && cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" wwdir/ &&
 	cp "$TOP_BUILDDIR/plugins/aio_file/.libs/aio_file.so" wwdir/uring_file.so
 ini ww_plugin_dir.ini '[record]' "plugin-dir = $T/wwdir" '[sink.a]' 'plugin = aio_file'
