@@ -55,7 +55,15 @@ static void print_loss(const struct record_report *r, int sink)
 			 "records, %llu bytes)", kernel_lost ? "; " : "",
 			 (unsigned long long)sl->lost_samples, sl->name,
 			 (unsigned long long)sl->lost_records, (unsigned long long)sl->lost_bytes);
-	if (kernel_lost)
+	if (kernel_lost && r->pool_waits)
+		/* The engine had no buffer to drain into: the outputs, not the rings, were too slow. */
+		log_summary(LOG_WARN, "[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
+			"the rings filled up while the sinks held every pooled buffer (waited %llu times for one): "
+			"an output slower than the events; try more buffers (--aio=16), a file sink through the "
+			"page cache (plugin = aio_file), or fewer events%s ]",
+			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
+			(unsigned long long)r->lost_records, per_cpu, (unsigned long long)r->pool_waits, by_sink);
+	else if (kernel_lost)
 		log_summary(LOG_WARN, "[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
 			"the rings filled up; try a larger -m, a lower -F, fewer events, or -r%s ]",
 			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
