@@ -55,22 +55,20 @@ static void print_loss(const struct record_report *r, int sink)
 			 "records, %llu bytes)", kernel_lost ? "; " : "",
 			 (unsigned long long)sl->lost_samples, sl->name,
 			 (unsigned long long)sl->lost_records, (unsigned long long)sl->lost_bytes);
-	if (kernel_lost && r->pool_waits)
-		/* The engine had no buffer to drain into: the outputs, not the rings, were too slow. */
+	if (kernel_lost) {
+		char why[256] = "the rings filled up; try a larger -m, a lower -F, fewer events, or -r";
+		if (r->pool_waits) /* no buffer to drain into: the outputs, not the rings, were too slow */
+			snprintf(why, sizeof(why), "the rings filled up while the sinks held every pooled buffer "
+				 "(waited %llu times for one): an output slower than the events; try more buffers "
+				 "(--aio=16), a file sink through the page cache (plugin = aio_file), or fewer events",
+				 (unsigned long long)r->pool_waits);
 		log_summary(LOG_WARN, "[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
-			"the rings filled up while the sinks held every pooled buffer (waited %llu times for one): "
-			"an output slower than the events; try more buffers (--aio=16), a file sink through the "
-			"page cache (plugin = aio_file), or fewer events%s ]",
-			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
-			(unsigned long long)r->lost_records, per_cpu, (unsigned long long)r->pool_waits, by_sink);
-	else if (kernel_lost)
-		log_summary(LOG_WARN, "[ perfsink record: LOST %llu samples (%.1f%%): %llu in %llu LOST records%s: "
-			"the rings filled up; try a larger -m, a lower -F, fewer events, or -r%s ]",
-			(unsigned long long)lost, pct, (unsigned long long)kernel_lost,
-			(unsigned long long)r->lost_records, per_cpu, by_sink);
-	else
+			"%s%s ]", (unsigned long long)lost, pct, (unsigned long long)kernel_lost,
+			(unsigned long long)r->lost_records, per_cpu, why, by_sink);
+	} else {
 		log_summary(LOG_WARN, "[ perfsink record: LOST %llu samples (%.1f%%): %s ]",
 			(unsigned long long)lost, pct, by_sink);
+	}
 }
 
 static void human(char *out, size_t n, uint64_t bytes)

@@ -24,6 +24,11 @@ plan 8
 CALLS=300000
 # throttled CMD...: CMD in the throttled cgroup.
 throttled() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"; }
+# perf_reads_with_loss FILE: perf report reads FILE and warns of the LOST records in it.
+perf_reads_with_loss() {
+	"$PERF" report -i "$1" --stdio >"$1.report" 2>"$1.report.err" &&
+		grep -q 'lost [1-9][0-9]* chunks' "$1.report.err"
+}
 
 throttled "$PERFSINK" record -o mnt/default.data -e syscalls:sys_enter_getppid \
 	-- "$WORKLOAD" getppid $CALLS >/dev/null 2>default.err
@@ -45,11 +50,6 @@ check "uring_file on the slow disk: exit 0 (got $?)" [ $? -eq 0 ] || show uring.
 check "it lost events, and the summary blames the slow output and names the way out" \
 	grep -q 'LOST .*the rings filled up while the sinks held every pooled buffer (waited [1-9][0-9]* times for one): an output slower than the events; try more buffers (--aio=16), a file sink through the page cache (plugin = aio_file)' \
 	uring.err || show uring.err
-# perf_reads_with_loss FILE: perf report reads FILE and warns of the LOST records in it.
-perf_reads_with_loss() {
-	"$PERF" report -i "$1" --stdio >"$1.report" 2>"$1.report.err" &&
-		grep -q 'lost [1-9][0-9]* chunks' "$1.report.err"
-}
 check "perf reads what it kept, and warns of the loss recorded in it" perf_reads_with_loss mnt/uring.data ||
 	show mnt/uring.data.report.err
 done_testing
