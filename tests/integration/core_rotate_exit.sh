@@ -31,7 +31,7 @@ last=$(ls -d seg.data.[0-9]*.[0-9]* | grep -vE '\.(report|syms)' | tail -n 1)
 "$PERF" report -i "$last" --stdio --no-children -g none --comms workload --sort dso,sym >last.syms 2>/dev/null
 "$PERF" script -i "$last" --show-task-events -F comm,tid 2>/dev/null >last.tasks
 check "the last output holds the command's last samples and its EXIT" \
-	sh -c "grep -q '%' last.syms && grep -q 'PERF_RECORD_EXIT' last.tasks" || show last.syms last.tasks
+	sh -c "grep -v '^#' last.syms | grep -q '%' && grep -q 'PERF_RECORD_EXIT' last.tasks" || show last.syms last.tasks
 # User space only: a sample the workload takes in a module loaded by
 # another test meanwhile (a loop device's) is the kernel's, not this cut's.
 check "and names their functions: no unknown user-space object" \

@@ -85,7 +85,7 @@ if [ -n "$bpf_ok" ]; then
 		sh -c 'grep -q KSYMBOL sink.ksym && grep -q BPF_EVENT sink.ksym && diff perf.ksym sink.ksym' ||
 		show perf.ksym sink.ksym
 	"$PERFSINK" record -q -e cpu-clock:k -o bpfrun.data -- "$BPF_PROG" ps_hdr_run run 1000 >/dev/null 2>bpfrun.err
-	"$PERF" report -i bpfrun.data --stdio --sort sym 2>/dev/null | grep '%' | head -n 3 >bpfrun.top
+	"$PERF" report -i bpfrun.data --stdio --sort sym 2>/dev/null | grep -v '^#' | grep '%' | head -n 3 >bpfrun.top
 	check "kernel samples inside a BPF program resolve to bpf_prog_<tag>_ps_hdr_run" \
 		grep -q '\] bpf_prog_[0-9a-f]\{16\}_ps_hdr_run$' bpfrun.top || show bpfrun.top bpfrun.err
 	# The drain sees the BPF_EVENT within a pass (100 ms), the program lives 1 s.
