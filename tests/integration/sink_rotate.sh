@@ -36,7 +36,7 @@ seg_resolves() {
 		--sort dso,sym >"$1.syms" 2>/dev/null
 	_wl=$("$PERF" script -i "$1" --comms workload -F tid 2>/dev/null | wc -l)
 	if grep -q '\[unknown\]' "$1.syms" || { [ "$_wl" -ge 200 ] && ! grep -q hot_alpha "$1.syms"; }; then
-		diag "$1: $_wl samples of the workload"
+		diag "$1: $_wl samples of the workload, $(stat -c %s "$1") bytes"
 		show "$1.syms"
 		return 1
 	fi
@@ -71,7 +71,9 @@ by_size() {
 		perf_clean "$f" || { bad=$((bad + 1)); show "$f.report.err"; }
 		seg_resolves "$f" || bad=$((bad + 1))
 		sink_header_ok "$SINK" "$f" || other=$((other + 1))
-		total=$((total + $(perf_samples "$f")))
+		c=$("$PERF" script -i "$f" -F tid 2>"$f.tid.err" | wc -l)
+		[ "$c" -gt 0 ] || { diag "$f: perf script -F tid counts 0 samples"; show "$f.tid.err"; }
+		total=$((total + c))
 	done
 	check "$SINK: each segment readable on its own and resolves symbols" [ "$bad" -eq 0 ]
 	check "$SINK: each segment in the sink's format" [ "$other" -eq 0 ]
