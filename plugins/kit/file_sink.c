@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <perfsink/sink.h>
 #include <perfsink/kit.h>
+#include "grow_ahead.h"
 
 struct perfsink_kit_fsink {
 	const struct perfsink_instance *inst;
@@ -62,6 +63,8 @@ struct perfsink_kit_fsink {
 	int prealloc_off; /* no more fallocate: append from then on */
 	int grown;        /* fallocate was called for this file: cut it to the data at close */
 	uint64_t prealloc_steps;
+	struct grow_ahead grow; /* the fallocate in flight (prealloc) */
+	uint64_t grow_lead; /* the next step starts when less than this is allocated ahead */
 	uint8_t *blk;     /* O_DIRECT: the pending partial block (perfsink_kit_dio_split) */
 	size_t blk_len;
 	struct perfsink_kit_ends *ends; /* buffer ends; data.size is one of them */
@@ -181,8 +184,15 @@ static void on_block_done(void *ctx, void *arg, int err)
 	free(arg);
 }
 
+static void prealloc_reaped(struct perfsink_kit_fsink *f, uint64_t to, int err);
+
 static void close_direct(struct perfsink_kit_fsink *f)
 {
+	uint64_t to;
+	int err;
+	/* Before the file is cut or closed: the fallocate uses dfd and grows the file. */
+	if (grow_ahead_reap(&f->grow, true, &to, &err))
+		prealloc_reaped(f, to, err);
 	if (f->dfd >= 0)
 		close(f->dfd);
 	f->dfd = -1;
@@ -215,6 +225,7 @@ static int begin_file(struct perfsink_kit_fsink *f, const struct perfsink_stream
 	f->grown = 0;
 	f->prealloc_off = 0;
 	f->prealloc_steps = 0;
+	f->grow_lead = 0;
 	perfsink_kit_ends_reset(f->ends);
 	f->host->bytes_free(&hdr);
 	if (r < 0) {
@@ -320,14 +331,36 @@ static int to_buffered(struct perfsink_kit_fsink *f)
  * flight, hence steps of many buffers: PREALLOC_STEP, or an eighth of the
  * free space when that is less, so a nearly full disk is not taken at
  * once; below PREALLOC_MIN, or where fallocate fails (a file system
- * without it), the writes append as before.
+ * without it), the writes append as before.  Each step runs on a helper
+ * thread (grow_ahead.h) and starts while half a step is still allocated
+ * ahead: beside a busy disk, waiting for it here stalled the engine for
+ * up to 90 ms.
  */
 #define PREALLOC_STEP (64ULL << 20)
 #define PREALLOC_MIN (1ULL << 20)
 
+/* A step ended: the file is allocated up to to, or fallocate failed (err) and the writes append from then on. */
+static void prealloc_reaped(struct perfsink_kit_fsink *f, uint64_t to, int err)
+{
+	if (err) {
+		LOG(f, PERFSINK_LOG_DEBUG, "'%s': fallocate up to offset %llu: %s; appending from there",
+		    f->path, (unsigned long long)to, strerror(-err));
+		f->prealloc_off = 1;
+		return;
+	}
+	f->alloc_end = to;
+	f->prealloc_steps++;
+}
+
 static void prealloc(struct perfsink_kit_fsink *f, uint64_t end)
 {
-	if (f->prealloc_off || end <= f->alloc_end)
+	uint64_t to;
+	int err;
+	if (f->prealloc_off || grow_ahead_busy(&f->grow))
+		return;
+	if (grow_ahead_reap(&f->grow, false, &to, &err))
+		prealloc_reaped(f, to, err);
+	if (f->prealloc_off || (f->alloc_end > end && f->alloc_end - end >= f->grow_lead))
 		return;
 	struct statvfs sv;
 	uint64_t step = PREALLOC_STEP;
@@ -340,16 +373,11 @@ static void prealloc(struct perfsink_kit_fsink *f, uint64_t end)
 		return;
 	}
 	uint64_t from = f->alloc_end > f->pos ? f->alloc_end : f->pos;
-	uint64_t to = end + step;
+	if (end + step <= from)
+		return; /* less free space than at the last step: what is allocated lasts longer */
 	f->grown = 1; /* a failed fallocate may still have grown it part of the way */
-	if (fallocate(f->dfd, 0, (off_t)from, (off_t)(to - from)) < 0) {
-		LOG(f, PERFSINK_LOG_DEBUG, "'%s': fallocate at offset %llu: %s; appending from there",
-		    f->path, (unsigned long long)from, strerror(errno));
-		f->prealloc_off = 1;
-		return;
-	}
-	f->alloc_end = to;
-	f->prealloc_steps++;
+	f->grow_lead = step / 2;
+	grow_ahead_start(&f->grow, f->dfd, from, end + step);
 }
 
 /* O_DIRECT: complete the pending block, write the middle, keep the tail. */

@@ -23,6 +23,14 @@
  * DWARF stacks).  The ring lives for the whole run; each file gets a
  * writer on it.
  *
+ * A direct write holds its pooled buffer until the disk has it.  Beside a
+ * busy neighbour's writeback that is hundreds of milliseconds, and the
+ * pool ran out (a fifth to a third of a storm lost).  So the ring comes
+ * with spill memory (uring_spill.h, spill_size): once the writes in flight
+ * hold half of one ring's buffers, the writer copies each buffer there and
+ * gives it back at once, and issues the writes through io_uring's workers
+ * (uring_writer.h).
+ *
  * Where io_uring cannot be set up, open() says so in one line and fails;
  * ops->available tells the loader the same, for `plugin = file`.
  */
@@ -34,7 +42,7 @@
 #include "uring_io.h"
 #include "uring_writer.h"
 
-enum { KEY_PATH, KEY_DEPTH, KEY_FSYNC, KEY_DIRECT, KEY_FIXED };
+enum { KEY_PATH, KEY_DEPTH, KEY_FSYNC, KEY_DIRECT, KEY_FIXED, KEY_SPILL };
 
 static const struct perfsink_key uring_file_keys[] = {
 	[KEY_PATH] = { "path", PERFSINK_KEY_PATH, "perf.data",
@@ -49,6 +57,9 @@ static const struct perfsink_key uring_file_keys[] = {
 	[KEY_FIXED] = { "fixed_buffers", PERFSINK_KEY_BOOL, "true",
 			"register the pooled buffers with io_uring once (no page pinning per write)",
 			0, 0, NULL },
+	[KEY_SPILL] = { "spill_size", PERFSINK_KEY_SIZE, "256M",
+			"memory that holds writes while the disk is behind, so pooled buffers go back "
+			"at once; 0 = none (needs fixed_buffers)", 0, 1LL << 40, NULL },
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -57,8 +68,11 @@ struct uring_file {
 	const struct perfsink_instance *inst;
 	unsigned depth;      /* config: slots; 0 = from the stream */
 	int fixed;           /* config: register the pool; cleared when it cannot be */
+	uint64_t spill_size; /* config: bytes of spill memory; 0 = none */
 	unsigned nr_buffers; /* of the current stream (begin) */
+	unsigned spill_at;   /* writes in flight from pooled buffers from which writes spill */
 	struct uring_io io;  /* the run's ring, set up at the first output */
+	struct uring_spill *spill; /* set up with the ring; NULL: none */
 	struct uring_writer *w; /* the current file's writer; NULL between files */
 };
 
@@ -71,17 +85,45 @@ struct uring_sink {
 static const struct perfsink_kit_key_map uring_file_map[] = {
 	PERFSINK_KIT_MAP(KEY_DEPTH, struct uring_file, depth),
 	PERFSINK_KIT_MAP(KEY_FIXED, struct uring_file, fixed),
+	PERFSINK_KIT_MAP(KEY_SPILL, struct uring_file, spill_size),
 	PERFSINK_KIT_MAP_END,
 };
 
 static const struct perfsink_kit_fsink_keys uring_file_fkeys = { KEY_PATH, KEY_FSYNC, KEY_DIRECT };
 
+#define SPILL_MAX_CHUNKS 8192
+
 #define LOG(u, lvl, ...) (u)->inst->host->log((u)->inst, (lvl), __VA_ARGS__)
 
-/* Writes in flight at most: every pooled buffer's, two each with O_DIRECT (a block and a middle). */
+/*
+ * Writes in flight at most: every pooled buffer's, two each with O_DIRECT
+ * (a block and a middle), and one per spill chunk.
+ */
 static unsigned slots_for(const struct uring_file *u, int direct)
 {
-	return u->depth ? u->depth : direct ? 2 * u->nr_buffers : u->nr_buffers;
+	if (u->depth)
+		return u->depth;
+	unsigned chunks = u->spill ? uring_spill_nr_chunks(u->spill) : 0;
+	return (direct ? 2 * u->nr_buffers : u->nr_buffers) + chunks;
+}
+
+/*
+ * The run's spill memory, at the first output: chunks of one pooled
+ * buffer.  Without it (too small for a chunk, no memory) writes hold their
+ * pooled buffers, as they did before it: said at -v.
+ */
+static void spill_setup(struct uring_file *u, const struct perfsink_stream *s)
+{
+	if (!u->spill_size || !u->fixed)
+		return;
+	/* Each chunk is a write in flight, and an io_uring has at most 32768 entries. */
+	uint64_t cap = u->spill_size;
+	if (s->buffer_size && cap / s->buffer_size > SPILL_MAX_CHUNKS)
+		cap = SPILL_MAX_CHUNKS * s->buffer_size;
+	int r = uring_spill_create(cap, s->buffer_size, &u->spill);
+	if (r < 0)
+		LOG(u, PERFSINK_LOG_DEBUG, "no spill memory (spill_size %llu, buffers of %llu bytes): %s",
+		    (unsigned long long)u->spill_size, (unsigned long long)s->buffer_size, strerror(-r));
 }
 
 /*
@@ -117,8 +159,12 @@ static int uring_begin(void *wctx, const struct perfsink_stream *s)
 {
 	struct uring_file *u = wctx;
 	u->nr_buffers = s->nr_buffers ? s->nr_buffers : 2;
+	/* Half of one ring's buffers: each ring has a pool of its own, and a burst on one CPU can take it. */
+	unsigned per_ring = s->nr_rings ? u->nr_buffers / s->nr_rings : u->nr_buffers;
+	u->spill_at = per_ring / 2 ? per_ring / 2 : 1;
 	if (!u->io.ready) {
 		char why[256];
+		spill_setup(u, s);
 		int r = uring_io_init(&u->io, slots_for(u, 1) + 1, why, sizeof(why));
 		if (r < 0) {
 			LOG(u, PERFSINK_LOG_ERROR, "%s", why);
@@ -137,6 +183,8 @@ static int uring_create(void *wctx, int fd, int direct, uint64_t offset,
 		.io = &u->io,
 		.fd = fd,
 		.slots = slots_for(u, direct),
+		.spill = u->spill,
+		.spill_at = u->spill_at,
 		.offset = offset,
 		.on_commit = on_commit,
 		.commit_arg = commit_arg,
@@ -171,10 +219,27 @@ static void uring_stats(void *w, struct perfsink_kit_aiow_stats *out)
 
 static void uring_destroy(void *w) { uring_writer_destroy(w); }
 
+/* At -v: how much the spill took, and whether it ran out. */
+static void spill_say(struct uring_file *u)
+{
+	if (!u->spill)
+		return;
+	struct uring_spill_stats st;
+	uring_spill_get_stats(u->spill, &st);
+	if (st.chunks || st.full)
+		LOG(u, PERFSINK_LOG_DEBUG,
+		    "the disk fell behind: %llu writes (%llu bytes) went through spill memory, "
+		    "%llu bytes at most at once; %llu found it full",
+		    (unsigned long long)st.chunks, (unsigned long long)st.bytes,
+		    (unsigned long long)st.peak, (unsigned long long)st.full);
+}
+
 static void uring_fini(void *wctx)
 {
 	struct uring_file *u = wctx;
 	uring_io_exit(&u->io);
+	spill_say(u);
+	uring_spill_destroy(u->spill);
 	free(u);
 }
 

@@ -32,6 +32,7 @@
 /* What the writer keeps per slot (q.slots[i] is sio[i]). */
 struct slot_io {
 	bool pooled;          /* its bytes lie in a registered (pooled) buffer */
+	bool spilled;         /* its bytes lie in a chunk of the spill */
 };
 
 struct uring_writer {
@@ -42,7 +43,12 @@ struct uring_writer {
 	struct slot_io *sio;  /* one per slot */
 	bool plugged;         /* SQEs wait for unplug (uring_writer_plug) */
 	unsigned queued;      /* plugged: SQEs queued, not submitted */
+	struct uring_spill *spill; /* NULL: writes never spill */
+	unsigned spill_at;    /* pooled buffers held by writes in flight from which writes spill */
+	unsigned pooled_busy; /* writes in flight from pooled buffers */
 	uint64_t st_fixed;    /* submissions that were write_fixed */
+	uint64_t st_spilled;  /* writes made from a spill chunk */
+	uint64_t st_async;    /* submissions handed to io_uring's workers (behind()) */
 	const struct perfsink_instance *log_inst; /* destroy's -v line; NULL: none */
 	struct uring_writer **ref; /* cleared by destroy; NULL: none */
 };
@@ -75,6 +81,18 @@ static int flush(struct uring_writer *w)
 	return 0;
 }
 
+/*
+ * Lock held: is the disk behind the events (writes in flight hold
+ * spill_at pooled buffers, or spill chunks)?  Then a write issued inline
+ * can block the caller in the block layer for as long as the disk takes
+ * to make room (100 ms and more seen beside a busy neighbour), and the
+ * rings overflow meanwhile: writes go to io_uring's workers instead.
+ */
+static bool behind(struct uring_writer *w)
+{
+	return w->pooled_busy >= w->spill_at || (w->spill && uring_spill_in_use(w->spill));
+}
+
 /* Queue the rest of slot s; lock held.  0 or -errno (no SQE: the ring is too small). */
 static int submit(void *ctx, struct wq_slot *s)
 {
@@ -83,7 +101,7 @@ static int submit(void *ctx, struct wq_slot *s)
 	size_t len = s->len - s->done;
 	int idx = uring_io_fixed_index(w->io, p, len);
 	struct slot_io *si = sio_of(w, s);
-	*si = (struct slot_io){ .pooled = idx >= 0 };
+	*si = (struct slot_io){ .pooled = idx >= 0, .spilled = uring_spill_owns(w->spill, s->data) };
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&w->io->ring);
 	if (!sqe)
 		return -EBUSY;
@@ -94,6 +112,10 @@ static int submit(void *ctx, struct wq_slot *s)
 		io_uring_prep_write(sqe, w->fd, p, (unsigned)len, s->off + s->done);
 	}
 	io_uring_sqe_set_data(sqe, s);
+	if (behind(w)) {
+		io_uring_sqe_set_flags(sqe, IOSQE_ASYNC);
+		w->st_async++;
+	}
 	w->q.st.writes++;
 	w->queued++;
 	return w->plugged ? 0 : flush(w);
@@ -122,6 +144,11 @@ static void complete(struct uring_writer *w, struct wq_slot *s, int res)
 		s->done += (size_t)res;
 		w->q.st.bytes += (uint64_t)res;
 	}
+	struct slot_io *si = sio_of(w, s);
+	if (si->pooled)
+		w->pooled_busy--;
+	if (si->spilled)
+		uring_spill_put(w->spill, (void *)s->data);
 	wq_finish(s, res > 0 ? 0 : res);
 }
 
@@ -186,6 +213,8 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 		return -ENOMEM;
 	w->io = cfg->io;
 	w->fd = cfg->fd;
+	w->spill = cfg->spill;
+	w->spill_at = cfg->spill_at ? cfg->spill_at : 1;
 	w->sio = calloc(cfg->slots, sizeof(*w->sio));
 	if (!w->sio) {
 		free(w);
@@ -209,14 +238,59 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 	return 0;
 }
 
+/*
+ * A write from a pooled buffer while writes in flight hold spill_at of
+ * them: its bytes in a spill chunk, or NULL (no spill, not pooled, no
+ * pressure, or the spill is full: the write holds its pooled buffer).
+ * Lock held.
+ */
+static void *spill_copy(struct uring_writer *w, const void *data, size_t len, bool *pooled)
+{
+	*pooled = uring_io_fixed_index(w->io, data, len) >= 0;
+	if (!w->spill || !*pooled || w->pooled_busy < w->spill_at)
+		return NULL;
+	void *c = uring_spill_get(w->spill, len);
+	if (c)
+		memcpy(c, data, len);
+	return c;
+}
+
 int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
 		       perfsink_kit_aiow_done_fn done, void *arg)
 {
+	bool pooled;
+	if (len == 0)
+		return wq_write(&w->q, data, len, done, arg);
 	/* wq_write waits for a free slot: not for one whose write is still queued here. */
 	pthread_mutex_lock(&w->q.lock);
 	int r = w->q.used == w->q.n ? flush(w) : 0;
+	void *copy = r < 0 ? NULL : spill_copy(w, data, len, &pooled);
+	if (r == 0 && !copy && pooled)
+		w->pooled_busy++; /* before the write can complete: complete() counts it down */
 	pthread_mutex_unlock(&w->q.lock);
-	return r < 0 ? r : wq_write(&w->q, data, len, done, arg);
+	if (r < 0)
+		return r;
+	if (!copy) {
+		r = wq_write(&w->q, data, len, done, arg);
+		if (r < 0 && pooled) {
+			pthread_mutex_lock(&w->q.lock);
+			w->pooled_busy--;
+			pthread_mutex_unlock(&w->q.lock);
+		}
+		return r;
+	}
+	r = wq_write(&w->q, copy, len, NULL, NULL);
+	if (r < 0) {
+		uring_spill_put(w->spill, copy);
+		return r;
+	}
+	pthread_mutex_lock(&w->q.lock);
+	w->st_spilled++;
+	pthread_mutex_unlock(&w->q.lock);
+	/* The bytes are in flight from the copy: the pooled buffer goes back now. */
+	if (done)
+		done(w->q.cfg.done_ctx, arg, 0);
+	return 0;
 }
 
 void uring_writer_plug(struct uring_writer *w)
@@ -250,8 +324,8 @@ void uring_writer_stats(struct uring_writer *w, struct uring_writer_stats *out)
 	pthread_mutex_lock(&w->q.lock);
 	st = w->q.st;
 	*out = (struct uring_writer_stats){ .writes = st.writes, .fixed = w->st_fixed,
-					    .bytes = st.bytes, .retries = st.retries,
-					    .waits = st.waits };
+					    .spilled = w->st_spilled, .bytes = st.bytes,
+					    .retries = st.retries, .waits = st.waits };
 	pthread_mutex_unlock(&w->q.lock);
 }
 
@@ -285,8 +359,10 @@ void uring_writer_destroy(struct uring_writer *w)
 	uring_writer_drain(w);
 	if (w->log_inst)
 		w->log_inst->host->log(w->log_inst, PERFSINK_LOG_DEBUG,
-				       "%llu writes, %llu from fixed buffers, %llu waited for a slot",
+				       "%llu writes, %llu from fixed buffers, %llu from spill memory, "
+				       "%llu issued by io_uring's workers, %llu waited for a slot",
 				       (unsigned long long)w->q.st.writes, (unsigned long long)w->st_fixed,
+				       (unsigned long long)w->st_spilled, (unsigned long long)w->st_async,
 				       (unsigned long long)w->q.st.waits);
 	pthread_mutex_lock(&w->q.lock);
 	int r = submit_stop(w);

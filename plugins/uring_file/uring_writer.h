@@ -6,13 +6,19 @@
  * and counts for them.  Each write gets one slot and one SQE at an
  * explicit offset (write_fixed when its bytes lie in a registered pooled
  * buffer; plugged, a block and the middle after it share a writev SQE); a
- * short write or -EAGAIN is resubmitted for the rest.  One completion
+ * short write or -EAGAIN is resubmitted for the rest.  While writes in
+ * flight hold spill_at pooled buffers (a disk behind the events), a write
+ * from a pooled buffer is copied into a chunk of the spill
+ * (uring_spill.h) and made from there, and its done() runs at once: the
+ * pooled buffer goes back to the engine before the disk has its bytes.
+ * When the spill is full, writes hold their pooled buffers again.  One completion
  * thread per writer blocks in io_uring_wait_cqe_nr and reaps every write:
  * no thread per write, no poll.
  *
  * THREADS.  uring_writer_write/_plug/_unplug/_drain/_destroy from one
  * thread (the sink's caller); done() and on_commit() run on the completion
- * thread and must not call back into the writer.
+ * thread (a spilled write's done() on the caller's, before
+ * uring_writer_write returns) and must not call back into the writer.
  * OWNERSHIP.  The bytes of a write stay valid until its done() ran.  The
  * writer neither closes fd nor owns io (one writer at a time per io).
  * ERRORS.  The first failed write makes the writer failed (sticky); writes
@@ -23,6 +29,7 @@
 #include <stdint.h>
 #include <perfsink/kit.h>
 #include "uring_io.h"
+#include "uring_spill.h"
 
 struct uring_writer;
 
@@ -30,6 +37,8 @@ struct uring_writer_config {
 	struct uring_io *io;
 	int fd;
 	unsigned slots;         /* writes in flight at most; < io->depth */
+	struct uring_spill *spill; /* optional; outlives the writer */
+	unsigned spill_at;      /* pooled buffers in flight from which writes spill (0: 1) */
 	uint64_t offset;        /* where the first write goes */
 	perfsink_kit_aiow_commit_fn on_commit; /* optional */
 	void *commit_arg;
@@ -39,6 +48,7 @@ struct uring_writer_config {
 struct uring_writer_stats {
 	uint64_t writes;   /* SQEs submitted, resubmissions included */
 	uint64_t fixed;    /* of those, write_fixed from a registered buffer */
+	uint64_t spilled;  /* writes made from a spill chunk */
 	uint64_t bytes;    /* bytes completed */
 	uint64_t retries;  /* short writes and -EAGAIN resubmitted */
 	uint64_t waits;    /* writes that waited for a free slot */

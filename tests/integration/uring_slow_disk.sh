@@ -3,10 +3,13 @@
 # direct writes a blkio cgroup throttles to 1 MB/s (cgroup v1 throttles the
 # writes a process submits, not the page cache's writeback), the closest
 # this machine has to a disk kept busy by a neighbour.  The built-in
-# config (aio_file, through the page cache) keeps every event there;
-# uring_file's direct writes hold the pooled buffers until the disk has
-# them, so it loses events, and the summary says the outputs were too slow
-# (not the rings) and what to try.  Whatever it recorded stays readable.
+# config (aio_file, through the page cache) keeps every event there, and
+# so does uring_file: its direct writes hold the pooled buffers until the
+# disk has them, so once they hold half of them the writes go out from its
+# spill memory and the buffers go back at once.  Without spill memory
+# (spill_size = 0) it loses events, and the summary says the outputs were
+# too slow (not the rings) and what to try.  Whatever it recorded stays
+# readable.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sinks.sh"
 need_root
@@ -20,7 +23,7 @@ cleanup_hook() { umount "$T/mnt"; rmdir "$CG"; }
 dev=$(findmnt -no SOURCE "$T/mnt")
 mkdir "$CG" && echo "$(cat "/sys/block/${dev#/dev/}/dev") 1048576" > "$CG/blkio.throttle.write_bps_device" ||
 	skip_all "cannot throttle $dev"
-plan 8
+plan 12
 CALLS=300000
 # throttled CMD...: CMD in the throttled cgroup.
 throttled() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"; }
@@ -40,13 +43,28 @@ check "every call is a sample" grep -q "($CALLS samples, " default.err || show d
 check "perf reads it" perf_clean mnt/default.data || show mnt/default.data.report.err
 
 if ! sink_built uring_file; then
-	skip_n 3 "uring_file not built, or io_uring unavailable here"
+	skip_n 7 "uring_file not built, or io_uring unavailable here"
 	done_testing
 fi
+# Fewer calls: the exit waits until the throttled disk has all of them (about 7 MB at 1 MB/s).
+SPILL_CALLS=100000
+printf '[sink.u]\nplugin = uring_file\npath = %s\n' "$T/mnt/spill.data" >spill.ini
+throttled "$PERFSINK" record -v --config spill.ini -e syscalls:sys_enter_getppid \
+	-- "$WORKLOAD" getppid $SPILL_CALLS >/dev/null 2>spill.err
+check "uring_file on the slow disk: exit 0 (got $?)" [ $? -eq 0 ] || show spill.err
+check "it kept every call" \
+	sh -c "grep -q '^\[ perfsink record: lost 0 samples \]' spill.err && grep -q '($SPILL_CALLS samples, ' spill.err" ||
+	show spill.err
+check "its writes went out from spill memory, said at -v" \
+	grep -q 'u: debug: the disk fell behind: [1-9][0-9]* writes ([0-9]* bytes) went through spill memory' spill.err ||
+	show spill.err
+check "perf reads it" perf_clean mnt/spill.data || show mnt/spill.data.report.err
+
 # Small rings and one buffer each, so the exit does not wait long for the throttled writes.
-throttled "$PERFSINK" record --sink uring_file -o mnt/uring.data -m 16 --aio=1 -e syscalls:sys_enter_getppid \
+printf '[sink.u]\nplugin = uring_file\npath = %s\nspill_size = 0\n' "$T/mnt/uring.data" >nospill.ini
+throttled "$PERFSINK" record --config nospill.ini -m 16 --aio=1 -e syscalls:sys_enter_getppid \
 	-- "$WORKLOAD" getppid $CALLS >/dev/null 2>uring.err
-check "uring_file on the slow disk: exit 0 (got $?)" [ $? -eq 0 ] || show uring.err
+check "uring_file without spill memory: exit 0 (got $?)" [ $? -eq 0 ] || show uring.err
 check "it lost events, and the summary blames the slow output and names the way out" \
 	grep -q 'LOST .*the rings filled up while the sinks held every pooled buffer (waited [1-9][0-9]* times for one): an output slower than the events; try more buffers (--aio=16), a file sink through the page cache (plugin = aio_file)' \
 	uring.err || show uring.err
