@@ -239,58 +239,64 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 }
 
 /*
- * A write from a pooled buffer while writes in flight hold spill_at of
- * them: its bytes in a spill chunk, or NULL (no spill, not pooled, no
+ * Lock held: a spill chunk for a write from a pooled buffer while writes
+ * in flight hold spill_at of them, or NULL (no spill, not pooled, no
  * pressure, or the spill is full: the write holds its pooled buffer).
- * Lock held.
  */
-static void *spill_copy(struct uring_writer *w, const void *data, size_t len, bool *pooled)
+static void *spill_chunk(struct uring_writer *w, size_t len, bool pooled)
 {
-	*pooled = uring_io_fixed_index(w->io, data, len) >= 0;
-	if (!w->spill || !*pooled || w->pooled_busy < w->spill_at)
+	if (!w->spill || !pooled || w->pooled_busy < w->spill_at)
 		return NULL;
-	void *c = uring_spill_get(w->spill, len);
-	if (c)
-		memcpy(c, data, len);
-	return c;
+	return uring_spill_get(w->spill, len);
 }
 
-int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
-		       perfsink_kit_aiow_done_fn done, void *arg)
+/* The bytes go out from chunk c; the pooled buffer goes back (done) as soon as the write is queued. */
+static int write_spilled(struct uring_writer *w, void *c, const void *data, size_t len,
+			 perfsink_kit_aiow_done_fn done, void *arg)
 {
-	bool pooled;
-	if (len == 0)
-		return wq_write(&w->q, data, len, done, arg);
-	/* wq_write waits for a free slot: not for one whose write is still queued here. */
-	pthread_mutex_lock(&w->q.lock);
-	int r = w->q.used == w->q.n ? flush(w) : 0;
-	void *copy = r < 0 ? NULL : spill_copy(w, data, len, &pooled);
-	if (r == 0 && !copy && pooled)
-		w->pooled_busy++; /* before the write can complete: complete() counts it down */
-	pthread_mutex_unlock(&w->q.lock);
-	if (r < 0)
-		return r;
-	if (!copy) {
-		r = wq_write(&w->q, data, len, done, arg);
-		if (r < 0 && pooled) {
-			pthread_mutex_lock(&w->q.lock);
-			w->pooled_busy--;
-			pthread_mutex_unlock(&w->q.lock);
-		}
-		return r;
-	}
-	r = wq_write(&w->q, copy, len, NULL, NULL);
+	memcpy(c, data, len); /* without the lock: the completion thread goes on meanwhile */
+	int r = wq_write(&w->q, c, len, NULL, NULL);
 	if (r < 0) {
-		uring_spill_put(w->spill, copy);
+		uring_spill_put(w->spill, c);
 		return r;
 	}
 	pthread_mutex_lock(&w->q.lock);
 	w->st_spilled++;
 	pthread_mutex_unlock(&w->q.lock);
-	/* The bytes are in flight from the copy: the pooled buffer goes back now. */
 	if (done)
 		done(w->q.cfg.done_ctx, arg, 0);
 	return 0;
+}
+
+/* The bytes go out from where they are; a pooled buffer counts in pooled_busy until its write completes. */
+static int write_held(struct uring_writer *w, const void *data, size_t len, bool pooled,
+		      perfsink_kit_aiow_done_fn done, void *arg)
+{
+	int r = wq_write(&w->q, data, len, done, arg);
+	if (r < 0 && pooled) {
+		pthread_mutex_lock(&w->q.lock);
+		w->pooled_busy--;
+		pthread_mutex_unlock(&w->q.lock);
+	}
+	return r;
+}
+
+int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
+		       perfsink_kit_aiow_done_fn done, void *arg)
+{
+	if (len == 0)
+		return wq_write(&w->q, data, len, done, arg);
+	bool pooled = uring_io_fixed_index(w->io, data, len) >= 0;
+	/* wq_write waits for a free slot: not for one whose write is still queued here. */
+	pthread_mutex_lock(&w->q.lock);
+	int r = w->q.used == w->q.n ? flush(w) : 0;
+	void *c = r < 0 ? NULL : spill_chunk(w, len, pooled);
+	if (r == 0 && !c && pooled)
+		w->pooled_busy++; /* before the write can complete: complete() counts it down */
+	pthread_mutex_unlock(&w->q.lock);
+	if (r < 0)
+		return r;
+	return c ? write_spilled(w, c, data, len, done, arg) : write_held(w, data, len, pooled, done, arg);
 }
 
 void uring_writer_plug(struct uring_writer *w)
