@@ -25,7 +25,9 @@ check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; return 1; 
 # check "..." fails CMD: passes when CMD fails ("!" is shell syntax, not a command).
 fails() { ! "$@"; }
 # Files whose content should be shown when a check fails.
-show() { for f in "$@"; do diag "--- $f:"; [ -f "$f" ] && head -c 3000 "$f" | sed 's/^/# /'; done; }
+# show FILE...: each file's head as diagnostics.  Its loop variable is its
+# own (sh has no locals): a caller's $f was once replaced by the file shown.
+show() { for _show_f in "$@"; do diag "--- $_show_f:"; [ -f "$_show_f" ] && head -c 3000 "$_show_f" | sed 's/^/# /'; done; }
 done_testing() { exit $((_failed > 0)); }
 
 need_root() { [ "$(id -u)" = 0 ] || skip_all "needs root for perf_event_open"; }
