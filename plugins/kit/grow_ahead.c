@@ -26,10 +26,9 @@ void grow_ahead_start(struct grow_ahead *g, int fd, uint64_t from, uint64_t to)
 	g->err = 0;
 	atomic_store(&g->done, false);
 	g->running = true;
-	if (pthread_create(&g->th, NULL, grow_thread, g) != 0) {
+	g->threaded = pthread_create(&g->th, NULL, grow_thread, g) == 0;
+	if (!g->threaded)
 		grow(g);
-		g->th = pthread_self(); /* nothing to join */
-	}
 }
 
 bool grow_ahead_busy(struct grow_ahead *g)
@@ -41,7 +40,7 @@ bool grow_ahead_reap(struct grow_ahead *g, bool wait, uint64_t *to, int *err)
 {
 	if (!g->running || (!wait && !atomic_load(&g->done)))
 		return false;
-	if (!pthread_equal(g->th, pthread_self()))
+	if (g->threaded)
 		pthread_join(g->th, NULL);
 	g->running = false;
 	*to = g->to;

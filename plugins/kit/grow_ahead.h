@@ -8,7 +8,8 @@
  * only before it cuts or closes the file.  Kit-internal.
  *
  * THREADS.  All functions from one thread (the sink's); the fallocate
- * runs on the helper thread.  fd stays open until grow_ahead_wait returned.
+ * runs on the helper thread.  fd stays open until grow_ahead_reap(wait)
+ * returned.
  */
 #ifndef PS_KIT_GROW_AHEAD_H
 #define PS_KIT_GROW_AHEAD_H
@@ -19,7 +20,8 @@
 
 struct grow_ahead {
 	pthread_t th;
-	bool running;      /* a thread was started and not joined */
+	bool running;      /* started and not reaped */
+	bool threaded;     /* on a thread of its own, to be joined */
 	atomic_bool done;  /* its fallocate returned */
 	int fd;
 	uint64_t from, to;

@@ -46,6 +46,7 @@ struct uring_writer {
 	struct uring_spill *spill; /* NULL: writes never spill */
 	unsigned spill_at;    /* pooled buffers held by writes in flight from which writes spill */
 	unsigned pooled_busy; /* writes in flight from pooled buffers */
+	unsigned spilled_busy; /* writes in flight from spill chunks */
 	uint64_t st_fixed;    /* submissions that were write_fixed */
 	uint64_t st_spilled;  /* writes made from a spill chunk */
 	uint64_t st_async;    /* submissions handed to io_uring's workers (behind()) */
@@ -90,7 +91,7 @@ static int flush(struct uring_writer *w)
  */
 static bool behind(struct uring_writer *w)
 {
-	return w->pooled_busy >= w->spill_at || (w->spill && uring_spill_in_use(w->spill));
+	return w->pooled_busy >= w->spill_at || w->spilled_busy;
 }
 
 /* Queue the rest of slot s; lock held.  0 or -errno (no SQE: the ring is too small). */
@@ -147,8 +148,10 @@ static void complete(struct uring_writer *w, struct wq_slot *s, int res)
 	struct slot_io *si = sio_of(w, s);
 	if (si->pooled)
 		w->pooled_busy--;
-	if (si->spilled)
+	if (si->spilled) {
+		w->spilled_busy--;
 		uring_spill_put(w->spill, (void *)s->data);
+	}
 	wq_finish(s, res > 0 ? 0 : res);
 }
 
@@ -256,13 +259,16 @@ static int write_spilled(struct uring_writer *w, void *c, const void *data, size
 {
 	memcpy(c, data, len); /* without the lock: the completion thread goes on meanwhile */
 	int r = wq_write(&w->q, c, len, NULL, NULL);
+	pthread_mutex_lock(&w->q.lock);
+	if (r < 0)
+		w->spilled_busy--;
+	else
+		w->st_spilled++;
+	pthread_mutex_unlock(&w->q.lock);
 	if (r < 0) {
 		uring_spill_put(w->spill, c);
 		return r;
 	}
-	pthread_mutex_lock(&w->q.lock);
-	w->st_spilled++;
-	pthread_mutex_unlock(&w->q.lock);
 	if (done)
 		done(w->q.cfg.done_ctx, arg, 0);
 	return 0;
@@ -291,8 +297,11 @@ int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
 	pthread_mutex_lock(&w->q.lock);
 	int r = w->q.used == w->q.n ? flush(w) : 0;
 	void *c = r < 0 ? NULL : spill_chunk(w, len, pooled);
-	if (r == 0 && !c && pooled)
-		w->pooled_busy++; /* before the write can complete: complete() counts it down */
+	/* Counted before the write can complete: complete() counts it down. */
+	if (c)
+		w->spilled_busy++;
+	else if (r == 0 && pooled)
+		w->pooled_busy++;
 	pthread_mutex_unlock(&w->q.lock);
 	if (r < 0)
 		return r;

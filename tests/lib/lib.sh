@@ -24,9 +24,9 @@ diag() { printf '%s\n' "$@" | sed 's/^/# /'; }
 check() { local d=$1; shift; if "$@"; then ok "$d"; else not_ok "$d"; return 1; fi; }
 # check "..." fails CMD: passes when CMD fails ("!" is shell syntax, not a command).
 fails() { ! "$@"; }
-# Files whose content should be shown when a check fails.
-# show FILE...: each file's head as diagnostics.  Its loop variable is its
-# own (sh has no locals): a caller's $f was once replaced by the file shown.
+# show FILE...: the head of each file, as diagnostics when a check fails.
+# Its loop variable is its own (sh has no locals): a caller's $f was once
+# replaced by the file shown.
 show() { for _show_f in "$@"; do diag "--- $_show_f:"; [ -f "$_show_f" ] && head -c 3000 "$_show_f" | sed 's/^/# /'; done; }
 done_testing() { exit $((_failed > 0)); }
 
