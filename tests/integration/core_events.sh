@@ -123,7 +123,13 @@ if command -v setarch >/dev/null; then
 	"$PERF" record -q -e "mem:$addr:x" -o p.data -- setarch -R "$WORKLOAD" cpu 100 >/dev/null 2>&1
 	"$PERFSINK" record -q -e "mem:$addr:x" -o s.data -- setarch -R "$WORKLOAD" cpu 100 >/dev/null 2>s.err
 	a=$(perf_samples p.data) b=$(perf_samples s.data)
-	check "mem:$addr:x (cpu_mix): $b hits, as perf record's $a" [ "$b" -ge 1 -a "$a" = "$b" ] || show s.err
+	# Some VMs do not pass debug registers through (seen: AMD EPYC under
+	# Firecracker, kernel 6.18): the breakpoint never fires, perf stat counts 0.
+	if [ "$a" = 0 ]; then
+		skip "mem:$addr:x: perf record got no hit either (no working debug registers in this VM); perfsink got $b"
+	else
+		check "mem:$addr:x (cpu_mix): $b hits, as perf record's $a" [ "$b" -ge 1 -a "$a" = "$b" ] || show s.err
+	fi
 else
 	skip "no setarch to turn ASLR off"
 fi

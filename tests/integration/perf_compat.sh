@@ -143,12 +143,16 @@ newest() {
 	if [ -s "$1" ]; then echo "$1"; else ls -t "$1".* 2>/dev/null | grep -vE '\.(log|attr|old)$' | head -n 1; fi
 }
 
-BG=""
+# The process -p and -t attach to: 60 s of CPU, started again when a row
+# needs it and it is gone (a perf that hangs in one row takes 120 s and
+# more).  Its pid lives in a file: the rows run in a pipeline's subshell.
 start_bg() {
 	"$WORKLOAD" cpu 60000 >/dev/null 2>&1 &
-	BG=$!
+	echo $! >"$T/bg.pid"
 }
-cleanup_hook() { [ -z "$BG" ] || kill "$BG" 2>/dev/null; }
+bg_pid() { cat "$T/bg.pid"; }
+ensure_bg() { kill -0 "$(bg_pid)" 2>/dev/null || start_bg; }
+cleanup_hook() { [ ! -s "$T/bg.pid" ] || kill "$(bg_pid)" 2>/dev/null; }
 
 # args_for WHO OPTION-ARGS: WHO's half of "perf | perfsink", placeholders filled.
 args_for() {
@@ -156,7 +160,7 @@ args_for() {
 	if [[ $a == *" | "* ]]; then
 		[ "$1" = perf ] && a=${a%% | *} || a=${a#* | }
 	fi
-	a=${a//BGPID/$BG}
+	a=${a//BGPID/$(bg_pid)}
 	a=${a//CTL/$T/ctl}
 	a=${a//ACK/$T/ack}
 	echo "$a"
@@ -261,6 +265,7 @@ option_row() {
 		return
 	fi
 	args=${ARGS[$long]-"--$long"}
+	[[ $args != *BGPID* ]] || ensure_bg
 	# shellcheck disable=SC2046 # the arguments are words
 	record perfsink "$T/s.data" $(args_for perfsink "$args"); src=$?
 	# A refusal names its reason; exit 2 without one is a failure to set up
