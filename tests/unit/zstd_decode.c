@@ -7,12 +7,19 @@
 
 static int append(struct zdec *d, const void *p, size_t n)
 {
-	uint8_t *m = realloc(d->data, d->len + n + 1);
+	size_t cap = d->cap ? d->cap : 64 * 1024;
+	uint8_t *m;
 
-	if (!m)
-		return -1;
-	memcpy(m + d->len, p, n);
-	d->data = m;
+	while (cap < d->len + n + 1)
+		cap *= 2;
+	if (cap != d->cap) {
+		m = realloc(d->data, cap);
+		if (!m)
+			return -1;
+		d->data = m;
+		d->cap = cap;
+	}
+	memcpy(d->data + d->len, p, n);
 	d->len += n;
 	return 0;
 }

@@ -11,6 +11,7 @@
 struct zdec {
 	uint8_t *data;        /* records in the order perf processes them */
 	size_t len;
+	size_t cap;           /* allocated; grown by doubling (ASan's realloc always copies) */
 	unsigned compressed;  /* COMPRESSED records */
 	unsigned raw;         /* other records in the section */
 	unsigned frames;      /* COMPRESSED payloads that begin a zstd frame */
