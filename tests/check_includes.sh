@@ -29,15 +29,15 @@ base:
 while read -r _p _rest; do
 	[ -n "$_p" ] || continue
 	_p=${_p%:}
-	eval "_allow_$_p=\$_rest _part_$_p=1"
+	eval "_allow_$_p=\$_rest"
 done <<EOF
 $RULES
 EOF
 
-# is_part NAME: NAME has a line in the table.
+# is_part NAME: NAME has a line in the table (its _allow_ is set, maybe empty).
 is_part() {
 	case $1 in '' | *[!a-z0-9_]*) return 1 ;; esac
-	eval "[ -n \"\${_part_$1:-}\" ]"
+	eval "[ -n \"\${_allow_$1+set}\" ]"
 }
 
 # allowed_for PART: sets _al to what PART's line names.

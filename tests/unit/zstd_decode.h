@@ -11,7 +11,8 @@
 struct zdec {
 	uint8_t *data;        /* records in the order perf processes them */
 	size_t len;
-	size_t cap;           /* allocated; grown by doubling (ASan's realloc always copies) */
+	size_t cap;           /* allocated; grown by doubling (ASan's realloc always copies;
+	                         test_zstd_sink links no sink code, so not the kit's buffer) */
 	unsigned compressed;  /* COMPRESSED records */
 	unsigned raw;         /* other records in the section */
 	unsigned frames;      /* COMPRESSED payloads that begin a zstd frame */
