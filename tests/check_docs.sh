@@ -40,30 +40,41 @@ PAGE=$(getconf PAGESIZE)
 
 # ---------------------------------------------------------------- helpers
 
-# norm KEY VALUE: VALUE in the one spelling used to compare defaults.
-norm() {
+# norm_to KEY VALUE: VALUE in the one spelling used to compare defaults, in
+# $_n (no subshell: the checks compare a few hundred values, and a fork was
+# most of this test's time).
+norm_to() {
 	local k=$1 v=${2%[.:]} n u
 	case $v in
-	yes | true | on) echo true; return ;;
-	no | false | off) echo false; return ;;
+	yes | true | on) _n=true; return ;;
+	no | false | off) _n=false; return ;;
 	esac
 	if [[ $v =~ ^([0-9]+)([KMGT])(i?B)?$ ]]; then
 		n=${BASH_REMATCH[1]}
 		case ${BASH_REMATCH[2]} in
 		K) u=10 ;; M) u=20 ;; G) u=30 ;; T) u=40 ;;
 		esac
-		echo $((n << u))
+		_n=$((n << u))
 	elif [[ $k == mmap-pages && $v =~ ^[0-9]+$ ]]; then
-		echo $((v * PAGE))
+		_n=$((v * PAGE))
 	elif [[ $v =~ ^([0-9]+)(ms|s|m|h)$ ]]; then
 		n=${BASH_REMATCH[1]}
 		case ${BASH_REMATCH[2]} in
-		ms) echo "$n" ;; s) echo $((n * 1000)) ;;
-		m) echo $((n * 60000)) ;; h) echo $((n * 3600000)) ;;
+		ms) _n=$n ;; s) _n=$((n * 1000)) ;;
+		m) _n=$((n * 60000)) ;; h) _n=$((n * 3600000)) ;;
 		esac
 	else
-		echo "$v"
+		_n=$v
 	fi
+}
+
+# same_value KEY A B: A and B are one value once normalized.
+same_value() {
+	local a
+	norm_to "$1" "$2"
+	a=$_n
+	norm_to "$1" "$3"
+	[ "$a" = "$_n" ]
 }
 
 # The awk function that finds a stated default in a description.
@@ -221,10 +232,21 @@ code_defaults() {
 		tr -d '"' | awk -F'\t' '{ k = tolower($1); gsub(/_/, "-", k); print k "\t" $2 }'
 }
 
-# lookup FILE KEY [FIELD]: field FIELD (default 2) of the first line whose
-# first field is KEY; status 1 when none.
+# lookup FILE KEY: the second field of the first line whose first field is
+# KEY, in $_v; status 1 when none.  Read by the shell: the checks look up a
+# few hundred keys, and a process for each was most of this test's time.
 lookup() {
-	awk -F'\t' -v k="$2" -v f="${3:-2}" '$1 == k { print $f; found = 1; exit } END { exit !found }' "$1"
+	local line rest
+	_v=""
+	while IFS= read -r line; do
+		[ "${line%%$'\t'*}" = "$2" ] || continue
+		if [[ $line == *$'\t'* ]]; then
+			rest=${line#*$'\t'}
+			_v=${rest%%$'\t'*}
+		fi
+		return 0
+	done <"$1"
+	return 1
 }
 
 # ---------------------------------------------------------------- checks
@@ -238,7 +260,7 @@ chk_help_options() {
 			echo "perfsink record --help: --$o is no [record] key in record_opt_names[] and not command-line-only ($CLI_ONLY)"
 	done < <(cut -f1 "$W/help_opts")
 	while read -r o; do
-		lookup "$W/help_opts" "$o" >/dev/null ||
+		lookup "$W/help_opts" "$o" ||
 			echo "perfsink record --help: option table key '$o' (record_opt_names[]) has no --$o"
 	done <"$W/opt_names"
 }
@@ -247,11 +269,11 @@ chk_help_options() {
 chk_man1() {
 	local d=$1 o v
 	while read -r o; do
-		lookup "$W/man1_opts" "$o" >/dev/null ||
+		lookup "$W/man1_opts" "$o" ||
 			echo "man/perfsink.1: OPTIONS has no entry for --$o (perfsink record --help has it)"
 	done < <(cut -f1 "$W/help_opts")
 	while read -r o; do
-		lookup "$W/help_opts" "$o" >/dev/null ||
+		lookup "$W/help_opts" "$o" ||
 			echo "man/perfsink.1: OPTIONS documents --$o, which perfsink record --help does not have"
 	done < <(cut -f1 "$W/man1_opts")
 	sed 's/\\-/-/g; s/\\f[BIRP]//g' "$d/man/perfsink.1" >"$W/man1.txt"
@@ -271,8 +293,8 @@ chk_man1() {
 chk_readme() {
 	local d=$1 o s v
 	while IFS=$'\t' read -r o s _; do
-		lookup "$W/readme_opts" "--$o" >/dev/null && continue
-		[ "$s" != - ] && lookup "$W/readme_opts" "-$s" >/dev/null && continue
+		lookup "$W/readme_opts" "--$o" && continue
+		[ "$s" != - ] && lookup "$W/readme_opts" "-$s" && continue
 		echo "README.md: the option list under Recording does not name --$o$([ "$s" = - ] || echo " or -$s")"
 	done <"$W/help_opts"
 	while read -r v; do
@@ -301,15 +323,15 @@ chk_record_keys() {
 }
 
 # etc_says SECTIONS KEY DEFAULT: the key's line in one of the etc sections
-# holds DEFAULT or its comment states it; prints what it holds otherwise.
+# holds DEFAULT or its comment states it; status 1 with what it holds in
+# $_said otherwise.
 etc_says() {
 	local secs=$1 k=$2 def=$3 sec key val cmt
 	while IFS=$'\t' read -r sec key val cmt; do
 		[[ " $secs " == *" $sec "* && $key == "$k" ]] || continue
-		[ "$(norm "$k" "$val")" = "$(norm "$k" "$def")" ] && return 0
-		[[ $cmt =~ [Dd]efault:?\ ([^ ,\;\)]+) ]] &&
-			[ "$(norm "$k" "${BASH_REMATCH[1]}")" = "$(norm "$k" "$def")" ] && return 0
-		echo "$val"
+		same_value "$k" "$val" "$def" && return 0
+		[[ $cmt =~ [Dd]efault:?\ ([^ ,\;\)]+) ]] && same_value "$k" "${BASH_REMATCH[1]}" "$def" && return 0
+		_said=$val
 		return 1
 	done <"$W/etc"
 	return 0 # absent: reported by the presence checks
@@ -319,9 +341,12 @@ etc_says() {
 chk_defaults() {
 	local o s h m r c e ref v bad
 	while IFS=$'\t' read -r o s h; do
-		m=$(lookup "$W/man1_opts" "$o") || m=""
-		r=$(lookup "$W/readme_opts" "--$o") || r=""
-		c=$(lookup "$W/code_defaults" "$o") || c=""
+		lookup "$W/man1_opts" "$o"
+		m=$_v
+		lookup "$W/readme_opts" "--$o"
+		r=$_v
+		lookup "$W/code_defaults" "$o"
+		c=$_v
 		# The code's own default first, else the first document that states one.
 		for ref in "$c" "$h" "$m" "$r" ""; do
 			[ -n "$ref" ] && break
@@ -329,9 +354,10 @@ chk_defaults() {
 		[ -n "$ref" ] || continue
 		bad=0
 		for v in "$c" "$h" "$m" "$r"; do
-			[ -z "$v" ] || [ "$(norm "$o" "$v")" = "$(norm "$o" "$ref")" ] || bad=1
+			[ -z "$v" ] || same_value "$o" "$v" "$ref" || bad=1
 		done
-		e=$(etc_says record "$o" "$ref") || bad=1
+		e=""
+		etc_says record "$o" "$ref" || { e=$_said; bad=1; }
 		[ "$bad" = 0 ] && continue
 		echo "default of --$o disagrees: code ${c:--}, --help ${h:--}, perfsink.1 ${m:--}, README ${r:--}, etc/perfsink.ini ${e:-ok}"
 	done <"$W/help_opts"
@@ -340,7 +366,7 @@ chk_defaults() {
 # range_says KEY TABLE-RANGE MAN-PAREN: the man page states the table's
 # range (LO..HI, LO.. as "at least LO", sizes with K/M/G/T) or choices (a|b).
 range_says() {
-	local k=$1 r=$2 paren=$3 lo hi
+	local k=$1 r=$2 paren=$3 lo hi lo_n hi_n
 	case $r in
 	*..*)
 		if [[ $paren =~ ([0-9]+[KMGT]?)\.\.([0-9]+[KMGT]?)? ]]; then
@@ -351,7 +377,10 @@ range_says() {
 			echo "man/perfsink.ini.5: $k states no range, perfsink sinks says [$r]"
 			return
 		fi
-		[ "$(norm "" "$lo")..$([ -z "$hi" ] || norm "" "$hi")" = "$r" ] ||
+		norm_to "" "$lo"
+		lo_n=$_n hi_n=""
+		[ -z "$hi" ] || { norm_to "" "$hi"; hi_n=$_n; }
+		[ "$lo_n..$hi_n" = "$r" ] ||
 			echo "man/perfsink.ini.5: $k range ${lo}..$hi, perfsink sinks says [$r]"
 		;;
 	*"|"*)
@@ -364,50 +393,69 @@ range_says() {
 # sink-keys: each plugin key is in perfsink.ini(5) and etc/perfsink.ini with
 # the table's type, range and default; neither documents a key no table has.
 chk_sink_keys() {
-	local p k t d r paren secs mt e ctx kind
+	local p k t d r paren secs mt md ctx kind sec val cmt found
+	# The man page, the example and the table, each read once into arrays
+	# ("plugin key"): a grep or awk per key was most of this test's time.
+	local -A documented paren_of secs_of etc_has plugin_of listed told
+	while IFS=$'\t' read -r ctx kind k paren; do
+		documented["$ctx $k"]=1
+		[ "$kind" = tag ] && [ -z "${paren_of["$ctx $k"]+set}" ] && paren_of["$ctx $k"]=$paren
+	done <"$W/ini5"
+	while IFS=$'\t' read -r sec k val cmt; do
+		etc_has["$sec $k"]=1
+		if [ "$k" = plugin ]; then
+			secs_of[$val]+="$sec "
+			[ -n "${plugin_of[$sec]+set}" ] || plugin_of[$sec]=$val
+		fi
+	done <"$W/etc"
+	while IFS=$'\t' read -r p k _; do listed["$p $k"]=1; done <"$W/sink_keys"
 	while IFS=$'\t' read -r p k t d r; do
 		[ "$d" = "(required)" ] || [ "$d" = - ] && d=""
 		[ "$r" = - ] && r=""
-		grep -qP "^\Q$p\E\t(tag|bold)\t\Q$k\E\t" "$W/ini5" ||
+		[ -n "${documented["$p $k"]+set}" ] ||
 			echo "man/perfsink.ini.5: .SS $p does not document $k ($t, default ${d:-none})"
-		paren=$(awk -F'\t' -v p="$p" -v k="$k" '$1 == p && $2 == "tag" && $3 == k { print $4; exit }' "$W/ini5")
+		paren=${paren_of["$p $k"]-}
 		if [ -n "$paren" ]; then
 			mt=${paren%%[ ,]*}
 			[ "$mt" = "$t" ] ||
 				echo "man/perfsink.ini.5: $p.$k is '$mt', perfsink sinks says '$t'"
 			range_says "$p.$k" "$r" "$paren"
-			if [[ $paren =~ default\ ([^ ,\;\)]+) ]] &&
-				[ "$(norm "$k" "${BASH_REMATCH[1]}")" != "$(norm "$k" "$d")" ]; then
-				echo "man/perfsink.ini.5: $p.$k default ${BASH_REMATCH[1]}, perfsink sinks says ${d:-none}"
+			if [[ $paren =~ default\ ([^ ,\;\)]+) ]]; then
+				md=${BASH_REMATCH[1]}
+				same_value "$k" "$md" "$d" ||
+					echo "man/perfsink.ini.5: $p.$k default $md, perfsink sinks says ${d:-none}"
 			fi
 		fi
-		secs=$(awk -F'\t' -v p="$p" '$2 == "plugin" && $3 == p { printf "%s ", $1 }' "$W/etc")
+		secs=${secs_of[$p]-}
 		if [ -z "$secs" ]; then
-			grep -qx "$p" "$W/etc_noplugin" 2>/dev/null ||
+			[ -n "${told[$p]+set}" ] ||
 				echo "etc/perfsink.ini: no [sink.NAME] section with plugin = $p"
-			echo "$p" >>"$W/etc_noplugin"
+			told[$p]=1
 			continue
 		fi
-		awk -F'\t' -v s=" $secs" -v k="$k" 'index(s, " " $1 " ") && $2 == k { f = 1 } END { exit !f }' "$W/etc" ||
+		found=""
+		for sec in $secs; do
+			[ -n "${etc_has["$sec $k"]+set}" ] && found=1
+		done
+		[ -n "$found" ] ||
 			echo "etc/perfsink.ini: the $p section has no '$k' line ($t, default ${d:-none})"
 		[ -n "$d" ] || continue
-		e=$(etc_says "$secs" "$k" "$d") ||
-			echo "etc/perfsink.ini: $p.$k = $e, the default is $d (say 'default $d' above it when the example differs)"
+		etc_says "$secs" "$k" "$d" ||
+			echo "etc/perfsink.ini: $p.$k = $_said, the default is $d (say 'default $d' above it when the example differs)"
 	done <"$W/sink_keys"
 	# Nothing documented that no table has.
 	while IFS=$'\t' read -r ctx kind k _; do
 		[ "$kind" = tag ] || continue
 		case $ctx in record | common | other) continue ;; esac
-		grep -qP "^\Q$ctx\E\t\Q$k\E\t" "$W/sink_keys" ||
+		[ -n "${listed["$ctx $k"]+set}" ] ||
 			echo "man/perfsink.ini.5: .SS $ctx documents '$k', which perfsink sinks does not list for $ctx"
 	done <"$W/ini5"
-	# shellcheck disable=SC2094 # both only read $W/etc
 	while IFS=$'\t' read -r sec k _; do
 		[ "$sec" = record ] && continue
 		case $k in plugin | on_error | rotate) continue ;; esac
-		p=$(awk -F'\t' -v s="$sec" '$1 == s && $2 == "plugin" { print $3; exit }' "$W/etc")
+		p=${plugin_of[$sec]-}
 		[ -n "$p" ] || continue
-		grep -qP "^\Q$p\E\t\Q$k\E\t" "$W/sink_keys" ||
+		[ -n "${listed["$p $k"]+set}" ] ||
 			echo "etc/perfsink.ini: [$sec] sets '$k', which plugin $p does not have"
 	done <"$W/etc"
 	# The keys every sink section has (the engine's, not a plugin's).
@@ -472,7 +520,6 @@ check_tree() {
 	etc_keys "$d/etc/perfsink.ini" >"$W/etc"
 	sinks_keys <"$W/sinks.txt" >"$W/sink_keys"
 	ini5_keys "$d/man/perfsink.ini.5" >"$W/ini5"
-	rm -f "$W/etc_noplugin"
 	run_check help-options chk_help_options
 	run_check man1-options chk_man1 "$d"
 	run_check readme-options chk_readme "$d"
