@@ -1,7 +1,9 @@
 #!/bin/sh
 # Print the closing line CI reads ("N passed, N failed") from automake's
-# tests/test-suite.log, and the logs of failed tests.  Exits with $1 (make's status).
-cd "$(dirname "$0")/.." || exit 1
+# test-suite.log in DIR (default: these tests' own folder, the in-tree
+# build's), and the logs of failed tests.  Exits with STATUS (make's).
+# Usage: summary.sh [STATUS [DIR]]
+cd "${2:-$(dirname "$0")/..}" || { echo "0 passed, 1 failed"; exit 1; }
 log=test-suite.log
 [ -f "$log" ] || { echo "0 passed, 1 failed"; exit 1; }
 count() { sed -n "s/^# $1: *//p" "$log" | head -n 1; }
