@@ -12,7 +12,10 @@
 # which a clean run confirms.  The kill comes once the workload has used a
 # random amount of CPU (its /proc schedstat, read just before the kill), and
 # the outputs must then hold at least that many samples minus 1000 (1 s).
-# The thresholds start past 1.1 s, so the bound is never empty.
+# The thresholds lie between 1.1 s (so the bound is never empty) and 2.2 s.
+# Rotation at 64K cuts about every 0.5 s of the workload's CPU here, so a
+# kill finds segments finished before it (at 256K most kills came before
+# the first cut).
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sinks.sh"
 need_root
@@ -36,7 +39,7 @@ cpu_above() { [ "$(cpu_ms "$1")" -ge "$2" ]; }
 # Random kill thresholds: TRIALS lines "ms dumps now" from the seed.
 points() {
 	awk -v s="$1" -v n="$TRIALS" 'BEGIN { srand(s); for (i = 0; i < n; i++)
-		printf "%d %d %d\n", 1100 + int(rand() * 1900), 1 + int(rand() * 2), rand() < 0.3 }'
+		printf "%d %d %d\n", 1100 + int(rand() * 1100), 1 + int(rand() * 2), rand() < 0.3 }'
 }
 # perf script reads it with nothing on stderr (a report of an empty file
 # always says "no samples" on stderr, even for perf record's own).
@@ -73,7 +76,7 @@ plugin = uring_file
 path = $T/run/u.data"
 fi
 write_ini plain ""
-write_ini rotate "switch-output = 256K"
+write_ini rotate "switch-output = 64K"
 write_ini flight "overwrite = true
 mmap-pages = 16K"
 
