@@ -14,7 +14,7 @@ pass=$(count PASS); fail=$(count FAIL); err=$(count ERROR); xpass=$(count XPASS)
 bad=$(( ${fail:-0} + ${err:-0} + ${xpass:-0} ))
 if [ "$bad" -gt 0 ] && cd "$dir" 2>/dev/null; then
 	for f in $(grep -lE '^(FAIL|ERROR|XPASS)' ./*.log unit/*.log integration/*.log 2>/dev/null | grep -v test-suite.log); do
-		echo "=== $f"; grep -vE '^(PASS|ok) ' "$f" | head -n 60
+		echo "=== $f"; grep -vE '^(PASS:|ok) ' "$f" | head -n 60
 	done
 fi
 echo "${pass:-0} passed, $bad failed, ${skip:-0} skipped"
