@@ -34,7 +34,11 @@ ends_at_features() { set -- $(layout "$1"); [ "$1" = "$3" ]; }
 grown() { set -- $(layout "$1"); [ "$1" -ge $(($2 + 1048576)) ]; }
 checkpointed() { [ "$(data_size "$1")" -gt 200000 ] 2>/dev/null; }
 # killed_run INI FILE: record with INI until FILE's data.size passes 200 KB, then kill -9.
+# FILE is removed first: the finished recording before it, at the same path,
+# is past 200 KB already, and a slow start (ASan) was once killed before it
+# had replaced it, leaving that finished file to be checked as the killed one.
 killed_run() {
+	rm -f "$2"
 	"$PERFSINK" record -q --config "$1" -e cpu-clock -F 4000 -g -- "$WORKLOAD" cpu 600000 >/dev/null 2>k.err &
 	pid=$!
 	wait_for 20 child_of $pid
