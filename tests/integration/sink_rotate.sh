@@ -45,7 +45,7 @@ seg_resolves() {
 }
 
 # by_size: SINK rotating at 64K next to an unrotated aio_file copy (11 checks).
-# The data (about 5000 samples with call chains, some 8 segments) come
+# The data (about 5000 samples with call chains, about 7 segments) come
 # from a high rate rather than a long workload: this test's CPU is mostly
 # the workload's.
 by_size() {
