@@ -4,9 +4,9 @@
 # writes a process submits, not the page cache's writeback), the closest
 # this machine has to a disk kept busy by a neighbour.  The built-in
 # config (aio_file, through the page cache) keeps every event there, and
-# so does uring_file: its direct writes hold the pooled buffers until the
-# disk has them, so once they hold half of them the writes go out from its
-# spill memory and the buffers go back at once.  Without spill memory
+# uring_file loses none for want of a buffer: its direct writes hold the
+# pooled buffers until the disk has them, so once they hold half of them
+# the writes go out from its spill memory and the buffers go back at once.  Without spill memory
 # (spill_size = 0) it loses events, and the summary says the outputs were
 # too slow (not the rings) and what to try.  Whatever it recorded stays
 # readable.
@@ -23,7 +23,7 @@ cleanup_hook() { umount "$T/mnt"; rmdir "$CG"; }
 dev=$(findmnt -no SOURCE "$T/mnt")
 mkdir "$CG" && echo "$(cat "/sys/block/${dev#/dev/}/dev") 1048576" > "$CG/blkio.throttle.write_bps_device" ||
 	skip_all "cannot throttle $dev"
-plan 12
+plan 13
 CALLS=300000
 # throttled CMD...: CMD in the throttled cgroup.
 throttled() { sh -c 'echo $$ > "$0/cgroup.procs" && exec "$@"' "$CG" "$@"; }
@@ -43,7 +43,7 @@ check "every call is a sample" grep -q "($CALLS samples, " default.err || show d
 check "perf reads it" perf_clean mnt/default.data || show mnt/default.data.report.err
 
 if ! sink_built uring_file; then
-	skip_n 7 "uring_file not built, or io_uring unavailable here"
+	skip_n 8 "uring_file not built, or io_uring unavailable here"
 	done_testing
 fi
 # Fewer calls: the exit waits until the throttled disk has all of them (about 7 MB at 1 MB/s).
@@ -52,13 +52,27 @@ printf '[sink.u]\nplugin = uring_file\npath = %s\n' "$T/mnt/spill.data" >spill.i
 throttled "$PERFSINK" record -v --config spill.ini -e syscalls:sys_enter_getppid \
 	-- "$WORKLOAD" getppid $SPILL_CALLS >/dev/null 2>spill.err
 check "uring_file on the slow disk: exit 0 (got $?)" [ $? -eq 0 ] || show spill.err
-check "it kept every call" \
-	sh -c "grep -q '^\[ perfsink record: lost 0 samples \]' spill.err && grep -q '($SPILL_CALLS samples, ' spill.err" ||
-	show spill.err
+# What spill memory promises is that no event is lost for want of a pooled
+# buffer.  A run usually loses none at all; once in many CI runs the engine
+# was held up long enough (a direct write's submission waits on the
+# throttled disk's extent lock, docs/BENCHMARKS.md) for a ring to fill.
+# That loss must then be counted, blamed on the rings, and in the file.
+kept=$(sed -n 's/^\[ perfsink record: Captured .*(\([0-9]*\) samples, .*/\1/p' spill.err)
+lost=$(sed -n 's/^\[ perfsink record: \(lost\|LOST\) \([0-9]*\) samples.*/\2/p' spill.err)
+check "every call is a sample or counted lost ($kept + $lost of $SPILL_CALLS)" \
+	[ "$((${kept:-0} + ${lost:-0}))" -eq "$SPILL_CALLS" ] || show spill.err
+check "none lost for want of a pooled buffer" \
+	sh -c "! grep -q 'held every pooled buffer' spill.err" || show spill.err
+[ "${lost:-0}" -eq 0 ] || diag "uring_file lost $lost of $SPILL_CALLS: the engine was held up and a ring filled"
 check "its writes went out from spill memory, said at -v" \
 	grep -q 'u: debug: the disk fell behind: [1-9][0-9]* writes ([0-9]* bytes) went through spill memory' spill.err ||
 	show spill.err
-check "perf reads it" perf_clean mnt/spill.data || show mnt/spill.data.report.err
+if [ "${lost:-0}" -eq 0 ]; then
+	check "perf reads it" perf_clean mnt/spill.data || show mnt/spill.data.report.err
+else
+	check "perf reads it, and warns of the loss recorded in it" perf_reads_with_loss mnt/spill.data ||
+		show mnt/spill.data.report.err
+fi
 
 # Small rings and one buffer each, so the exit does not wait long for the throttled writes.
 printf '[sink.u]\nplugin = uring_file\npath = %s\nspill_size = 0\n' "$T/mnt/uring.data" >nospill.ini
