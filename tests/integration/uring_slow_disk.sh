@@ -54,9 +54,10 @@ throttled "$PERFSINK" record -v --config spill.ini -e syscalls:sys_enter_getppid
 check "uring_file on the slow disk: exit 0 (got $?)" [ $? -eq 0 ] || show spill.err
 # What spill memory promises is that no event is lost for want of a pooled
 # buffer.  A run usually loses none at all; once in many CI runs the engine
-# was held up long enough (a direct write's submission waits on the
-# throttled disk's extent lock, docs/BENCHMARKS.md) for a ring to fill.
-# That loss must then be counted, blamed on the rings, and in the file.
+# was held up long enough for a ring to fill (most likely a direct write's
+# submission waiting for the file's extent lock, as measured beside a busy
+# disk in docs/BENCHMARKS.md).  That loss must then be counted, blamed on
+# the rings, and in the file.
 kept=$(sed -n 's/^\[ perfsink record: Captured .*(\([0-9]*\) samples, .*/\1/p' spill.err)
 lost=$(sed -n 's/^\[ perfsink record: \(lost\|LOST\) \([0-9]*\) samples.*/\2/p' spill.err)
 check "every call is a sample or counted lost ($kept + $lost of $SPILL_CALLS)" \
