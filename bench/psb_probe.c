@@ -44,7 +44,7 @@
 #include <liburing.h>
 #endif
 
-#define RING_PAGES 16
+#define RING_PAGES 16 /* data pages: a power of two, as perf requires */
 
 static double now(clockid_t clk)
 {
@@ -61,7 +61,7 @@ static int pin(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* The VmFlags line of the mapping that starts at p. */
+/* The VmFlags line of the mapping that starts at p: the last line of its block. */
 static void print_vmflags(const void *p)
 {
 	char want[32], line[512];
@@ -69,10 +69,11 @@ static void print_vmflags(const void *p)
 	FILE *f = fopen("/proc/self/smaps", "r");
 	int in = 0;
 	while (f && fgets(line, sizeof(line), f)) {
-		if (strchr(line, '-') && strchr(line, ' ') && strchr(line, '-') < strchr(line, ' '))
-			in = !strncmp(line, want, strlen(want));
-		if (in && !strncmp(line, "VmFlags:", 8))
+		in |= !strncmp(line, want, strlen(want));
+		if (in && !strncmp(line, "VmFlags:", 8)) {
 			printf("ring mapping %s", line);
+			break;
+		}
 	}
 	if (f)
 		fclose(f);
@@ -95,7 +96,7 @@ static int dio_from(const uint8_t *ring, const char *dir)
 	return err ? -1 : 0;
 }
 
-static int fixed_buffer(uint8_t *ring)
+static int fixed_buffer(uint8_t *ring, size_t len)
 {
 #ifdef HAVE_LIBURING_PROBE
 	struct io_uring u;
@@ -104,13 +105,14 @@ static int fixed_buffer(uint8_t *ring)
 		printf("io_uring fixed buffer: io_uring unavailable (%s)\n", strerror(-r));
 		return -1;
 	}
-	struct iovec iov = { ring, RING_PAGES * 4096 };
+	struct iovec iov = { ring, len };
 	r = io_uring_register_buffers(&u, &iov, 1);
 	io_uring_queue_exit(&u);
 	printf("io_uring fixed buffer of the ring: %s\n", r < 0 ? strerror(-r) : "works");
 	return r < 0 ? -1 : 0;
 #else
 	(void)ring;
+	(void)len;
 	printf("io_uring fixed buffer of the ring: not tried (built without liburing)\n");
 	return 0;
 #endif
@@ -127,16 +129,17 @@ static int ring_dio(const char *dir)
 		fprintf(stderr, "psb_probe: perf_event_open: %s\n", strerror(errno));
 		return 2;
 	}
-	uint8_t *m = mmap(NULL, (RING_PAGES + 1) * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint8_t *m = mmap(NULL, (RING_PAGES + 1) * page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (m == MAP_FAILED) {
 		fprintf(stderr, "psb_probe: mmap of the ring: %s\n", strerror(errno));
 		return 2;
 	}
 	print_vmflags(m);
-	int r = dio_from(m + 4096, dir);
+	int r = dio_from(m + page, dir);
 	if (r == -2)
 		return 2;
-	r |= fixed_buffer(m + 4096);
+	r |= fixed_buffer(m + page, RING_PAGES * page);
 	return r ? 1 : 0;
 }
 
@@ -210,7 +213,7 @@ static int cross_copy(double secs)
 		uint8_t *to = dst + (size_t)(rounds % 4) * XSIZE;
 		for (size_t o = 0; o < XSIZE; o += XPIECE)
 			memcpy(to + o, x.src + o, XPIECE);
-		__asm__ volatile("" : : "r"(dst) : "memory");
+		__asm__ volatile("" : : "r"(to) : "memory"); /* keep every copy */
 		spent += now(CLOCK_MONOTONIC) - a;
 		rounds++;
 	}

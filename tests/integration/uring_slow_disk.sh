@@ -6,10 +6,10 @@
 # config (aio_file, through the page cache) keeps every event there, and
 # uring_file loses none for want of a buffer: its direct writes hold the
 # pooled buffers until the disk has them, so once they hold half of them
-# the writes go out from its spill memory and the buffers go back at once.  Without spill memory
-# (spill_size = 0) it loses events, and the summary says the outputs were
-# too slow (not the rings) and what to try.  Whatever it recorded stays
-# readable.
+# the writes go out from its spill memory and the buffers go back at once.
+# Without spill memory (spill_size = 0) it loses events, and the summary
+# says the outputs were too slow (not the rings) and what to try.
+# Whatever it recorded stays readable.
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/lib/sinks.sh"
 need_root
