@@ -16,6 +16,8 @@
  * host->log); an object is used by one thread at a time.
  *
  * Parts:
+ *   - safe paths (1.3): directories and inputs opened without following
+ *     a link anywhere, in directories no untrusted user can change;
  *   - output files: safe creation of perf.data outputs (no symlinks, no
  *     other user's files, NAME.old kept), segment names, pwrite_all;
  *   - the POSIX AIO writer: ordered asynchronous appends to one file;
@@ -41,9 +43,67 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 2 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
+#define PERFSINK_KIT_VERSION_MINOR 3 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
                                       1.2: perfsink_kit_fsink_open_keys, perfsink_kit_buildid_cache_dir,
-                                      perfsink_kit_sym_read falls back to the build-id cache */
+                                      perfsink_kit_sym_read falls back to the build-id cache;
+                                      1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open) */
+
+/* ------------------------------------------------------------- safe paths */
+
+/*
+ * Kit 1.3.  A recorder runs as root among users it does not trust: a path
+ * it is given may hold a link planted by one of them, anywhere.  These
+ * open a path one component at a time, each through its parent's
+ * descriptor with O_NOFOLLOW, so nothing is resolved twice and a link is
+ * refused wherever it stands (before or during the walk).  Every function
+ * fills why (one line, may be NULL) on failure, naming what the path was
+ * for: what is a verb phrase such as "write '/tmp/x'", and messages read
+ * "refusing to write '/tmp/x': '/tmp/d' is a symbolic link" or "cannot
+ * write '/tmp/x': '/tmp/no': No such file or directory".  Any thread.
+ *
+ * A directory is trusted when it is owned by root or the recording user
+ * (perfsink_kit_trusted_uid) and, if others or a group other than root's
+ * may write in it, it is sticky (/tmp: only an entry's owner may rename or
+ * replace it).
+ */
+/* root, the effective or real uid, or (running as root) sudo's SUDO_UID. */
+int perfsink_kit_trusted_uid(uid_t uid);
+struct stat;
+/* One directory's stat against the rule above: 0, or -EPERM/-ENOTDIR with why. */
+int perfsink_kit_dir_trust(const struct stat *st, const char *what, const char *shown,
+			   char *why, size_t n);
+#define PERFSINK_KIT_DIR_MKDIR 1u /* create missing components, mode 0700 */
+/*
+ * Open directory path (absolute, or relative to the working directory,
+ * which is then checked from / too), checking every component from / down.
+ * Returns an O_PATH|O_DIRECTORY descriptor (for the *at calls; the caller
+ * closes it) or a negative errno: -ELOOP for a link, -EPERM for an
+ * untrusted directory, else the system's error.
+ */
+int perfsink_kit_dir_open(const char *path, unsigned flags, const char *what, char *why,
+			  size_t n);
+/*
+ * The directory path's last component is in (".": the working directory),
+ * opened as perfsink_kit_dir_open(dir, flags, ...) does; *name points at
+ * that component in path.  The descriptor or a negative errno.
+ */
+int perfsink_kit_parent_open(const char *path, unsigned flags, const char **name, const char *what,
+			     char *why, size_t n);
+/*
+ * The same below dirfd, a directory already checked: rel is one or more
+ * components ("a/b"; ".." is walked and checked like any other); shown
+ * names dirfd in messages.  A new descriptor; dirfd stays open.
+ */
+int perfsink_kit_dir_walk(int dirfd, const char *rel, unsigned flags, const char *what,
+			  const char *shown, char *why, size_t n);
+/*
+ * Open a file to read: never through a link at its last component, never
+ * a FIFO or a device (opened O_NONBLOCK so that a FIFO cannot hang the
+ * open, refused unless it is a regular file; reads then block as usual).
+ * path is relative to dirfd (AT_FDCWD for the working directory).
+ * Returns an O_RDONLY descriptor or a negative errno.
+ */
+int perfsink_kit_input_open(int dirfd, const char *path, const char *what, char *why, size_t n);
 
 /* ----------------------------------------------------------- output files */
 
@@ -52,11 +112,12 @@ extern "C" {
  * rotated segment, a flight-recorder dump) safely when it runs as root in a
  * directory other users may write, such as /tmp.
  *
- *  - Refused, with a one-line reason naming the path (-EPERM): a parent
- *    directory writable by group or others that is not sticky; an existing
- *    entry at the path that is a symbolic link, not a regular file, or
- *    owned by another user than the effective uid.  A sticky directory
- *    such as /tmp is fine when the file does not exist or is ours.
+ *  - Refused, with a one-line reason naming the path: a link anywhere in
+ *    the path (-ELOOP), a directory on the way that is not trusted (see
+ *    safe paths above: -EPERM); an existing entry at the path that is a
+ *    symbolic link, not a regular file, or owned by another user than the
+ *    effective uid (-EPERM).  A sticky directory such as /tmp is fine
+ *    when the file does not exist or is ours.
  *  - Never written through a link: the data goes to a new temporary file
  *    ".NAME.XXXXXXXX" created with O_CREAT|O_EXCL|O_NOFOLLOW relative to a
  *    descriptor of the parent directory, renamed into place (without
@@ -97,6 +158,35 @@ int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, 
 			       size_t n);
 /* Rename an existing output to .old (or drop it when empty), ours to path. */
 int perfsink_kit_output_place(struct perfsink_kit_output *o, char *why, size_t n);
+/*
+ * Kit 1.3, for outputs whose name is new by construction (a rotated
+ * segment, a dump): create checks the directory but not the name, and
+ * place never replaces or moves anything: when the name is taken (a link
+ * planted at a predictable name, another user's file), ours becomes
+ * PATH.1, PATH.2, ... (o->path and o->name say which).  place_new returns
+ * how many names were taken (0: the name itself) or a negative errno.
+ */
+int perfsink_kit_output_create_new(struct perfsink_kit_output *o, const char *path, char *why,
+				   size_t n);
+int perfsink_kit_output_place_new(struct perfsink_kit_output *o, char *why, size_t n);
+/*
+ * Kit 1.3, for a file replaced whole (a stats file, a repaired
+ * recording): rename ours over path, which may hold only a regular file
+ * of the effective uid (checked again), never keeping .old.  Readers see
+ * the old file or the new one, never half of one.  0 or -errno.
+ */
+int perfsink_kit_output_replace(struct perfsink_kit_output *o, char *why, size_t n);
+/*
+ * Kit 1.3: remove the temporary files a killed run left beside path
+ * (".NAME...XXXXXXXX" as the kit names them, NAME being path's last
+ * component, and recover's older ".NAME.recover.XXXXXX"): only regular
+ * files of the effective uid with one link, beginning with magic (when
+ * not NULL) or empty, that no live run holds (a run keeps its temporary
+ * file locked with flock until it is placed or discarded).  note gets
+ * their names and sizes when any was removed, for the caller to log.
+ * Returns how many were removed, or a negative errno.
+ */
+int perfsink_kit_output_sweep(const char *path, const char *magic, char *note, size_t n);
 /*
  * Another descriptor on the same file (e.g. O_WRONLY|O_DIRECT), opened
  * relative to the directory without following links and checked to be
@@ -141,6 +231,26 @@ int perfsink_kit_segments_prune(const char *base, unsigned keep);
  */
 int perfsink_kit_segments_prune_report(const struct perfsink_instance *inst, const char *base,
 				       unsigned keep);
+/*
+ * Kit 1.3: the segments this run created, for stream->max_files.  Only
+ * they are pruned (perf's rule): an earlier run's segments with the same
+ * base name stay, and a segment's name taken since by another file keeps
+ * that file.  perfsink_kit_segments_prune above lists the directory and
+ * so removes earlier runs' segments too.  One thread at a time.
+ */
+struct perfsink_kit_seglist;
+int perfsink_kit_seglist_create(struct perfsink_kit_seglist **out);
+void perfsink_kit_seglist_destroy(struct perfsink_kit_seglist *l);
+/* o (placed) is this run's newest segment.  0 or -ENOMEM. */
+int perfsink_kit_seglist_add(struct perfsink_kit_seglist *l, const struct perfsink_kit_output *o);
+/*
+ * Delete this run's oldest segments until keep remain, each reported to
+ * the host as PERFSINK_OUTPUT_REMOVED for inst (may be NULL); engine
+ * thread when inst is given.  How many were deleted, or the first error.
+ */
+int perfsink_kit_seglist_prune(struct perfsink_kit_seglist *l, const struct perfsink_instance *inst,
+			       unsigned keep);
+
 /*
  * Kit 1.1: report path, a file output just closed, to the host as
  * PERFSINK_OUTPUT_DONE with its size on disk (sink ABI 1.4).  Engine thread.

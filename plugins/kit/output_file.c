@@ -2,65 +2,22 @@
 #define _GNU_SOURCE /* O_PATH, renameat2 */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <perfsink/kit.h>
+#include "why.h"
 
 #define TMP_TRIES 16
 
-static int say(char *why, size_t n, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-/* Fill why with one line; returns -err. */
-static int say(char *why, size_t n, int err, const char *fmt, ...)
-{
-	if (why && n) {
-		va_list ap;
-		va_start(ap, fmt);
-		vsnprintf(why, n, fmt, ap);
-		va_end(ap);
-	}
-	return -err;
-}
 
 static int cannot_create(char *why, size_t n, const char *path, int err)
 {
-	return say(why, n, err, "cannot create '%s': %s", path, strerror(err));
-}
-
-/* Split path into a malloc'd directory and a pointer to its last component. */
-static int split_path(const char *path, char **dir, const char **name)
-{
-	const char *slash = strrchr(path, '/');
-	if (!slash) {
-		*dir = strdup(".");
-		*name = path;
-	} else {
-		size_t len = slash == path ? 1 : (size_t)(slash - path);
-		*dir = strndup(path, len);
-		*name = slash + 1;
-	}
-	return *dir ? 0 : -ENOMEM;
-}
-
-/* The directory may hold outputs: nobody else can swap names in it. */
-static int check_dir(int dirfd, const char *dir, const char *path, char *why, size_t n)
-{
-	struct stat st;
-	if (fstat(dirfd, &st) < 0)
-		return cannot_create(why, n, path, errno);
-	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
-		return say(why, n, EPERM,
-			   "refusing to write '%s': its directory '%s' is writable by group or others "
-			   "and not sticky (mode %04o)", path, dir, (unsigned)(st.st_mode & 07777));
-	if (access(dir, W_OK | X_OK) < 0)
-		return cannot_create(why, n, path, errno);
-	return 0;
+	return kit_say(why, n, err, "cannot create '%s': %s", path, strerror(err));
 }
 
 /* What is at name now may be replaced by an output: absent, or our own file. */
@@ -73,39 +30,45 @@ static int check_existing(int dirfd, const char *name, const char *path, struct 
 		return cannot_create(why, n, path, errno);
 	}
 	if (S_ISLNK(st->st_mode))
-		return say(why, n, EPERM, "refusing to write '%s': it is a symbolic link", path);
+		return kit_say(why, n, EPERM, "refusing to write '%s': it is a symbolic link", path);
 	if (S_ISDIR(st->st_mode))
 		return cannot_create(why, n, path, EISDIR);
 	if (!S_ISREG(st->st_mode))
-		return say(why, n, EPERM, "refusing to write '%s': it is not a regular file", path);
+		return kit_say(why, n, EPERM, "refusing to write '%s': it is not a regular file", path);
 	if (st->st_uid != geteuid())
-		return say(why, n, EPERM, "refusing to write '%s': it belongs to uid %u, not to uid %u who records",
+		return kit_say(why, n, EPERM, "refusing to write '%s': it belongs to uid %u, not to uid %u who records",
 			   path, (unsigned)st->st_uid, (unsigned)geteuid());
 	return 0;
 }
 
-/* Open path's directory (O_PATH) and check it and the name.  Fills *name. */
-static int open_checked(const char *path, const char **name, int *dirfd, char *why, size_t n)
+/*
+ * Open path's directory (O_PATH) component by component (kit.h, safe
+ * paths) and, with check_name, what is at the name.  Fills *name.
+ */
+static int open_checked(const char *path, const char **name, int *dirfd, int check_name,
+			char *why, size_t n)
 {
-	char *dir;
+	char *what = NULL;
 	struct stat st;
-	int r = split_path(path, &dir, name);
-	if (r < 0)
-		return say(why, n, ENOMEM, "cannot create '%s': %s", path, strerror(ENOMEM));
-	if (!**name || !strcmp(*name, ".") || !strcmp(*name, "..")) {
-		free(dir);
-		return cannot_create(why, n, path, EISDIR);
+	int r;
+	const char *slash = strrchr(path, '/');
+
+	*name = slash ? slash + 1 : path;
+	if (asprintf(&what, "write '%s'", path) < 0)
+		return kit_say(why, n, ENOMEM, "cannot create '%s': %s", path, strerror(ENOMEM));
+	if (!**name || !strcmp(*name, ".") || !strcmp(*name, ".."))
+		r = cannot_create(why, n, path, EISDIR);
+	else if ((r = *dirfd = perfsink_kit_parent_open(path, 0, name, what, why, n)) >= 0) {
+		if (faccessat(*dirfd, ".", W_OK | X_OK, 0) < 0)
+			r = cannot_create(why, n, path, errno);
+		else if (check_name)
+			r = check_existing(*dirfd, *name, path, &st, why, n);
 	}
-	*dirfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (*dirfd < 0)
-		r = cannot_create(why, n, path, errno);
-	else if ((r = check_dir(*dirfd, dir, path, why, n)) == 0)
-		r = check_existing(*dirfd, *name, path, &st, why, n);
-	free(dir);
-	if (r < 0 && *dirfd >= 0) {
+	free(what);
+	if (r < 0 && *dirfd >= 0)
 		close(*dirfd);
+	if (r < 0)
 		*dirfd = -1;
-	}
 	return r < 0 ? r : 0;
 }
 
@@ -120,13 +83,17 @@ int perfsink_kit_output_check(const char *path, char *why, size_t n)
 {
 	const char *name;
 	int dirfd = -1;
-	int r = open_checked(path, &name, &dirfd, why, n);
+	int r = open_checked(path, &name, &dirfd, 1, why, n);
 	if (dirfd >= 0)
 		close(dirfd);
 	return r;
 }
 
-/* A new temporary file beside name: never an existing file, never a link. */
+/*
+ * A new temporary file beside name: never an existing file, never a link.
+ * Locked while it is ours, so that perfsink_kit_output_sweep can tell the
+ * temporary file of a killed run from one still being written.
+ */
 static int create_tmp(struct perfsink_kit_output *o, char *why, size_t n)
 {
 	size_t len = strlen(o->name);
@@ -141,6 +108,7 @@ static int create_tmp(struct perfsink_kit_output *o, char *why, size_t n)
 		int fd = openat(o->dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (fd >= 0) {
 			struct stat st;
+			(void)flock(fd, LOCK_EX | LOCK_NB);
 			o->fd = fd;
 			o->tmp = tmp;
 			if (fstat(fd, &st) == 0) {
@@ -157,12 +125,13 @@ static int create_tmp(struct perfsink_kit_output *o, char *why, size_t n)
 	return cannot_create(why, n, o->path, EEXIST);
 }
 
-int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, char *why, size_t n)
+static int create(struct perfsink_kit_output *o, const char *path, int check_name, char *why,
+		  size_t n)
 {
 	const char *name;
 	int r;
 	perfsink_kit_output_init(o);
-	if ((r = open_checked(path, &name, &o->dirfd, why, n)) < 0)
+	if ((r = open_checked(path, &name, &o->dirfd, check_name, why, n)) < 0)
 		return r;
 	o->path = strdup(path);
 	o->name = o->path ? strdup(name) : NULL;
@@ -173,6 +142,17 @@ int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, 
 	if (r < 0)
 		perfsink_kit_output_close(o);
 	return r;
+}
+
+int perfsink_kit_output_create(struct perfsink_kit_output *o, const char *path, char *why, size_t n)
+{
+	return create(o, path, 1, why, n);
+}
+
+int perfsink_kit_output_create_new(struct perfsink_kit_output *o, const char *path, char *why,
+				   size_t n)
+{
+	return create(o, path, 0, why, n);
 }
 
 /* Is name in the directory still the file (dev, ino)? */
@@ -197,6 +177,14 @@ static int rename_noreplace(int dirfd, const char *from, const char *to)
 	return 0;
 }
 
+/* Our temporary file is now o->name. */
+static void placed(struct perfsink_kit_output *o)
+{
+	free(o->tmp);
+	o->tmp = NULL;
+	o->placed = 1;
+}
+
 /* Move an existing output out of the way, as perf record does. */
 static int keep_old(struct perfsink_kit_output *o, char *why, size_t n)
 {
@@ -213,7 +201,7 @@ static int keep_old(struct perfsink_kit_output *o, char *why, size_t n)
 	if (asprintf(&old, "%s.old", o->name) < 0)
 		return cannot_create(why, n, o->path, ENOMEM);
 	if (renameat(o->dirfd, o->name, o->dirfd, old) < 0)
-		r = say(why, n, errno, "cannot rename '%s' to '%s.old': %s", o->path, o->path,
+		r = kit_say(why, n, errno, "cannot rename '%s' to '%s.old': %s", o->path, o->path,
 			strerror(errno));
 	free(old);
 	if (r < 0)
@@ -248,13 +236,63 @@ int perfsink_kit_output_place(struct perfsink_kit_output *o, char *why, size_t n
 		return r;
 	r = rename_noreplace(o->dirfd, o->tmp, o->name);
 	if (r == -EEXIST)
-		return say(why, n, EPERM, "refusing to write '%s': another file appeared there while "
+		return kit_say(why, n, EPERM, "refusing to write '%s': another file appeared there while "
 			   "it was being created", o->path);
 	if (r < 0)
 		return cannot_create(why, n, o->path, -r);
-	free(o->tmp);
-	o->tmp = NULL;
-	o->placed = 1;
+	placed(o);
+	return 0;
+}
+
+/* o->path and o->name with ".k" added. */
+static int rename_to_suffix(struct perfsink_kit_output *o, unsigned k)
+{
+	char *path, *name;
+	if (asprintf(&path, "%s.%u", o->path, k) < 0)
+		return -ENOMEM;
+	if (asprintf(&name, "%s.%u", o->name, k) < 0) {
+		free(path);
+		return -ENOMEM;
+	}
+	int r = rename_noreplace(o->dirfd, o->tmp, name);
+	if (r == 0) {
+		free(o->path);
+		free(o->name);
+		o->path = path;
+		o->name = name;
+		return 0;
+	}
+	free(path);
+	free(name);
+	return r;
+}
+
+#define SUFFIX_TRIES 100
+
+int perfsink_kit_output_place_new(struct perfsink_kit_output *o, char *why, size_t n)
+{
+	int r = rename_noreplace(o->dirfd, o->tmp, o->name);
+	unsigned k = 0;
+	while (r == -EEXIST && ++k < SUFFIX_TRIES)
+		r = rename_to_suffix(o, k);
+	if (r == -EEXIST)
+		return kit_say(why, n, EEXIST, "cannot write '%s': it and '%s.1' to '%s.%u' are taken",
+			   o->path, o->path, o->path, SUFFIX_TRIES - 1);
+	if (r < 0)
+		return cannot_create(why, n, o->path, -r);
+	placed(o);
+	return (int)k;
+}
+
+int perfsink_kit_output_replace(struct perfsink_kit_output *o, char *why, size_t n)
+{
+	struct stat st;
+	int r = check_existing(o->dirfd, o->name, o->path, &st, why, n);
+	if (r < 0)
+		return r;
+	if (renameat(o->dirfd, o->tmp, o->dirfd, o->name) < 0)
+		return cannot_create(why, n, o->path, errno);
+	placed(o);
 	return 0;
 }
 

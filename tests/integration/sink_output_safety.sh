@@ -88,7 +88,7 @@ output_safety() {
 	rec "$D/ww/o.data"
 	check "$SINK: world-writable non-sticky directory: exit 2 (got $?)" [ $? -eq 2 ] || show err
 	check "$SINK: the refusal says why" \
-		grep -q "refusing to write '$D/ww/o.data': its directory '$D/ww' is writable by group or others and not sticky" err ||
+		grep -q "refusing to write '$D/ww/o.data': directory '$D/ww' is writable by group or others and not sticky" err ||
 		show err
 	check "$SINK: nothing created there" only_in ww
 
