@@ -19,32 +19,6 @@
 /* A session's end marker in its spool directory; sorts after every part. */
 #define END_LEAF "end"
 
-static int mkdir_p(const char *path)
-{
-	char *tmp = strdup(path);
-	char *p;
-	int rc = 0;
-
-	if (!tmp)
-		return -ENOMEM;
-	for (p = tmp + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(tmp, 0700) < 0 && errno != EEXIST) {
-			rc = -errno;
-			break;
-		}
-		*p = c;
-		if (!c)
-			break;
-	}
-	free(tmp);
-	return rc;
-}
-
 static char *path_join(const char *a, const char *b)
 {
 	size_t n = strlen(a) + strlen(b) + 2;
@@ -283,23 +257,26 @@ int spool_open(struct spool *s, const char *spool_dir, const char *instance,
 		rc = -ENOMEM;
 		goto fail;
 	}
-	rc = mkdir_p(spool_dir);
-	if (rc < 0) {
-		snprintf(err, errlen, "spool_dir %s: cannot create: %s", s->dir, strerror(-rc));
-		goto fail;
+	/*
+	 * Every component above walked without following links (missing ones
+	 * made 0700), the spool directory itself checked by the spool's rules.
+	 */
+	char what[300];
+	const char *leaf;
+	snprintf(what, sizeof(what), "spool in '%.200s'", spool_dir);
+	rc = perfsink_kit_parent_open(spool_dir, PERFSINK_KIT_DIR_MKDIR, &leaf, what, err, errlen);
+	if (rc >= 0 && !*leaf) { /* "/" or a trailing slash */
+		close(rc);
+		rc = -EINVAL;
+		snprintf(err, errlen, "spool_dir %s: name the directory without a trailing '/'",
+			 spool_dir);
 	}
-	s->base_fd = open(spool_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (s->base_fd < 0) {
-		rc = -errno;
-		if (rc == -ELOOP || rc == -ENOTDIR)
-			snprintf(err, errlen, "spool_dir %s: %s: refused", spool_dir,
-				 not_dir_why(AT_FDCWD, spool_dir));
-		else
-			snprintf(err, errlen, "spool_dir %s: %s", spool_dir, strerror(-rc));
-		goto fail;
+	if (rc >= 0) {
+		int parent = rc;
+		s->base_fd = rc = subdir_open(parent, leaf, 1, spool_dir, s->owner, err, errlen);
+		close(parent);
 	}
-	rc = dir_check(s->base_fd, spool_dir, s->owner, err, errlen);
-	if (rc == 0)
+	if (rc >= 0)
 		rc = s->fd = subdir_open(s->base_fd, instance, 1, s->dir, s->owner, err, errlen);
 	if (rc < 0)
 		goto fail;

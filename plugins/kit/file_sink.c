@@ -68,6 +68,8 @@ struct perfsink_kit_fsink {
 	uint8_t *blk;     /* O_DIRECT: the pending partial block (perfsink_kit_dio_split) */
 	size_t blk_len;
 	struct perfsink_kit_ends *ends; /* buffer ends; data.size is one of them */
+	struct perfsink_kit_seglist *segs; /* this run's segments, for max_files */
+	unsigned names_taken; /* segments written under another name (.1, ...) */
 	int64_t size_written_ns; /* completion thread: last data.size update */
 	uint64_t size_end;       /* completion thread: last buffer end on file */
 	void *w;          /* the current file's writer (wops) */
@@ -77,11 +79,19 @@ struct perfsink_kit_fsink {
 
 #define LOG(f, lvl, ...) (f)->host->log((f)->inst, (lvl), __VA_ARGS__)
 
+/* A segment's name is new by construction: never replace what is there. */
+static int rotating(const struct perfsink_stream *s)
+{
+	return s->flags & PERFSINK_STREAM_ROTATING;
+}
+
 /* The new output's temporary file, and its O_DIRECT twin when wanted. */
-static int open_output(struct perfsink_kit_fsink *f, const char *path)
+static int open_output(struct perfsink_kit_fsink *f, const struct perfsink_stream *s,
+		       const char *path)
 {
 	char why[512];
-	int r = perfsink_kit_output_create(&f->out, path, why, sizeof(why));
+	int r = rotating(s) ? perfsink_kit_output_create_new(&f->out, path, why, sizeof(why))
+			    : perfsink_kit_output_create(&f->out, path, why, sizeof(why));
 	if (r < 0) {
 		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
 		return r;
@@ -210,6 +220,32 @@ static int start_writer(struct perfsink_kit_fsink *f, int fd, uint64_t offset)
 	return r;
 }
 
+/*
+ * Put the new output in place.  A segment whose name is taken (a link
+ * planted at the predictable name) goes on under the next free name.
+ */
+static int place(struct perfsink_kit_fsink *f, const struct perfsink_stream *s)
+{
+	char why[512];
+	int r = rotating(s) ? perfsink_kit_output_place_new(&f->out, why, sizeof(why))
+			    : perfsink_kit_output_place(&f->out, why, sizeof(why));
+	if (r < 0) {
+		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
+		return r;
+	}
+	if (r > 0) {
+		f->names_taken++;
+		LOG(f, PERFSINK_LOG_WARN, "'%s' is taken by another file: this segment is '%s'",
+		    f->path, f->out.path);
+		free(f->path);
+		if (!(f->path = strdup(f->out.path)))
+			return -ENOMEM;
+	}
+	if (f->segs && (r = perfsink_kit_seglist_add(f->segs, &f->out)) < 0)
+		LOG(f, PERFSINK_LOG_ERROR, "cannot keep the list of segments: %s", strerror(-r));
+	return r < 0 ? r : 0;
+}
+
 /* Write the provisional header hdr (taken) to the new output, start the writer. */
 static int begin_file(struct perfsink_kit_fsink *f, const struct perfsink_stream *s, struct perfsink_bytes *hdr_in)
 {
@@ -232,11 +268,8 @@ static int begin_file(struct perfsink_kit_fsink *f, const struct perfsink_stream
 		LOG(f, PERFSINK_LOG_ERROR, "write '%s': %s", f->path, strerror(-r));
 		return r;
 	}
-	char why[512];
-	if ((r = perfsink_kit_output_place(&f->out, why, sizeof(why))) < 0) {
-		LOG(f, PERFSINK_LOG_ERROR, "%s", why);
+	if ((r = place(f, s)) < 0)
 		return r;
-	}
 	if (f->data_offset % PERFSINK_KIT_DIO_BLOCK)
 		close_direct(f); /* a host before sink ABI 1.2 */
 	f->stream = s;
@@ -260,16 +293,16 @@ static int new_output(struct perfsink_kit_fsink *f, const struct perfsink_stream
 		LOG(f, PERFSINK_LOG_ERROR, "cannot build the file header: %s", strerror(-r));
 		return r;
 	}
-	r = open_output(f, p);
+	r = open_output(f, s, p);
 	if (r == 0)
 		r = begin_file(f, s, &hdr);
 	else
 		f->host->bytes_free(&hdr);
 	f->begun = r == 0;
 	if (r == 0)
-		perfsink_output(f->inst, PERFSINK_OUTPUT_BEGUN, p, 0);
-	if (r == 0 && s->max_files) {
-		int n = perfsink_kit_segments_prune_report(f->inst, f->base_path, s->max_files);
+		perfsink_output(f->inst, PERFSINK_OUTPUT_BEGUN, f->path, 0);
+	if (r == 0 && s->max_files && f->segs) {
+		int n = perfsink_kit_seglist_prune(f->segs, f->inst, s->max_files);
 		if (n < 0)
 			LOG(f, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
 			    f->base_path, strerror(-n));
@@ -277,9 +310,22 @@ static int new_output(struct perfsink_kit_fsink *f, const struct perfsink_stream
 	return r;
 }
 
+/* What a killed run left beside the output: its temporary files. */
+static void sweep(struct perfsink_kit_fsink *f)
+{
+	char note[512];
+	int n = perfsink_kit_output_sweep(f->base_path, "PERFILE2", note, sizeof(note));
+	if (n > 0)
+		LOG(f, PERFSINK_LOG_WARN, "removed %d temporary file%s of an earlier run that was "
+		    "killed before it finished: %s", n, n == 1 ? "" : "s", note);
+}
+
 int perfsink_kit_fsink_start(void *ctx, const struct perfsink_stream *s)
 {
 	struct perfsink_kit_fsink *f = ctx;
+	sweep(f);
+	if (rotating(s) && s->max_files && (f->err = perfsink_kit_seglist_create(&f->segs)) < 0)
+		return f->err;
 	return f->err = new_output(f, s);
 }
 
@@ -619,7 +665,11 @@ int perfsink_kit_fsink_close(void *ctx, const struct perfsink_summary *sum)
 		if (c < 0 && r == 0)
 			r = c;
 	}
+	if (f->names_taken)
+		LOG(f, PERFSINK_LOG_WARN, "%u segment name%s taken by other files: written under "
+		    "the next free name (NAME.1, ...)", f->names_taken, f->names_taken == 1 ? " was" : "s were");
 	perfsink_kit_ends_destroy(f->ends);
+	perfsink_kit_seglist_destroy(f->segs);
 	if (f->wops->fini)
 		f->wops->fini(f->wctx);
 	free(f->path);

@@ -247,15 +247,10 @@ int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
 				    struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen)
 {
 	struct perfsink_kit_buf ids = { 0 };
-	size_t n = strlen(archive) + 16;
-	char tmp[4200];
-	int rc, fd;
+	struct perfsink_kit_output o;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (n > sizeof(tmp)) {
-		snprintf(why, whylen, "%s: name too long", archive);
-		return -ENAMETOOLONG;
-	}
 	rc = perfsink_kit_perf_file_build_ids(path, &ids);
 	if (rc) {
 		snprintf(why, whylen, "%s: %s", path,
@@ -264,23 +259,16 @@ int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
 		return rc;
 	}
 	/* Written aside and renamed: a reader never sees half an archive. */
-	snprintf(tmp, sizeof(tmp), "%s.tmp", archive);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(why, whylen, "cannot create %s: %s", tmp, strerror(-rc));
-	} else {
-		rc = perfsink_kit_symarchive_write(fd, ids.data, ids.len, st, why, whylen);
-		if (close(fd) < 0 && !rc) {
-			rc = -errno;
-			snprintf(why, whylen, "cannot write %s: %s", tmp, strerror(-rc));
-		}
-		if (!rc && rename(tmp, archive) < 0) {
-			rc = -errno;
-			snprintf(why, whylen, "cannot rename %s: %s", tmp, strerror(-rc));
-		}
-		if (rc)
-			unlink(tmp);
+	rc = perfsink_kit_output_create(&o, archive, why, whylen);
+	if (rc == 0) {
+		(void)fchmod(o.fd, 0644);
+		rc = perfsink_kit_symarchive_write(o.fd, ids.data, ids.len, st, why, whylen);
+		if (rc == 0)
+			rc = perfsink_kit_output_replace(&o, why, whylen);
+		if (rc == 0)
+			rc = perfsink_kit_output_close(&o);
+		else
+			perfsink_kit_output_discard(&o);
 	}
 	perfsink_kit_buf_free(&ids);
 	return rc;

@@ -28,15 +28,23 @@ static void file_reset_marks(struct zs_file *f)
 	pthread_mutex_unlock(&f->marks_mu);
 }
 
-int zs_file_create(struct zs_file *f, const char *path, char *why, size_t n)
+static int rotating(const struct perfsink_stream *s)
+{
+	return s->flags & PERFSINK_STREAM_ROTATING;
+}
+
+int zs_file_create(struct zs_file *f, const char *path, const struct perfsink_stream *s,
+		   char *why, size_t n)
 {
 	int r;
 
 	file_reset_marks(f);
 	f->begun = 0;
+	f->renamed = 0;
 	f->reserve = 0;
 	f->w = NULL;
-	r = perfsink_kit_output_create(&f->out, path, why, n);
+	r = rotating(s) ? perfsink_kit_output_create_new(&f->out, path, why, n)
+			: perfsink_kit_output_create(&f->out, path, why, n);
 	if (r < 0)
 		return r;
 	f->path = strdup(path);
@@ -121,9 +129,18 @@ int zs_file_begin(struct zs_file *f, const struct perfsink_host *host,
 	if (r < 0)
 		return r;
 	/* Only now that header and reserve are on disk may it replace anything. */
-	r = perfsink_kit_output_place(&f->out, why, n);
+	r = rotating(s) ? perfsink_kit_output_place_new(&f->out, why, n)
+			: perfsink_kit_output_place(&f->out, why, n);
 	if (r < 0)
 		return r;
+	if (r > 0) { /* a segment's name was taken: ours is NAME.N */
+		char *p = strdup(f->out.path);
+		if (!p)
+			return -ENOMEM;
+		free(f->path);
+		f->path = p;
+		f->renamed = 1;
+	}
 	cfg.fd = f->fd;
 	cfg.nr_cb = nr_cb;
 	cfg.offset = f->data_offset;

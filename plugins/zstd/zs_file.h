@@ -53,6 +53,7 @@ struct zs_file {
 	int fd;               /* out.fd, -1 when closed */
 	struct perfsink_kit_output out;
 	int begun;            /* zs_file_begin succeeded */
+	int renamed;          /* a rotated segment's name was taken: path is NAME.N */
 	uint64_t data_offset; /* where records start */
 	uint64_t reserve;     /* bytes kept allocated after the data */
 	int can_reserve;      /* fallocate works on this file system */
@@ -68,8 +69,13 @@ struct zs_file {
 
 /* A closed zs_file (once, before any other call; zs_file_close keeps it so). */
 void zs_file_init(struct zs_file *f);
-/* Create the temporary file of output path (perfsink_kit_output_create; why: one line). */
-int zs_file_create(struct zs_file *f, const char *path, char *why, size_t n);
+/*
+ * Create the temporary file of output path (perfsink_kit_output_create, or
+ * for a rotated segment, s ROTATING, perfsink_kit_output_create_new; why:
+ * one line).
+ */
+int zs_file_create(struct zs_file *f, const char *path, const struct perfsink_stream *s,
+		   char *why, size_t n);
 /*
  * Write the provisional header, size the reserve, put the file in place,
  * start the writer with nr_cb control blocks; done_ctx is passed to every

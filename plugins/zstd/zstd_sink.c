@@ -89,6 +89,8 @@ struct zsink {
 
 	struct zs_pipe_stats at_begin; /* pipe totals when this file began */
 	struct perfsink_sink_stats st;
+	struct perfsink_kit_seglist *segs; /* this run's segments, for max_files */
+	unsigned names_taken;     /* segments written under another name (.1, ...) */
 };
 
 /* Where open() stores each key's value. */
@@ -105,10 +107,10 @@ static const struct perfsink_kit_key_map zstd_map[] = {
 
 #define LOG(z, lvl, ...) (z)->host->log((z)->inst, (lvl), __VA_ARGS__)
 
-static int zsink_open_file(struct zsink *z, const char *path)
+static int zsink_open_file(struct zsink *z, const char *path, const struct perfsink_stream *s)
 {
 	char why[512];
-	int r = zs_file_create(&z->file, path, why, sizeof(why));
+	int r = zs_file_create(&z->file, path, s, why, sizeof(why));
 
 	if (r < 0) {
 		LOG(z, PERFSINK_LOG_ERROR, "%s", why);
@@ -172,14 +174,21 @@ static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 
 	if (!p)
 		return -ENOMEM;
-	r = zsink_open_file(z, p);
+	r = zsink_open_file(z, p, s);
 	if (r == 0)
 		r = zsink_begin(z, s);
+	if (r == 0 && z->file.renamed) {
+		z->names_taken++;
+		LOG(z, PERFSINK_LOG_WARN, "'%s' is taken by another file: this segment is '%s'", p,
+		    z->file.path);
+	}
+	if (r == 0 && z->segs && (r = perfsink_kit_seglist_add(z->segs, &z->file.out)) < 0)
+		LOG(z, PERFSINK_LOG_ERROR, "cannot keep the list of segments: %s", strerror(-r));
 	if (r == 0)
-		perfsink_output(z->inst, PERFSINK_OUTPUT_BEGUN, p, 0);
+		perfsink_output(z->inst, PERFSINK_OUTPUT_BEGUN, z->file.path, 0);
 	free(p);
-	if (r == 0 && s->max_files) {
-		int n = perfsink_kit_segments_prune_report(z->inst, z->base_path, s->max_files);
+	if (r == 0 && s->max_files && z->segs) {
+		int n = perfsink_kit_seglist_prune(z->segs, z->inst, s->max_files);
 
 		if (n < 0)
 			LOG(z, PERFSINK_LOG_WARN, "cannot remove old segments of '%s': %s",
@@ -194,11 +203,19 @@ static int zstd_start(void *ctx, const struct perfsink_stream *s)
 	struct zs_pipe_config pc = { z->threads, z->level, z->min_batch, z->max_pending, z->inst };
 	int r;
 
+	char note[512];
+	int n = perfsink_kit_output_sweep(z->base_path, "PERFILE2", note, sizeof(note));
+	if (n > 0)
+		LOG(z, PERFSINK_LOG_WARN, "removed %d temporary file%s of an earlier run that was "
+		    "killed before it finished: %s", n, n == 1 ? "" : "s", note);
 	r = zs_pipe_create(&pc, &z->pipe);
 	if (r < 0) {
 		LOG(z, PERFSINK_LOG_ERROR, "cannot start the compression threads: %s", strerror(-r));
 		return z->err = r;
 	}
+	if ((s->flags & PERFSINK_STREAM_ROTATING) && s->max_files &&
+	    (r = perfsink_kit_seglist_create(&z->segs)) < 0)
+		return z->err = r;
 	return z->err = zsink_new_output(z, s);
 }
 
@@ -416,6 +433,10 @@ static int zstd_close(void *ctx, const struct perfsink_summary *sum)
 	if (!r)
 		r = z->err;
 	symbols_join(z);
+	if (z->names_taken)
+		LOG(z, PERFSINK_LOG_WARN, "%u segment name%s taken by other files: written under "
+		    "the next free name (NAME.1, ...)", z->names_taken, z->names_taken == 1 ? " was" : "s were");
+	perfsink_kit_seglist_destroy(z->segs);
 	free(z);
 	return r;
 }

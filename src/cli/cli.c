@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -8,6 +9,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include "cli/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/perf_compat.h"
 #include "cli/summary.h"
@@ -406,9 +408,12 @@ static int apply_sets(struct record_opts *o, const struct cli_set *sets, unsigne
  */
 static void timestamp_rename(const char *path)
 {
-	char stamp[32], *to;
+	char stamp[32], why[512], *to;
+	const char *name;
 	struct timeval tv;
+	struct stat st;
 	struct tm tm;
+	int dfd;
 
 	if (!path)
 		return;
@@ -417,11 +422,21 @@ static void timestamp_rename(const char *path)
 	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
 	if (asprintf(&to, "%s.%s%02u", path, stamp, (unsigned)(tv.tv_usec / 10000)) < 0)
 		return;
-	if (rename(path, to) == 0)
+	/* Within the directory the sink wrote in, our own file, replacing nothing. */
+	dfd = perfsink_kit_parent_open(path, 0, &name, "rename the output", why, sizeof(why));
+	if (dfd < 0)
+		pr_err("record: --timestamp-filename: %s", why);
+	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
+		 st.st_uid != geteuid())
+		pr_err("record: --timestamp-filename: '%s' is no longer our output file", path);
+	else if (renameat2(dfd, name, dfd, strrchr(to, '/') ? strrchr(to, '/') + 1 : to,
+			   RENAME_NOREPLACE) == 0)
 		log_summary(LOG_INFO, "[ perfsink record: Dump %s ]", to);
 	else
 		pr_err("record: --timestamp-filename: cannot rename %s to %s: %s", path, to,
 		       strerror(errno));
+	if (dfd >= 0)
+		close(dfd);
 	free(to);
 }
 
@@ -429,6 +444,27 @@ static bool stdout_is_fifo(void)
 {
 	struct stat st;
 	return fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
+}
+
+/*
+ * The files the run writes beside the recording (--summary-json,
+ * --stats-file) are checked as outputs are, before anything is recorded:
+ * no link anywhere in the path, a trusted directory, no other user's file.
+ */
+static int side_outputs_check(const struct record_opts *o)
+{
+	const struct { const char *opt, *path; } outs[] = {
+		{ "summary-json", o->summary_json }, { "stats-file", o->stats_file },
+	};
+	char why[512];
+
+	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
+		if (outs[i].path && atomic_file_check(outs[i].path, why, sizeof(why)) < 0) {
+			pr_err("record: --%s: %s", outs[i].opt, why);
+			return -EINVAL;
+		}
+	}
+	return 0;
 }
 
 int record_prepare(int argc, char **argv, struct record_prep *p)
@@ -474,6 +510,8 @@ int record_prepare(int argc, char **argv, struct record_prep *p)
 		pr_err("%s", err);
 		return -EINVAL;
 	}
+	if (side_outputs_check(o) < 0)
+		return -EINVAL;
 	if (!o->argv && !o->all_cpus && !o->cpu_list && !o->pid && !o->tid && !o->dry_run) {
 		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
 		return -EINVAL;

@@ -75,24 +75,6 @@ static int check_command(char *const *argv)
 	return -ENOENT;
 }
 
-/* A file the run writes at the end (or every few seconds): its directory must take it. */
-static int check_dir_of(const char *opt, const char *path)
-{
-	char *copy = path ? strdup(path) : NULL;
-	int r = 0;
-
-	if (!path)
-		return 0;
-	if (!copy)
-		return -ENOMEM;
-	if (access(dirname(copy), W_OK) < 0) {
-		r = -errno;
-		pr_err("check: --%s %s: cannot write into its directory: %s", opt, path, strerror(errno));
-	}
-	free(copy);
-	return r;
-}
-
 /* open() every selected sink, as record does, and close it (no start: nothing written). */
 static int check_sinks(const struct bound_sinks *b)
 {
@@ -215,10 +197,6 @@ int cmd_check(int argc, char **argv)
 		r = check_events(&p.o);
 	if (r == 0)
 		r = check_command(p.o.argv);
-	if (r == 0)
-		r = check_dir_of("summary-json", p.o.summary_json);
-	if (r == 0)
-		r = check_dir_of("stats-file", p.o.stats_file);
 	if (r == 0) {
 		print_record(&p.o);
 		print_sinks(&p.sinks);

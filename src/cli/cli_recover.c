@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <perfsink/kit.h>
 #include "cli/cli.h"
 #include "engine/engine.h"
 #include "base/log.h"
@@ -49,6 +50,17 @@ static void report(const char *path, const char *out, const struct recover_repor
 	putchar('\n');
 }
 
+/* What a killed recover (or record) left beside target: its temporary files. */
+static void sweep(const char *target)
+{
+	char note[512];
+	int n = perfsink_kit_output_sweep(target, "PERFILE2", note, sizeof(note));
+
+	if (n > 0)
+		pr_warn("recover: removed %d temporary file%s of an earlier run that was killed "
+			"before it finished: %s", n, n == 1 ? "" : "s", note);
+}
+
 int cmd_recover(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -86,6 +98,7 @@ int cmd_recover(int argc, char **argv)
 	for (int i = optind; i < argc; i++) {
 		struct recover_report rep;
 		char err[512] = "";
+		sweep(out ? out : argv[i]);
 		if (recover_file(argv[i], out, &rep, err, sizeof(err)) < 0) {
 			pr_err("recover: %s: cannot repair: %s", argv[i], err);
 			code = 1;

@@ -69,13 +69,16 @@ static void sink_values(FILE *f, const struct sink_metric *m, const struct recor
 	}
 }
 
-int stats_file_write(const char *path, const struct record_report *r, bool final)
+int stats_file_write(const char *path, const struct record_report *r, bool final, char *why,
+		     size_t n)
 {
 	struct atomic_file a;
 	int e = atomic_file_open(&a, path);
 
-	if (e < 0)
+	if (e < 0) {
+		snprintf(why, n, "%s", a.why);
 		return e;
+	}
 	metric(a.f, "perfsink_recording", "gauge", "1 while recording, 0 once the run ended.", final ? 0 : 1);
 	metric(a.f, "perfsink_last_update_timestamp_seconds", "gauge", "When this file was written (Unix time).",
 	       (double)time(NULL));
@@ -91,5 +94,7 @@ int stats_file_write(const char *path, const struct record_report *r, bool final
 	       (double)r->rotations);
 	for (size_t i = 0; i < sizeof(sink_metrics) / sizeof(sink_metrics[0]); i++)
 		sink_values(a.f, &sink_metrics[i], r);
-	return atomic_file_commit(&a);
+	if ((e = atomic_file_commit(&a)) < 0)
+		snprintf(why, n, "%s", a.why);
+	return e;
 }

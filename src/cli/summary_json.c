@@ -76,14 +76,16 @@ static void sink(FILE *f, const struct record_sink_report *s)
 	fputs("}", f);
 }
 
-int summary_json_write(const char *path, const struct record_report *r)
+int summary_json_write(const char *path, const struct record_report *r, char *why, size_t n)
 {
 	struct atomic_file a;
 	int e = atomic_file_open(&a, path);
 	uint64_t overruns = r->overruns;
 
-	if (e < 0)
+	if (e < 0) {
+		snprintf(why, n, "%s", a.why);
 		return e;
+	}
 	FILE *f = a.f;
 	fprintf(f, "{\n  \"duration_s\": %.3f,\n  ", r->secs);
 	num(f, "samples", r->samples, ",\n  ");
@@ -108,5 +110,7 @@ int summary_json_write(const char *path, const struct record_report *r)
 		fputs(i + 1 < r->nr_sinks ? ",\n" : "\n", f);
 	}
 	fputs("  ]\n}\n", f);
-	return atomic_file_commit(&a);
+	if ((e = atomic_file_commit(&a)) < 0)
+		snprintf(why, n, "%s", a.why);
+	return e;
 }

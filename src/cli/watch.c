@@ -36,15 +36,16 @@ const char *sink_state_name(const struct record_sink_report *s)
 
 static void stats_write(struct watch *w, const struct record_report *r, bool final)
 {
+	char why[512];
 	int e;
 
 	if (!w->o->stats_file || (!final && r->secs < w->next_stats_secs))
 		return;
 	w->next_stats_secs = r->secs + STATS_EVERY_S;
-	e = stats_file_write(w->o->stats_file, r, final);
+	e = stats_file_write(w->o->stats_file, r, final, why, sizeof(why));
 	/* Once per kind of failure: a full disk must not flood the terminal. */
 	if (e < 0 && -e != w->stats_err)
-		pr_warn("--stats-file %s: cannot write it: %s", w->o->stats_file, strerror(-e));
+		pr_warn("--stats-file: %s", why);
 	w->stats_err = e < 0 ? -e : 0;
 }
 
@@ -73,14 +74,15 @@ void watch_progress(const struct record_report *p, void *arg)
 void watch_report(const struct record_report *r, void *arg)
 {
 	struct watch *w = arg;
+	char why[512];
 	int e;
 
 	if (w->drawn)
 		log_status(NULL); /* cleared before the summary */
 	w->drawn = false;
 	stats_write(w, r, true);
-	if (w->o->summary_json && (e = summary_json_write(w->o->summary_json, r)) < 0)
-		pr_err("--summary-json %s: cannot write it: %s", w->o->summary_json, strerror(-e));
+	if (w->o->summary_json && (e = summary_json_write(w->o->summary_json, r, why, sizeof(why))) < 0)
+		pr_err("--summary-json: %s", why);
 	if (log_verbosity() >= 0)
 		summary_print(r);
 }

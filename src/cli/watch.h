@@ -34,9 +34,10 @@ record_report_fn watch_report;
 /* status.c: the line for p (sinks' states), into out; rates since w's last. */
 void status_format(const struct watch *w, const struct record_report *p, char *out, size_t n);
 /* stats_file.c: write r (a progress or the final report) to path atomically. 0 or -errno. */
-int stats_file_write(const char *path, const struct record_report *r, bool final);
+int stats_file_write(const char *path, const struct record_report *r, bool final, char *why,
+		     size_t n);
 /* summary_json.c: write the final report to path atomically. 0 or -errno. */
-int summary_json_write(const char *path, const struct record_report *r);
+int summary_json_write(const char *path, const struct record_report *r, char *why, size_t n);
 /* What the summary's headline counts as written: samples minus the worst failed sink's loss. */
 uint64_t summary_samples_written(const struct record_report *r);
 /* The one name of a sink's state the status line, JSON and metrics use. */

@@ -1,14 +1,13 @@
 /* recover_write: see recover_write.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <linux/fs.h>
+#include <perfsink/kit.h>
 #include "recover/recover_write.h"
 
 static int pwrite_full(int fd, const void *p, size_t len, uint64_t off)
@@ -81,57 +80,38 @@ static int fill(int in, const struct stat *st, int out, uint64_t copy_len,
 			return err;
 	if ((err = pwrite_full(out, tail, tail_len, copy_len)))
 		return err;
-	*step = "set mode and owner";
-	if (fchmod(out, st->st_mode & 07777) < 0)
-		return -errno;
-	if (fchown(out, st->st_uid, st->st_gid) < 0 && errno != EPERM)
+	*step = "set the mode";
+	if (fchmod(out, st->st_mode & 0777) < 0)
 		return -errno;
 	*step = "sync";
 	return fsync(out) < 0 ? -errno : 0;
-}
-
-static void sync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
-		close(fd);
-	}
 }
 
 int recover_write(int in_fd, const struct stat *in_st, uint64_t copy_len,
 		  const struct rw_patch *patches, unsigned nr_patches, const void *tail,
 		  size_t tail_len, const char *target, char *err, size_t errlen)
 {
-	char dcopy[PATH_MAX], bcopy[PATH_MAX], tmp[PATH_MAX + 32];
-	snprintf(dcopy, sizeof(dcopy), "%s", target);
-	snprintf(bcopy, sizeof(bcopy), "%s", target);
-	const char *dir = dirname(dcopy), *base = basename(bcopy);
-	if (snprintf(tmp, sizeof(tmp), "%s/.%s.recover.XXXXXX", dir, base) >= (int)sizeof(tmp)) {
-		snprintf(err, errlen, "path too long");
-		return -ENAMETOOLONG;
-	}
-	int out = mkostemp(tmp, O_CLOEXEC);
-	if (out < 0) {
-		int e = errno;
-		snprintf(err, errlen, "cannot create a temporary file in %s: %s", dir, strerror(e));
-		return -e;
-	}
+	struct perfsink_kit_output o;
 	const char *step;
-	int r = fill(in_fd, in_st, out, copy_len, patches, nr_patches, tail, tail_len, &step);
-	if (close(out) < 0 && !r) {
-		r = -errno;
-		step = "close";
-	}
-	if (!r && rename(tmp, target) < 0) {
-		r = -errno;
-		step = "rename it into place";
-	}
-	if (r) {
-		unlink(tmp);
-		snprintf(err, errlen, "cannot %s (%s): %s", step, tmp, strerror(-r));
+	int r = perfsink_kit_output_create(&o, target, err, errlen);
+
+	if (r < 0)
+		return r;
+	r = fill(in_fd, in_st, o.fd, copy_len, patches, nr_patches, tail, tail_len, &step);
+	if (r < 0) {
+		snprintf(err, errlen, "cannot %s (%s): %s", step, o.tmp, strerror(-r));
+		perfsink_kit_output_discard(&o);
 		return r;
 	}
-	sync_dir(dir);
-	return 0;
+	if ((r = perfsink_kit_output_replace(&o, err, errlen)) < 0) {
+		perfsink_kit_output_discard(&o);
+		return r;
+	}
+	/* The rename on disk, before anyone reads the repaired file. */
+	int dfd = openat(o.dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	return perfsink_kit_output_close(&o);
 }

@@ -2,9 +2,10 @@
  * Atomic output of `perfsink recover`: the first copy_len bytes of the
  * input (cloned or copied in the kernel where the file system can),
  * patched in place, then tail; written to a temporary file in the target's
- * directory with the input's mode and owner, synced, and renamed onto the
- * target.  On failure the temporary file is removed and the target is
- * untouched.
+ * directory with the input's mode (perfsink_kit_output: no link followed
+ * anywhere in the path, the target if it exists a regular file of ours),
+ * synced, and renamed onto the target.  On failure the temporary file is
+ * removed and the target is untouched.
  */
 #ifndef PS_RECOVER_WRITE_H
 #define PS_RECOVER_WRITE_H

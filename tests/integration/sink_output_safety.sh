@@ -10,7 +10,7 @@ command -v setpriv >/dev/null || skip_all "needs setpriv to act as another user"
 mkdir "$T/probe"
 mount -t tmpfs -o size=16k tmpfs "$T/probe" 2>/dev/null || skip_all "cannot mount a tmpfs"
 umount "$T/probe"
-CHECKS=38 # per sink
+CHECKS=40 # per sink
 plan $((CHECKS * $(sinks | wc -l)))
 chmod 0711 "$T" # nobody may reach each sink's pub/ below, nothing else
 # Each sink in its own directory D with its own two tiny disks.
@@ -66,20 +66,29 @@ output_safety() {
 		as_nobody ln -s "$D/victim" "pub/r.data.$(date -d "@$((now + i))" +%Y%m%d%H%M%S).000000"
 	done
 	rec "$D/pub/r.data" --switch-output=signal
-	check "$SINK: a planted symlink at a segment name: exit 2 (got $?)" [ $? -eq 2 ] || show err
-	check "$SINK: refused with the reason" grep -q "pub/r.data.[0-9]*.000000': it is a symbolic link" err ||
+	check "$SINK: a planted symlink at a segment name: the run goes on, exit 0 (got $?)" [ $? -eq 0 ] ||
 		show err
+	check "$SINK: it says the name was taken and which name it wrote" \
+		grep -q "pub/r.data.[0-9]*.000000' is taken by another file: this segment is '.*pub/r.data.[0-9]*.000000.1'" err ||
+		show err
+	check "$SINK: and counts it at the end" grep -q "1 segment name was taken by other files" err || show err
 	check "$SINK: the target is untouched" cmp -s victim victim.orig
-	check "$SINK: no segment written" [ "$(find pub -name 'r.data*' ! -type l | wc -l)" -eq 0 ]
+	seg=$(find pub -name 'r.data.*.000000.1' -type f)
+	check "$SINK: the segment is written beside the link, and perf reads it" \
+		eval '[ -n "$seg" ] && [ ! -L "$seg" ] && perf_clean "$seg"' || diag "$(ls -la pub)"
 	rm -f pub/*
-	# Pruning old segments deletes only our own files: nobody's file and link
-	# named like older segments stay.
+	# Pruning old segments deletes only this run's own segments (perf's
+	# rule): nobody's file and link named like older segments stay, and so
+	# does our own earlier run's segment.
 	as_nobody sh -c "printf 'theirs\n' >pub/p.data.20000101000000.000000"
 	as_nobody ln -s "$D/victim" pub/p.data.20000101000000.000001
+	printf 'an earlier run\n' >pub/p.data.20000101000000.000002
 	rec "$D/pub/p.data" --switch-output=signal --switch-max-files 1
 	check "$SINK: a rotating run with --switch-max-files 1: exit 0 (got $?)" [ $? -eq 0 ] || show err
 	check "$SINK: it pruned neither nobody's file nor link" \
 		eval '[ -f pub/p.data.20000101000000.000000 ] && [ -L pub/p.data.20000101000000.000001 ]' ||
+		diag "$(ls -la pub)"
+	check "$SINK: nor an earlier run's segment" [ -f pub/p.data.20000101000000.000002 ] ||
 		diag "$(ls -la pub)"
 	rm -f pub/*
 
