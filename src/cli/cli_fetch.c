@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,14 @@
 #include "fetch/fetch.h"
 #include "base/log.h"
 
+/* The collector's limits, options of both verbs (defaults in fetch/collector.h). */
+#define LIMITS_USAGE \
+	"  --connect-timeout DUR   TCP+TLS connect of a request (default 10s)\n" \
+	"  --stall-timeout DUR     a request moving less than 1 KiB in DUR is cut and\n" \
+	"                          tried again (default 30s)\n" \
+	"  --transfer-timeout DUR  a request lasting longer is cut (default 10m)\n" \
+	"  --max-list-pages N      an S3 listing of more pages is refused (default 1000)\n"
+
 static const char ls_usage[] =
 	"usage: perfsink ls [--json] [--config FILE [--sink NAME]] URL\n"
 	"\n"
@@ -32,7 +41,10 @@ static const char ls_usage[] =
 	"                   (ca_file, tls_verify, bearer_token_file, user, password_file;\n"
 	"                   s3: url, region, path_style, credentials_file, profile)\n"
 	"  --sink NAME      which section (default: the first http one of the URL's mode)\n"
-	"  -v, --verbose    more messages\n";
+	LIMITS_USAGE
+	"  -v, --verbose    more messages\n"
+	"\n"
+	"SIGINT or SIGTERM ends it within a second (exit 1).\n";
 
 static const char fetch_usage[] =
 	"usage: perfsink fetch [options] URL/HOST/SESSION\n"
@@ -49,15 +61,49 @@ static const char fetch_usage[] =
 	"  --interval DUR      --follow: time between listings (default 1s)\n"
 	"  --no-symbols        do not fill ~/.debug, place no JIT maps\n"
 	"  --decompress        write uncompressed records (no COMPRESSED feature)\n"
+	"  --max-ratio N       --decompress: a part may give N times its size, at least\n"
+	"                      64 MiB (default 100); more is refused as a bomb\n"
+	"  --max-jit-files N   JIT maps and jitdump files placed at most (default 256)\n"
+	"  --max-jit-bytes SIZE  their bytes at most (default 1G)\n"
 	"  --config FILE       keys of the http sink's section, as for perfsink ls\n"
 	"  --sink NAME         which section of FILE\n"
-	"  -v, --verbose       more messages\n";
+	LIMITS_USAGE
+	"  -v, --verbose       more messages\n"
+	"\n"
+	"SIGINT or SIGTERM ends it within a second: FILE is not written (exit 1), or\n"
+	"with --follow keeps the parts taken so far (exit 0).\n";
 
 /* Options both verbs share. */
 struct coll_cli {
 	char *config_path, *sink;
 	int verbose;
+	struct collector_limits lim;
 };
+
+/* getopt values of the options both verbs share. */
+enum { OPT_CONNECT = 1000, OPT_STALL, OPT_TRANSFER, OPT_PAGES, OPT_RATIO, OPT_JIT_FILES, OPT_JIT_BYTES };
+#define LIMITS_OPTIONS \
+	{ "connect-timeout", required_argument, NULL, OPT_CONNECT }, \
+	{ "stall-timeout", required_argument, NULL, OPT_STALL }, \
+	{ "transfer-timeout", required_argument, NULL, OPT_TRANSFER }, \
+	{ "max-list-pages", required_argument, NULL, OPT_PAGES }
+
+static volatile sig_atomic_t coll_stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	coll_stop = 1;
+}
+
+/* SIGINT and SIGTERM set coll_stop: requests see it within 100 ms. */
+static void stop_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
 
 /* A sink section's value for key, or NULL. */
 static const char *section_value(const struct config_section *s, const char *key)
@@ -121,7 +167,8 @@ static int conf_from_config(const struct coll_cli *cc, int s3, struct config *cf
 static int collector_from(const char *url, const struct coll_cli *cc, struct collector *c,
 			  struct config *cfg)
 {
-	struct collector_conf o = { .path_style = -1, .tls_verify = -1 };
+	struct collector_conf o = { .path_style = -1, .tls_verify = -1, .lim = cc->lim };
+	o.lim.stop = &coll_stop;
 	if (cc->config_path) {
 		int code = conf_from_config(cc, !strncmp(url, "s3://", 5), cfg, &o);
 		if (code)
@@ -135,15 +182,51 @@ static int collector_from(const char *url, const struct coll_cli *cc, struct col
 	return 0;
 }
 
-/* getopt for the options common to ls and fetch; 1 when opt was one of them. */
-static int coll_opt(int opt, struct coll_cli *cc)
+/* A duration above 0 in ms, or -1 after one error line. */
+static int64_t duration_arg(const char *verb, const char *opt, const char *v)
 {
+	uint64_t ms;
+	if (parse_duration_ms(v, &ms) < 0 || !ms || ms > INT64_MAX / 2) {
+		pr_err("%s: --%s '%s': not a duration above 0 (e.g. 500ms, 30s, 10m)", verb, opt, v);
+		return -1;
+	}
+	return (int64_t)ms;
+}
+
+/* A count 1..max, or 0 after one error line. */
+static uint64_t count_arg(const char *verb, const char *opt, const char *v, uint64_t max)
+{
+	int64_t n;
+	if (parse_int(v, 1, (int64_t)max, &n) < 0) {
+		pr_err("%s: --%s '%s': not a number from 1 to %" PRIu64, verb, opt, v, max);
+		return 0;
+	}
+	return (uint64_t)n;
+}
+
+/*
+ * getopt for the options common to ls and fetch: 1 when opt was one of
+ * them, 0 when not, -1 after an error line for a bad value.
+ */
+static int coll_opt(const char *verb, int opt, struct coll_cli *cc)
+{
+	int64_t *d = NULL;
 	switch (opt) {
 	case 'c': free(cc->config_path); cc->config_path = strdup(optarg); return 1;
 	case 's': free(cc->sink); cc->sink = strdup(optarg); return 1;
 	case 'v': cc->verbose++; return 1;
+	case OPT_CONNECT: d = &cc->lim.connect_ms; break;
+	case OPT_STALL: d = &cc->lim.stall_ms; break;
+	case OPT_TRANSFER: d = &cc->lim.transfer_ms; break;
+	case OPT_PAGES:
+		cc->lim.list_pages = (unsigned)count_arg(verb, "max-list-pages", optarg, 1000000);
+		return cc->lim.list_pages ? 1 : -1;
 	default: return 0;
 	}
+	const char *name = opt == OPT_CONNECT ? "connect-timeout" : opt == OPT_STALL ? "stall-timeout"
+										 : "transfer-timeout";
+	*d = duration_arg(verb, name, optarg);
+	return *d > 0 ? 1 : -1;
 }
 
 int cmd_ls(int argc, char **argv)
@@ -154,16 +237,19 @@ int cmd_ls(int argc, char **argv)
 		{ "sink", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		LIMITS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct coll_cli cc = { 0 };
 	struct config cfg = { 0 };
 	struct collector c = { 0 };
-	int opt, json = 0, code = EXIT_BAD_INPUT;
+	int opt, json = 0, code = EXIT_BAD_INPUT, r;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":hv", lo, NULL)) != -1) {
-		if (coll_opt(opt, &cc))
+		if ((r = coll_opt("ls", opt, &cc)) < 0)
+			goto out;
+		if (r)
 			continue;
 		if (opt == 'j') {
 			json = 1;
@@ -181,6 +267,7 @@ int cmd_ls(int argc, char **argv)
 		goto out;
 	}
 	log_set_verbosity(1 + cc.verbose);
+	stop_handlers();
 	code = collector_from(argv[optind], &cc, &c, &cfg);
 	if (!code)
 		code = ls_run(&c, json, stdout);
@@ -190,14 +277,6 @@ out:
 	free(cc.config_path);
 	free(cc.sink);
 	return code;
-}
-
-static volatile sig_atomic_t fetch_stop;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	fetch_stop = 1;
 }
 
 /* Split URL/HOST/SESSION (in place) into the collector URL, host and session. */
@@ -233,21 +312,41 @@ int cmd_fetch(int argc, char **argv)
 		{ "sink", required_argument, NULL, 's' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "max-ratio", required_argument, NULL, OPT_RATIO },
+		{ "max-jit-files", required_argument, NULL, OPT_JIT_FILES },
+		{ "max-jit-bytes", required_argument, NULL, OPT_JIT_BYTES },
+		LIMITS_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct coll_cli cc = { 0 };
 	struct config cfg = { 0 };
 	struct collector c = { 0 };
-	struct fetch_opts fo = { .out = "perf.data", .poll_ms = 1000, .stop = &fetch_stop };
+	struct fetch_opts fo = { .out = "perf.data", .poll_ms = 1000, .stop = &coll_stop };
 	char *url = NULL, *host, *session;
 	uint64_t ms;
-	int opt, code = EXIT_BAD_INPUT;
+	int opt, code = EXIT_BAD_INPUT, r;
 	opterr = 0;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, ":ho:v", lo, NULL)) != -1) {
-		if (coll_opt(opt, &cc))
+		if ((r = coll_opt("fetch", opt, &cc)) < 0)
+			goto out;
+		if (r)
 			continue;
 		switch (opt) {
+		case OPT_RATIO:
+			if (!(fo.max_ratio = (unsigned)count_arg("fetch", "max-ratio", optarg, 1000000)))
+				goto out;
+			break;
+		case OPT_JIT_FILES:
+			if (!(fo.max_jit_files = (unsigned)count_arg("fetch", "max-jit-files", optarg, 1000000)))
+				goto out;
+			break;
+		case OPT_JIT_BYTES:
+			if (parse_size(optarg, &fo.max_jit_bytes) < 0 || !fo.max_jit_bytes) {
+				pr_err("fetch: --max-jit-bytes '%s': not a size above 0 (e.g. 64M, 2G)", optarg);
+				goto out;
+			}
+			break;
 		case 'o': fo.out = optarg; break;
 		case 'f': fo.follow = 1; break;
 		case 'n': fo.no_symbols = 1; break;
@@ -278,13 +377,10 @@ int cmd_fetch(int argc, char **argv)
 		goto out;
 	}
 	log_set_verbosity(1 + cc.verbose);
+	stop_handlers();
 	code = collector_from(url, &cc, &c, &cfg);
 	if (code)
 		goto out;
-	struct sigaction sa = { .sa_handler = on_stop };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
 	code = fetch_run(&c, host, session, &fo);
 out:
 	collector_close(&c);

@@ -1,5 +1,5 @@
 /* Reading a collector over HTTP(S) or S3 with libcurl; see collector.h. */
-#include "fetch/collector.h"
+#include "fetch/collector_priv.h"
 #include "fetch/credentials.h"
 
 #include <curl/curl.h>
@@ -11,7 +11,6 @@
 
 #include "base/log.h"
 
-#define ERR(c, ...) snprintf((c)->err, sizeof((c)->err), __VA_ARGS__)
 
 static const char propfind_body[] =
 	"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
@@ -85,7 +84,7 @@ static int open_s3(struct collector *c, const char *rest, const struct collector
 	const char *slash = strchr(rest, '/');
 	size_t bl = slash ? (size_t)(slash - rest) : strlen(rest);
 	if (!bl) {
-		ERR(c, "s3 URL without a bucket: write s3://BUCKET[/PREFIX]");
+		COLL_ERR(c, "s3 URL without a bucket: write s3://BUCKET[/PREFIX]");
 		return -EINVAL;
 	}
 	c->s3 = 1;
@@ -116,7 +115,7 @@ static int open_s3(struct collector *c, const char *rest, const struct collector
 	while (el && c->base[el - 1] == '/')
 		c->base[--el] = '\0';
 	if (!strstr(c->base, "://")) {
-		ERR(c, "s3 endpoint %s is not an http(s) URL", c->base);
+		COLL_ERR(c, "s3 endpoint %s is not an http(s) URL", c->base);
 		return -EINVAL;
 	}
 	return credentials_load(c, o);
@@ -138,7 +137,7 @@ static int conf_take(struct collector *c, const struct collector_conf *o)
 		return secret_read(c, "bearer_token_file", o->bearer_token_file, &c->bearer);
 	if (o->user && *o->user) {
 		if (!o->password_file || !*o->password_file) {
-			ERR(c, "user needs password_file");
+			COLL_ERR(c, "user needs password_file");
 			return -EINVAL;
 		}
 		c->user = strdup(o->user);
@@ -147,9 +146,25 @@ static int conf_take(struct collector *c, const struct collector_conf *o)
 	return 0;
 }
 
+/* o's limits, each 0 replaced by its default. */
+static void limits_take(struct collector *c, const struct collector_conf *o)
+{
+	if (o)
+		c->lim = o->lim;
+	if (c->lim.connect_ms <= 0)
+		c->lim.connect_ms = COLLECTOR_CONNECT_MS;
+	if (c->lim.stall_ms <= 0)
+		c->lim.stall_ms = COLLECTOR_STALL_MS;
+	if (c->lim.transfer_ms <= 0)
+		c->lim.transfer_ms = COLLECTOR_TRANSFER_MS;
+	if (!c->lim.list_pages)
+		c->lim.list_pages = COLLECTOR_LIST_PAGES;
+}
+
 int collector_open(struct collector *c, const char *url, const struct collector_conf *o)
 {
 	memset(c, 0, sizeof(*c));
+	limits_take(c, o);
 	int rc;
 	if (!strncmp(url, "s3://", 5)) {
 		rc = open_s3(c, url + 5, o);
@@ -157,7 +172,7 @@ int collector_open(struct collector *c, const char *url, const struct collector_
 		const char *host = strstr(url, "://") + 3;
 		size_t auth = strcspn(host, "/");
 		if (memchr(host, '@', auth)) {
-			ERR(c, "URL must not hold credentials");
+			COLL_ERR(c, "URL must not hold credentials");
 			return -EINVAL;
 		}
 		c->base = strdup(url);
@@ -165,28 +180,21 @@ int collector_open(struct collector *c, const char *url, const struct collector_
 		for (size_t n = c->base ? strlen(c->base) : 0; n && c->base[n - 1] == '/';)
 			c->base[--n] = '\0';
 	} else {
-		ERR(c, "%s: not an http://, https:// or s3:// URL", url);
+		COLL_ERR(c, "%s: not an http://, https:// or s3:// URL", url);
 		return -EINVAL;
 	}
 	if (rc == 0)
 		rc = conf_take(c, o);
-	if (rc == 0 && curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		ERR(c, "libcurl initialization failed");
-		rc = -ENOMEM;
-	}
-	if (rc == 0 && !(c->easy = curl_easy_init()))
-		rc = -ENOMEM;
+	if (rc == 0)
+		rc = collector_curl_init(c);
 	if (rc == -ENOMEM && !c->err[0])
-		ERR(c, "out of memory");
+		COLL_ERR(c, "out of memory");
 	return rc;
 }
 
 void collector_close(struct collector *c)
 {
-	if (c->easy) {
-		curl_easy_cleanup(c->easy);
-		curl_global_cleanup();
-	}
+	collector_curl_free(c);
 	free(c->base);
 	free(c->bucket);
 	free(c->prefix);
@@ -205,149 +213,49 @@ void collector_close(struct collector *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* -------------------------------------------------------------- requests */
+/* ----------------------------------------------------------------- GET */
 
-static size_t body_write(char *p, size_t size, size_t n, void *arg)
+/* The outcome of a GET whose answer went to sink s (c->err set on error). */
+static int get_result(struct collector *c, const char *url, long st, const struct body_sink *s)
 {
-	bytes_add(arg, p, size * n);
-	return ((struct bytes *)arg)->err ? 0 : size * n;
-}
-
-static long request_once(struct collector *c, const char *method, const char *url, const char *body,
-			 int depth, struct bytes *out, CURLcode *ccp);
-
-/*
- * One request: method (NULL: GET) on url, with an optional XML body and
- * Depth header; the answer's body appended to out.  Returns the HTTP status,
- * or -EIO on a transport error (c->err set).  Transient failures are tried
- * again (see collector.h).
- */
-static long request(struct collector *c, const char *method, const char *url, const char *body,
-		    int depth, struct bytes *out)
-{
-	static const long wait_ms[] = { 500, 1000, 2000 };
-	for (unsigned try = 0;; try++) {
-		CURLcode cc = CURLE_OK;
-		size_t len = out->len;
-		long st = request_once(c, method, url, body, depth, out, &cc);
-		int transient = st == -EIO ? cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_COULDNT_CONNECT ||
-						     cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR ||
-						     cc == CURLE_GOT_NOTHING || cc == CURLE_PARTIAL_FILE
-					   : st >= 500 || st == 429 || st == 408;
-		if (!transient || try >= sizeof(wait_ms) / sizeof(wait_ms[0]))
-			return st;
-		out->len = len; /* the failed answer's bytes are not the body */
-		pr_debug("%s %s: %s; trying again in %ld ms", method ? method : "GET", url,
-			 st == -EIO ? curl_easy_strerror(cc) : "server error", wait_ms[try]);
-		struct timespec ts = { wait_ms[try] / 1000, (wait_ms[try] % 1000) * 1000000L };
-		nanosleep(&ts, NULL);
+	if (st == 404) {
+		COLL_ERR(c, "GET %s: HTTP 404", url);
+		return -ENOENT;
 	}
-}
-
-static long request_once(struct collector *c, const char *method, const char *url, const char *body,
-			 int depth, struct bytes *out, CURLcode *ccp)
-{
-	CURL *e = c->easy;
-	struct curl_slist *h = NULL;
-	char sig[128], tok[4096];
-	long status = 0;
-
-	curl_easy_reset(e);
-	curl_easy_setopt(e, CURLOPT_URL, url);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, 30000L);
-	/* No byte for 60 s: the try ends (then it is tried again). */
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME, 60L);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, out);
-	if (method)
-		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
-	if (body) {
-		curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
-		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
-		h = curl_slist_append(h, "Content-Type: application/xml");
-	}
-	if (depth >= 0)
-		h = curl_slist_append(h, depth ? "Depth: 1" : "Depth: 0");
-	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->tls_verify ? 1L : 0L);
-	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->tls_verify ? 2L : 0L);
-	if (c->ca_file)
-		curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
-	if (c->client_cert) {
-		curl_easy_setopt(e, CURLOPT_SSLCERT, c->client_cert);
-		curl_easy_setopt(e, CURLOPT_SSLKEY, c->client_key);
-	}
-	if (c->bearer) {
-		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-		curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->bearer);
-	} else if (c->user) {
-		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-		curl_easy_setopt(e, CURLOPT_USERNAME, c->user);
-		curl_easy_setopt(e, CURLOPT_PASSWORD, c->password);
-	}
-	if (c->s3) {
-		snprintf(sig, sizeof(sig), "aws:amz:%s:s3", c->region);
-		curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sig);
-		curl_easy_setopt(e, CURLOPT_USERNAME, c->key_id);
-		curl_easy_setopt(e, CURLOPT_PASSWORD, c->secret);
-		/* libcurl 7.88 neither sends nor signs the payload hash by itself. */
-		h = curl_slist_append(h, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-		if (c->token) {
-			snprintf(tok, sizeof(tok), "x-amz-security-token: %s", c->token);
-			h = curl_slist_append(h, tok);
-		}
-	}
-	curl_easy_setopt(e, CURLOPT_HTTPHEADER, h);
-	CURLcode cc = curl_easy_perform(e);
-	*ccp = cc;
-	curl_slist_free_all(h);
-	if (cc != CURLE_OK) {
-		ERR(c, "%s %s: %s", method ? method : "GET", url, curl_easy_strerror(cc));
+	if (st >= 200 && st < 300)
+		return 0;
+	if (st >= 0) {
+		collector_status_error(c, "GET", url, st, s);
 		return -EIO;
 	}
-	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-	return status;
+	return (int)st;
 }
 
-/* One line for an HTTP error status, with the S3 error code when there is one. */
-static void status_error(struct collector *c, const char *method, const char *url, long status,
-			 const struct bytes *body)
-{
-	char code[64] = "";
-	const char *b = body->p ? (const char *)body->p : "";
-	const char *s = body->len ? memmem(b, body->len, "<Code>", 6) : NULL;
-	if (s) {
-		const char *e = memmem(s, body->len - (size_t)(s - b), "</Code>", 7);
-		if (e && e - s - 6 < (long)sizeof(code) - 1)
-			snprintf(code, sizeof(code), " %.*s", (int)(e - s - 6), s + 6);
-	}
-	ERR(c, "%s %s: HTTP %ld%s", method, url, status, code);
-}
-
-int collector_get(struct collector *c, const char *rel, struct bytes *out)
+int collector_get(struct collector *c, const char *rel, struct bytes *out, size_t max)
 {
 	char *url = collector_url(c, rel);
-	struct bytes body;
+	struct body_sink s;
 	if (!url)
 		return -ENOMEM;
-	bytes_init(&body);
-	long st = request(c, NULL, url, NULL, -1, &body);
-	int rc = 0;
-	if (st == 404) {
-		rc = -ENOENT;
-		ERR(c, "GET %s: HTTP 404", url);
-	} else if (st >= 200 && st < 300) {
-		bytes_add(out, body.p, body.len);
-		rc = out->err;
-	} else if (st >= 0) {
-		status_error(c, "GET", url, st, &body);
-		rc = -EIO;
-	} else {
-		rc = (int)st;
-	}
-	bytes_free(&body);
+	body_sink_mem(&s, c, out, max);
+	int rc = get_result(c, url, collector_request(c, NULL, url, NULL, -1, &s), &s);
+	if (rc)
+		out->len = s.mem_start;
+	body_sink_free(&s);
+	free(url);
+	return rc;
+}
+
+int collector_get_fd(struct collector *c, const char *rel, int fd, uint64_t max, uint64_t *len)
+{
+	char *url = collector_url(c, rel);
+	struct body_sink s;
+	if (!url)
+		return -ENOMEM;
+	body_sink_fd(&s, c, fd, max);
+	int rc = get_result(c, url, collector_request(c, NULL, url, NULL, -1, &s), &s);
+	*len = s.n;
+	body_sink_free(&s);
 	free(url);
 	return rc;
 }
@@ -359,48 +267,126 @@ static const char *url_path(const char *url)
 	return p ? p : "/";
 }
 
+/* A listing's answer: into a sink of at most COLLECTOR_LIST_MAX bytes. */
+static long list_request(struct collector *c, const char *method, const char *url, const char *body,
+			 int depth, struct bytes *b, struct body_sink *s)
+{
+	bytes_free(b);
+	bytes_init(b);
+	body_sink_free(s);
+	body_sink_mem(s, c, b, COLLECTOR_LIST_MAX);
+	return collector_request(c, method, url, body, depth, s);
+}
+
+/* The error of a listing request that did not give the answer wanted. */
+static int list_error(struct collector *c, const char *method, const char *url, long st,
+		      const struct body_sink *s)
+{
+	if (st == 404) {
+		COLL_ERR(c, "%s %s: HTTP 404", method, url);
+		return -ENOENT;
+	}
+	if (st < 0)
+		return (int)st;
+	collector_status_error(c, method, url, st, s);
+	return -EIO;
+}
+
 static int list_http(struct collector *c, const char *rel, struct coll_list *out)
 {
 	char *url = collector_url(c, rel);
 	struct bytes body;
+	struct body_sink s;
 	int rc;
 	if (!url)
 		return -ENOMEM;
 	bytes_init(&body);
-	long st = request(c, "PROPFIND", url, propfind_body, 1, &body);
+	body_sink_mem(&s, c, &body, 0);
+	long st = list_request(c, "PROPFIND", url, propfind_body, 1, &body, &s);
 	if (st == 207) {
 		rc = listing_parse_propfind((const char *)body.p, body.len, url_path(url), out);
 		if (rc == -EBADMSG)
-			ERR(c, "PROPFIND %s: the answer is not a DAV multistatus", url);
-	} else if (st == 404) {
-		rc = -ENOENT;
-		ERR(c, "PROPFIND %s: HTTP 404", url);
+			COLL_ERR(c, "PROPFIND %s: the answer is not a DAV multistatus", url);
 	} else if (st == 405 || st == 501 || st == 400 || st == 403) {
 		/* No WebDAV listing: nginx's JSON autoindex. */
-		bytes_free(&body);
-		bytes_init(&body);
-		st = request(c, NULL, url, NULL, -1, &body);
+		st = list_request(c, NULL, url, NULL, -1, &body, &s);
 		if (st >= 200 && st < 300) {
 			rc = listing_parse_autoindex((const char *)body.p, body.len, out);
 			if (rc == -EBADMSG)
-				ERR(c, "GET %s: neither PROPFIND (WebDAV) nor a JSON autoindex lists this "
+				COLL_ERR(c, "GET %s: neither PROPFIND (WebDAV) nor a JSON autoindex lists this "
 				       "collector (nginx: dav_ext_methods PROPFIND, or autoindex_format json)", url);
-		} else if (st == 404) {
-			rc = -ENOENT;
-			ERR(c, "GET %s: HTTP 404", url);
 		} else {
-			if (st >= 0)
-				status_error(c, "GET", url, st, &body);
-			rc = -EIO;
+			rc = list_error(c, "GET", url, st, &s);
 		}
 	} else {
-		if (st >= 0)
-			status_error(c, "PROPFIND", url, st, &body);
-		rc = -EIO;
+		rc = list_error(c, "PROPFIND", url, st, &s);
 	}
+	body_sink_free(&s);
 	bytes_free(&body);
 	free(url);
 	return rc;
+}
+
+/* The ListObjectsV2 URL of one page (token: the continuation, or NULL). */
+static char *s3_list_url(struct collector *c, const char *prefix, int slash_plain, const char *token)
+{
+	struct bytes q;
+	bytes_init(&q);
+	bytes_add(&q, c->base, strlen(c->base));
+	if (c->path_style) {
+		bytes_add(&q, "/", 1);
+		bytes_add(&q, c->bucket, strlen(c->bucket));
+	} else {
+		const char *host = strstr(c->base, "://") + 3;
+		q.len = (size_t)(host - c->base);
+		bytes_add(&q, c->bucket, strlen(c->bucket));
+		bytes_add(&q, ".", 1);
+		bytes_add(&q, host, strlen(host));
+		bytes_add(&q, "/", 1);
+	}
+	bytes_add(&q, "?", 1);
+	if (token) {
+		bytes_add(&q, "continuation-token=", 19);
+		url_encode(&q, token, 0);
+		bytes_add(&q, "&", 1);
+	}
+	bytes_add(&q, slash_plain ? "delimiter=/" : "delimiter=%2F", slash_plain ? 11 : 13);
+	bytes_add(&q, "&list-type=2&prefix=", 20);
+	url_encode(&q, prefix, slash_plain);
+	return bytes_cstr(&q);
+}
+
+/* FNV-1a of a continuation token: the tokens of one listing are told apart by it. */
+static uint64_t token_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/*
+ * The page cap and the repeated token: a collector answering IsTruncated
+ * forever made 16 491 requests in 13 minutes.  seen holds the hashes of
+ * the tokens followed so far (pages - 1 of them).  0 or -EBADMSG.
+ */
+static int s3_next_ok(struct collector *c, const char *url, const char *token, uint64_t *seen,
+		      unsigned pages)
+{
+	uint64_t h = token_hash(token);
+	for (unsigned i = 0; i + 1 < pages; i++)
+		if (seen[i] == h) {
+			COLL_ERR(c, "GET %s: the listing repeats a continuation token after %u pages: "
+				 "a collector that would list forever, refused", url, pages);
+			return -EBADMSG;
+		}
+	if (pages >= c->lim.list_pages) {
+		COLL_ERR(c, "GET %s: the listing is still truncated after %u pages (--max-list-pages): refused",
+			 url, pages);
+		return -EBADMSG;
+	}
+	seen[pages - 1] = h;
+	return 0;
 }
 
 /*
@@ -414,51 +400,44 @@ static int list_http(struct collector *c, const char *rel, struct coll_list *out
 static int list_s3_try(struct collector *c, const char *prefix, int slash_plain,
 		       struct coll_list *out, long *status)
 {
-	int rc = 0;
-	do {
-		struct bytes q, body;
-		bytes_init(&q);
-		bytes_add(&q, c->base, strlen(c->base));
-		if (c->path_style) {
-			bytes_add(&q, "/", 1);
-			bytes_add(&q, c->bucket, strlen(c->bucket));
-		} else {
-			const char *host = strstr(c->base, "://") + 3;
-			q.len = (size_t)(host - c->base);
-			bytes_add(&q, c->bucket, strlen(c->bucket));
-			bytes_add(&q, ".", 1);
-			bytes_add(&q, host, strlen(host));
-			bytes_add(&q, "/", 1);
+	uint64_t *seen = malloc(c->lim.list_pages * sizeof(*seen));
+	char *token = NULL;
+	struct bytes body;
+	struct body_sink s;
+	unsigned pages = 0;
+	int rc = seen ? 0 : -ENOMEM;
+
+	bytes_init(&body);
+	body_sink_mem(&s, c, &body, 0);
+	while (rc == 0) {
+		char *url = s3_list_url(c, prefix, slash_plain, token);
+		if (!url) {
+			rc = -ENOMEM;
+			break;
 		}
-		bytes_add(&q, "?", 1);
-		if (out->next_token) {
-			bytes_add(&q, "continuation-token=", 19);
-			url_encode(&q, out->next_token, 0);
-			bytes_add(&q, "&", 1);
-			free(out->next_token);
-			out->next_token = NULL;
-		}
-		bytes_add(&q, slash_plain ? "delimiter=/" : "delimiter=%2F", slash_plain ? 11 : 13);
-		bytes_add(&q, "&list-type=2&prefix=", 20);
-		url_encode(&q, prefix, slash_plain);
-		char *url = bytes_cstr(&q);
-		if (!url)
-			return -ENOMEM;
-		bytes_init(&body);
-		long st = request(c, NULL, url, NULL, -1, &body);
+		long st = list_request(c, NULL, url, NULL, -1, &body, &s);
 		*status = st;
+		pages++;
 		if (st == 200) {
 			rc = listing_parse_s3((const char *)body.p, body.len, prefix, out);
 			if (rc == -EBADMSG)
-				ERR(c, "GET %s: not a ListObjectsV2 answer", url);
+				COLL_ERR(c, "GET %s: not a ListObjectsV2 answer", url);
 		} else {
-			if (st >= 0)
-				status_error(c, "GET", url, st, &body);
-			rc = st == 404 ? -ENOENT : -EIO;
+			rc = list_error(c, "GET", url, st, &s);
 		}
-		bytes_free(&body);
+		free(token);
+		token = out->next_token;
+		out->next_token = NULL;
+		if (rc == 0 && token)
+			rc = s3_next_ok(c, url, token, seen, pages);
 		free(url);
-	} while (rc == 0 && out->next_token);
+		if (!token)
+			break;
+	}
+	free(token);
+	free(seen);
+	body_sink_free(&s);
+	bytes_free(&body);
 	return rc;
 }
 

@@ -6,17 +6,41 @@
  * S3 requests are signed with libcurl's CURLOPT_AWS_SIGV4, with the
  * workarounds 7.88 needs (x-amz-content-sha256 added by us, canonical query
  * strings), as the http sink signs its uploads; credentials and secrets
- * are read like the sink reads them (credentials.c).  A timeout, a refused
- * connection, a 5xx or a 429 is tried again, 4 tries in all (0.5, 1, 2 s
- * apart): a reader on a loaded machine or a busy collector still gets
- * through.
+ * are read like the sink reads them (credentials.c).  A connect timeout, a
+ * stall, a refused connection, a 5xx or a 429 is tried again, 4 tries in
+ * all (0.5, 1, 2 s apart): a reader on a loaded machine or a busy collector
+ * still gets through.
+ *
+ * Nothing a collector sends is trusted (collector_request.c): every request
+ * has a connect, a stall and a total limit (struct collector_limits), every
+ * answer a size cap, an S3 listing a page cap and no repeated continuation
+ * token, and a stop flag (SIGINT/SIGTERM) ends any request within 100 ms.
  *
  * Single-threaded: one collector is used by one thread.
  */
 #ifndef PS_FETCH_COLLECTOR_H
 #define PS_FETCH_COLLECTOR_H
+#include <signal.h>
 #include "base/bytes.h"
 #include "fetch/listing_parse.h"
+
+/* Defaults of struct collector_limits (a field left 0 takes its default). */
+#define COLLECTOR_CONNECT_MS 10000
+#define COLLECTOR_STALL_MS 30000
+#define COLLECTOR_TRANSFER_MS 600000
+#define COLLECTOR_LIST_PAGES 1000
+/* "Stalled": less than this many bytes moved in stall_ms. */
+#define COLLECTOR_STALL_BYTES 1024
+/* A listing answer (one PROPFIND, autoindex or S3 page) larger than this is refused. */
+#define COLLECTOR_LIST_MAX (256u << 20)
+
+struct collector_limits {
+	int64_t connect_ms;   /* TCP+TLS connect; tried again */
+	int64_t stall_ms;     /* < COLLECTOR_STALL_BYTES moved in this long: cut, tried again */
+	int64_t transfer_ms;  /* one request at most this long: cut, not tried again */
+	unsigned list_pages;  /* S3: pages of one listing at most */
+	volatile sig_atomic_t *stop; /* may be NULL; when set, requests end (-EINTR) */
+};
 
 /*
  * How to reach the collector: the http sink's keys of the same name (a
@@ -36,6 +60,7 @@ struct collector_conf {
 	/* http(s):// authentication, secrets read from files */
 	const char *bearer_token_file;
 	const char *user, *password_file;
+	struct collector_limits lim;
 };
 
 struct collector {
@@ -48,7 +73,9 @@ struct collector {
 	int tls_verify;
 	char *ca_file, *client_cert, *client_key;
 	char *bearer, *user, *password; /* http auth; secrets never in messages */
+	struct collector_limits lim; /* defaults filled in */
 	void *easy;            /* CURL * */
+	void *multi;           /* CURLM *: drives easy, so a stop is seen within 100 ms */
 	char err[512];         /* the last error, one line, never a secret */
 };
 
@@ -60,13 +87,29 @@ struct collector {
 int collector_open(struct collector *c, const char *url, const struct collector_conf *o);
 void collector_close(struct collector *c);
 /*
+ * Errors of the calls below, each with c->err set (one line): -ENOENT (404),
+ * -EIO (transport or HTTP error, a stall, a connect timeout, tried
+ * already), -ETIMEDOUT (a request took longer than lim.transfer_ms),
+ * -EFBIG (the answer is larger than allowed), -EINTR (*lim.stop was set),
+ * -EBADMSG (a listing that is not one, or an endless one), -ENOMEM.
+ */
+/*
  * The members of folder rel ("" or ending in '/').  HTTP: PROPFIND Depth 1,
  * falling back to a GET of nginx's JSON autoindex when PROPFIND is refused.
- * 0, -ENOENT (no such folder), -EIO / -EBADMSG with c->err set.
+ * S3: at most lim.list_pages pages; a continuation token seen before is
+ * -EBADMSG (a collector that would list forever).
  */
 int collector_list(struct collector *c, const char *rel, struct coll_list *out);
-/* GET rel into out (appended).  0, -ENOENT (404), -EIO with c->err set. */
-int collector_get(struct collector *c, const char *rel, struct bytes *out);
+/* GET rel into out (appended), at most max bytes. */
+int collector_get(struct collector *c, const char *rel, struct bytes *out, size_t max);
+/*
+ * GET rel into fd (from offset 0; a try that fails is truncated away), at
+ * most max bytes; *len gets the size.  Memory stays bounded whatever the
+ * size.
+ */
+int collector_get_fd(struct collector *c, const char *rel, int fd, uint64_t max, uint64_t *len);
+/* Whether *lim.stop is set. */
+int collector_stopped(const struct collector *c);
 /* The URL of rel, for messages (no credentials ever are in one).  Caller frees. */
 char *collector_url(const struct collector *c, const char *rel);
 

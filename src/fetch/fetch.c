@@ -5,6 +5,7 @@
  */
 #include "fetch/fetch.h"
 #include "fetch/collector.h"
+#include "fetch/fetch_output.h"
 #include "fetch/jit_dumps.h"
 #include "fetch/jit_maps.h"
 #include "fetch/pipe_to_file.h"
@@ -24,6 +25,8 @@
 struct fetch_state {
 	struct collector *c;
 	const char *host, *session;
+	struct fetch_output out;
+	int scratch;              /* a downloaded part, nameless */
 	struct p2f w;
 	uint64_t next;            /* next seq to take */
 	int64_t end_parts;        /* from the end marker; -1 before it is seen */
@@ -31,7 +34,18 @@ struct fetch_state {
 	uint64_t parts, bytes;    /* taken into the file */
 };
 
-/* Seqs present in host/session/, sorted; -errno on a listing error. */
+static int seq_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Seqs from s->next on present in host/session/, sorted; -errno on a
+ * listing error.  Sorted once with qsort, and a --follow pass sorts only
+ * what is new: 100 001 parts listed in reverse took 30 s of CPU (an
+ * insertion sort) before the first GET, again on every pass.
+ */
 static int parts_list(struct fetch_state *s, uint64_t **seqs, size_t *n)
 {
 	struct coll_list l = { 0 };
@@ -44,16 +58,12 @@ static int parts_list(struct fetch_state *s, uint64_t **seqs, size_t *n)
 		rc = -ENOMEM;
 	for (size_t i = 0; !rc && i < l.nr; i++) {
 		uint64_t seq;
-		if (!l.e[i].is_dir && part_name_seq(l.e[i].name, &seq) == 0)
+		if (!l.e[i].is_dir && part_name_seq(l.e[i].name, &seq) == 0 && seq >= s->next)
 			(*seqs)[(*n)++] = seq;
 	}
 	coll_list_free(&l);
-	for (size_t i = 1; i < *n; i++) /* listings are small and nearly sorted */
-		for (size_t k = i; k > 0 && (*seqs)[k - 1] > (*seqs)[k]; k--) {
-			uint64_t t = (*seqs)[k];
-			(*seqs)[k] = (*seqs)[k - 1];
-			(*seqs)[k - 1] = t;
-		}
+	if (*n > 1)
+		qsort(*seqs, *n, sizeof(**seqs), seq_cmp);
 	return rc;
 }
 
@@ -64,7 +74,7 @@ static int end_read(struct fetch_state *s)
 	char rel[1024];
 	bytes_init(&b);
 	snprintf(rel, sizeof(rel), "%s/%s.end", s->host, s->session);
-	int rc = collector_get(s->c, rel, &b);
+	int rc = collector_get(s->c, rel, &b, END_MARKER_MAX);
 	if (rc == 0) {
 		s->end_parts = end_marker_parts((const char *)b.p, b.len);
 		if (s->end_parts < 0)
@@ -85,34 +95,42 @@ static void gap_report(struct fetch_state *s, uint64_t from, uint64_t to, const 
 		       "lacks their records", from, to - 1, s->host, s->session, after);
 }
 
-/* Download, check and convert part seq.  0, 1 (reported problem), <0 fatal. */
+/* Why part seq is not in the file: one line; 1, or a fatal -EBADMSG for part 0. */
+static int part_corrupt(struct fetch_state *s, const char *rel, uint64_t seq, uint64_t len, const char *err)
+{
+	s->problems++;
+	pr_err("corrupt part: %s (%" PRIu64 " bytes): %s; its records are not in the file", rel, len, err);
+	if (seq)
+		return 1;
+	pr_err("part 0 (the stream's header and attrs) is unusable: no file can be made");
+	return -EBADMSG;
+}
+
+/*
+ * Download part seq to the scratch file (memory stays bounded whatever
+ * its size), check it, and convert it.  0, 1 (reported problem), <0
+ * fatal (reported, but for -EINTR).
+ */
 static int part_take(struct fetch_state *s, uint64_t seq)
 {
-	struct bytes b;
 	char rel[1024], err[600];
+	uint64_t len = 0;
 	snprintf(rel, sizeof(rel), "%s/%s/%010" PRIu64, s->host, s->session, seq);
-	bytes_init(&b);
-	int rc = collector_get(s->c, rel, &b);
+	int rc = collector_get_fd(s->c, rel, s->scratch, FETCH_PART_MAX, &len);
+	if (rc == -ENOENT || rc == -EFBIG)
+		return part_corrupt(s, rel, seq, len, s->c->err);
 	if (rc == 0)
-		rc = part_check(b.p, b.len, seq == 0, err, sizeof(err));
-	else
-		snprintf(err, sizeof(err), "%s", s->c->err);
+		rc = part_check_fd(s->scratch, len, seq == 0, err, sizeof(err));
 	if (rc == 0)
-		rc = p2f_part(&s->w, b.p, b.len, seq == 0, err, sizeof(err));
-	else if (rc == -EBADMSG || rc == -ENOENT) {
-		s->problems++;
-		pr_err("corrupt part: %s (%zu bytes): %s; its records are not in the file", rel, b.len, err);
-		rc = seq == 0 ? -EBADMSG : 1;
-	}
+		rc = p2f_part_fd(&s->w, s->scratch, len, seq == 0, err, sizeof(err));
+	if (rc == -EBADMSG)
+		return part_corrupt(s, rel, seq, len, err);
 	if (rc == 0) {
 		s->parts++;
-		s->bytes += b.len;
-	} else if (rc < 0 && rc != -EBADMSG) {
-		pr_err("%s: %s", rel, rc == -EIO && s->c->err[0] ? s->c->err : strerror(-rc));
-	} else if (rc == -EBADMSG && seq == 0) {
-		pr_err("part 0 (the stream's header and attrs) is unusable: no file can be made");
+		s->bytes += len;
+	} else if (rc != -EINTR) {
+		pr_err("%s: %s", rel, rc == -EIO || rc == -ETIMEDOUT ? s->c->err : strerror(-rc));
 	}
-	bytes_free(&b);
 	return rc;
 }
 
@@ -130,11 +148,10 @@ static int pass(struct fetch_state *s, int *took)
 	if (rc == 0)
 		rc = parts_list(s, &seqs, &n);
 	if (rc < 0) {
-		pr_err("%s", s->c->err);
+		if (rc != -EINTR)
+			pr_err("%s", rc == -ENOMEM ? strerror(ENOMEM) : s->c->err);
 		return rc;
 	}
-	while (i < n && seqs[i] < s->next)
-		i++;
 	for (; rc >= 0 && i < n; i++) {
 		if (seqs[i] > s->next) {
 			if (s->next == 0) {
@@ -189,6 +206,8 @@ static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 		return 1;
 	}
 	int rc = symbols_fill(s->c, p2f_build_ids(&s->w), dir, &r, msg, sizeof(msg));
+	if (rc == -EINTR)
+		return 1; /* said once, by the caller */
 	if (rc) {
 		pr_err("symbols: %s", msg[0] ? msg : strerror(-rc));
 		return 1;
@@ -211,106 +230,149 @@ static int jit_dumps_say(const struct jit_dumps_result *r)
 	if (!r->dumps)
 		return 0;
 	pr_info("jitdump files: %u of %u placed at their recorded paths (%" PRIu64 " bytes), %u already "
-		"there (left as they are), %u outside /tmp and ~/.debug/jit (not placed), %u failed",
-		r->placed, r->dumps, r->bytes, r->present, r->outside, r->failed);
+		"there (left as they are), %u outside /tmp and ~/.debug/jit (not placed), %u in a /tmp "
+		"directory that is missing or not ours (not placed), %u over --max-jit-files or "
+		"--max-jit-bytes (not placed), %u failed", r->placed, r->dumps, r->bytes, r->present,
+		r->outside, r->refused, r->capped, r->failed);
 	return r->failed ? 1 : 0;
 }
 
-static int jit_step(struct fetch_state *s)
+static int jit_step(struct fetch_state *s, const struct fetch_opts *o)
 {
 	struct jit_maps_result r;
 	struct jit_dumps_result d;
-	int rc = jit_maps_place(s->c, s->host, s->session, JIT_MAP_DIR, getenv("HOME"), &r, &d);
+	struct jit_limits lim = { .files = o->max_jit_files, .bytes = o->max_jit_bytes };
+	int rc = jit_maps_place(s->c, s->host, s->session, JIT_MAP_DIR, getenv("HOME"), &lim, &r, &d);
+	if (rc == -EINTR)
+		return rc;
 	if (rc) {
-		pr_err("jit maps: %s", rc == -EIO && s->c->err[0] ? s->c->err : strerror(-rc));
+		pr_err("jit maps: %s", rc == -ENOMEM ? strerror(ENOMEM) : s->c->err);
 		return 1;
 	}
 	int code = jit_dumps_say(&d);
+	if (r.capped || d.capped)
+		pr_warn("jit: %u maps and %u jitdump files not placed: a session may place %u files and "
+			"%" PRIu64 " bytes (--max-jit-files, --max-jit-bytes)", r.capped, d.capped, lim.files,
+			lim.bytes);
 	if (!r.maps) {
 		pr_debug("jit maps: none in %s/%s", s->host, s->session);
 		return code;
 	}
 	pr_info("jit maps: %u of %u placed in " JIT_MAP_DIR " (%" PRIu64 " bytes), %u already there "
-		"(left as they are), %u failed", r.placed, r.maps, r.bytes, r.present, r.failed);
+		"(left as they are), %u over --max-jit-files or --max-jit-bytes (not placed), %u failed",
+		r.placed, r.maps, r.bytes, r.present, r.capped, r.failed);
 	return code | (r.failed ? 1 : 0);
 }
 
-/*
- * The output, as perf record makes it: an existing file is kept as
- * FILE.old; never through a symlink (O_NOFOLLOW, O_EXCL).  fd or -1 after
- * one error line.
- */
-static int output_create(const char *path)
+/* The file whole at its checkpoint, under its name.  0 or -errno (said). */
+static int output_place(struct fetch_state *s)
 {
-	struct stat st;
-	char old[4096];
-	if (lstat(path, &st) == 0) {
-		if (!S_ISREG(st.st_mode)) {
-			pr_err("%s exists and is not a regular file: refused", path);
-			return -1;
-		}
-		snprintf(old, sizeof(old), "%s.old", path);
-		if (rename(path, old) < 0) {
-			pr_err("cannot move %s to %s: %s", path, old, strerror(errno));
-			return -1;
+	char why[600];
+	int rc = fetch_output_place(&s->out, why, sizeof(why));
+	if (rc)
+		pr_err("%s", why);
+	return rc;
+}
+
+/* Parts as they come; with --follow until the end marker.  0 or <0. */
+static int parts_loop(struct fetch_state *s, const struct fetch_opts *o, int *ended)
+{
+	int rc = 0;
+	while (rc == 0) {
+		int took;
+		rc = pass(s, &took);
+		if (rc == 0 && s->parts && (rc = p2f_checkpoint(&s->w)) < 0)
+			pr_err("cannot write %s: %s", o->out, strerror(-rc));
+		/* Followed, the file is readable at every step: under its name from the first. */
+		if (rc == 0 && s->parts && o->follow)
+			rc = output_place(s);
+		*ended = s->end_parts >= 0 && s->next >= (uint64_t)s->end_parts;
+		if (rc || !o->follow || *ended || (o->stop && *o->stop))
+			break;
+		if (took)
+			pr_debug("follow: %" PRIu64 " parts so far", s->parts);
+		nap(o->poll_ms, o->stop);
+	}
+	return o->stop && *o->stop ? -EINTR : rc;
+}
+
+/* One line for a stop asked by a signal; the exit code. */
+static int interrupted(struct fetch_state *s, const struct fetch_opts *o)
+{
+	if (o->follow && s->out.placed) {
+		pr_warn("interrupted: %s holds the %" PRIu64 " parts of %s/%s taken so far, readable",
+			o->out, s->parts, s->host, s->session);
+		return 0;
+	}
+	if (s->out.placed)
+		pr_err("interrupted: %s is whole (%" PRIu64 " parts); its symbols and JIT files may not be",
+		       o->out, s->parts);
+	else
+		pr_err("interrupted: %s not written", o->out);
+	return 1;
+}
+
+/* What follows the parts: the output placed, symbols and JIT files. */
+static int finish(struct fetch_state *s, const struct fetch_opts *o, int ended)
+{
+	int code = 0;
+	pr_info("wrote %s: %" PRIu64 " parts (%" PRIu64 " bytes) of %s/%s, %" PRIu64 " records%s", o->out,
+		s->parts, s->bytes, s->host, s->session, s->w.records, o->decompress ? ", decompressed" : "");
+	if (!ended)
+		pr_warn("%s/%s has no end marker: it is still being recorded, its recorder crashed "
+			"or was killed, or its tail waits in the recording host's spool (`perfsink "
+			"upload` there sends it); the file holds the parts present now", s->host, s->session);
+	if (!o->no_symbols) {
+		code |= symbols_step(s, o);
+		if (!collector_stopped(s->c)) {
+			int rc = jit_step(s, o);
+			code |= rc < 0 ? 1 : rc;
 		}
 	}
-	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0)
-		pr_err("cannot create %s: %s", path, strerror(errno));
-	return fd;
+	return code;
 }
 
 int fetch_run(struct collector *c, const char *host, const char *session, const struct fetch_opts *o)
 {
-	struct fetch_state s = { .c = c, .host = host, .session = session, .end_parts = -1 };
-	int fd = output_create(o->out);
-	if (fd < 0)
+	struct fetch_state s = { .c = c, .host = host, .session = session, .end_parts = -1, .scratch = -1 };
+	char why[600];
+	int ended = 0, code, rc = fetch_output_create(&s.out, o->out, why, sizeof(why));
+	if (rc) {
+		pr_err("%s", why);
 		return 2;
-	int rc = p2f_init(&s.w, fd, o->decompress);
+	}
+	rc = p2f_init(&s.w, s.out.fd, o->decompress, o->max_ratio);
 	if (rc == -ENOTSUP)
 		pr_err("--decompress: this build has no zstd support");
-	int ended = 0;
-	while (rc == 0) {
-		int took;
-		rc = pass(&s, &took);
-		if (rc == 0 && s.parts && (rc = p2f_checkpoint(&s.w)) < 0)
-			pr_err("cannot write %s: %s", o->out, strerror(-rc));
-		ended = s.end_parts >= 0 && s.next >= (uint64_t)s.end_parts;
-		if (rc || !o->follow || ended || (o->stop && *o->stop))
-			break;
-		if (took)
-			pr_debug("follow: %" PRIu64 " parts so far", s.parts);
-		nap(o->poll_ms, o->stop);
+	if (rc == 0 && (s.scratch = fetch_output_scratch(&s.out)) < 0) {
+		rc = s.scratch;
+		pr_err("cannot create a scratch file beside %s: %s", o->out, strerror(-rc));
 	}
+	if (rc == 0)
+		rc = parts_loop(&s, o, &ended);
 	if (rc == 0 && !s.parts) {
 		pr_err("%s/%s: no parts on the collector", host, session);
 		rc = -ENOENT;
 	}
-	int code = rc < 0 ? 1 : 0;
-	if (rc == 0) {
-		pr_info("wrote %s: %" PRIu64 " parts (%" PRIu64 " bytes) of %s/%s, %" PRIu64 " records%s",
-			o->out, s.parts, s.bytes, host, session, s.w.records,
-			o->decompress ? ", decompressed" : "");
-		if (!ended)
-			pr_warn("%s/%s has no end marker: it is still being recorded, its recorder crashed "
-				"or was killed, or its tail waits in the recording host's spool (`perfsink "
-				"upload` there sends it); the file holds the parts present now", host, session);
-		if (!o->no_symbols) {
-			code |= symbols_step(&s, o);
-			code |= jit_step(&s);
-		}
+	if (rc == 0 || (rc != -EINTR && s.parts))
+		rc = output_place(&s) ? -EIO : rc;
+	if (rc == -EINTR) {
+		code = interrupted(&s, o);
+	} else {
+		code = rc < 0 ? 1 : finish(&s, o, ended);
+		if (collector_stopped(c))
+			code |= interrupted(&s, o);
 	}
 	if (s.problems) {
 		pr_err("%u gap(s) or corrupt part(s) in %s/%s (listed above)", s.problems, host, session);
 		code = 1;
 	}
 	p2f_free(&s.w);
-	if (close(fd) < 0 && !code) {
+	if (s.scratch >= 0)
+		close(s.scratch);
+	if (fetch_output_close(&s.out) < 0 && !code) {
 		pr_err("cannot write %s: %s", o->out, strerror(errno));
 		code = 1;
 	}
-	if (rc < 0 && !s.parts)
-		unlink(o->out);
 	return code;
 }

@@ -5,8 +5,9 @@
  * {host}/{session}.end, and buildid/.
  *
  * Messages go through base/log.h; the listing goes to out.  Both return
- * the process exit code: 0, 1 (something is missing or corrupt, or the
- * collector failed), 2 (bad input).
+ * the process exit code: 0, 1 (something is missing or corrupt, the
+ * collector failed, or a stop was asked for: one line says so), 2 (bad
+ * input).
  */
 #ifndef PS_FETCH_FETCH_H
 #define PS_FETCH_FETCH_H
@@ -33,13 +34,21 @@ struct fetch_opts {
 	int follow;               /* keep fetching a live session */
 	int no_symbols;
 	int decompress;
+	unsigned max_ratio;       /* --decompress: see pipe_to_file.h (0: default) */
+	unsigned max_jit_files;   /* see jit_maps.h (0: default) */
+	uint64_t max_jit_bytes;
 	const char *debug_dir;    /* NULL: $HOME/.debug */
 	int64_t poll_ms;          /* --follow: between listings */
-	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM */
+	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM (the collector's lim.stop too) */
 };
+
+/* A part larger than this (the sink's part_size is 4 GiB at most) is refused. */
+#define FETCH_PART_MAX ((4ull << 30) + (64ull << 20))
 
 int fetch_run(struct collector *c, const char *host, const char *session, const struct fetch_opts *o);
 
+/* An end marker is read whole; a larger answer is refused. */
+#define END_MARKER_MAX 4096
 /* "{n}" of an end marker's {"parts": n}; -1 when it says no such thing. */
 int64_t end_marker_parts(const char *text, size_t len);
 /* A part's name: 10 to 19 digits (no leading 0 beyond 10), as the sink writes it. */

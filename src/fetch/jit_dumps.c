@@ -2,11 +2,11 @@
 #include "fetch/jit_dumps.h"
 #include "fetch/jit_maps.h"
 #include "fetch/collector.h"
-#include "base/bytes.h"
 #include "base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,16 +99,16 @@ size_t jit_dump_base(const char *path, const char *home)
 }
 
 /*
- * A directory fd for dir/name, created (0755) if missing, never through a
- * symlink; refused (-EPERM, *why set) when it is not ours or others may
- * write it.  Takes dir (closed).
+ * A directory fd for dir/name, created (0755) if missing and create is
+ * set, never through a symlink; refused (-EPERM, *why set) when it is not
+ * ours or others may write it.  Takes dir (closed).
  */
-static int dir_step(int dir, const char *name, const char **why)
+static int dir_step(int dir, const char *name, int create, const char **why)
 {
 	struct stat st;
 	int fd;
 
-	if (mkdirat(dir, name, 0755) < 0 && errno != EEXIST) {
+	if (create && mkdirat(dir, name, 0755) < 0 && errno != EEXIST) {
 		int e = -errno;
 		close(dir);
 		return e;
@@ -126,49 +126,58 @@ static int dir_step(int dir, const char *name, const char **why)
 }
 
 /*
- * b at path, whose first base bytes are a directory there is (/tmp, or
- * HOME/.debug/jit: HOME must exist; .debug and jit are created as needed).
- * 0, -EEXIST, or -errno (*why may say more).
+ * The directory of path, whose first base bytes are a directory there is
+ * (/tmp: every directory below it must be there already and ours; or
+ * HOME/.debug/jit: HOME must exist, .debug, jit and below are made as
+ * needed).  An fd and the leaf in *leaf, or -errno (*why may say more).
  */
-static int dump_create(const char *path, size_t base, const struct bytes *b, const char **why)
+static int dump_dir(const char *path, size_t base, char *rel, size_t reln, const char **leaf,
+		    const char **why)
 {
-	char rel[PATH_MAX];
-	const char *p;
-	char *slash;
-	int dir;
+	int in_tmp = base == 4, dir;
+	char *p, *slash;
 
-	if (base == 4) {
+	if (in_tmp) {
 		dir = open("/tmp", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		snprintf(rel, sizeof(rel), "%s", path + 5);
+		snprintf(rel, reln, "%s", path + 5);
 	} else {
 		size_t hl = base - (sizeof(HOME_JIT) - 1);
 		char home[PATH_MAX];
 
 		snprintf(home, sizeof(home), "%.*s", (int)hl, path);
 		dir = open(hl ? home : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		snprintf(rel, sizeof(rel), "%s", path + hl + 1);
+		snprintf(rel, reln, "%s", path + hl + 1);
 	}
 	if (dir < 0)
 		return -errno;
 	for (p = rel; (slash = strchr(p, '/')); p = slash + 1) {
 		*slash = '\0';
-		if ((dir = dir_step(dir, p, why)) < 0)
+		if ((dir = dir_step(dir, p, !in_tmp, why)) < 0)
 			return dir;
 	}
-	int rc = jit_file_create(dir, p, b);
-	close(dir);
-	return rc;
+	*leaf = p;
+	return dir;
 }
 
-void jit_dump_place(struct collector *c, const char *rel_dir, const char *name, const char *home,
-		    struct jit_dumps_result *res)
+/* Why a dump in a /tmp directory is not placed, in one warning. */
+static void tmp_refusal(const char *rel, const char *path, int rc, struct jit_dumps_result *res)
 {
-	char rel[1200], path[PATH_MAX];
-	const char *why = NULL;
-	struct bytes b;
+	res->refused++;
+	pr_warn("jitdump %s: not placed at %s: its directory %s (fetch makes no directory in /tmp, "
+		"and places files only in one of the fetching user's that others cannot write); "
+		"perf inject --jit reads it there: make the directory and fetch again if you trust the "
+		"recording", rel, path, rc == -ENOENT ? "does not exist" : "is not the fetching user's");
+}
+
+int jit_dump_place(struct collector *c, const char *rel_dir, const char *name, const char *home,
+		   struct jit_limits *lim, struct jit_dumps_result *res)
+{
+	char rel[1200], path[PATH_MAX], drel[PATH_MAX];
+	const char *why = NULL, *leaf = NULL;
+	uint64_t len = 0;
 
 	if (jit_dump_name_path(name, path, sizeof(path)) < 0)
-		return; /* not something the sink writes there */
+		return 0; /* not something the sink writes there */
 	res->dumps++;
 	size_t base = jit_dump_base(path, home);
 	if (!base) {
@@ -176,25 +185,33 @@ void jit_dump_place(struct collector *c, const char *rel_dir, const char *name, 
 		pr_warn("jitdump %s%s: not placed at %s (outside /tmp and ~/.debug/jit); perf inject "
 			"--jit reads it there: put it there by hand if you trust the recording", rel_dir, name,
 			path);
-		return;
+		return 0;
 	}
 	snprintf(rel, sizeof(rel), "%s%s", rel_dir, name);
-	bytes_init(&b);
-	int rc = collector_get(c, rel, &b);
-	if (rc) {
-		res->failed++;
-		pr_err("jitdump %s: %s", rel, rc == -EIO && c->err[0] ? c->err : strerror(-rc));
-	} else if ((rc = dump_create(path, base, &b, &why)) == 0) {
+	int dir = dump_dir(path, base, drel, sizeof(drel), &leaf, &why);
+	if (base == 4 && (dir == -ENOENT || dir == -EPERM || dir == -ENOTDIR || dir == -ELOOP)) {
+		tmp_refusal(rel, path, dir, res);
+		return 0;
+	}
+	int rc = dir < 0 ? dir : jit_file_fetch(c, rel, dir, leaf, lim, &len);
+	if (dir >= 0)
+		close(dir);
+	if (rc == 0) {
 		res->placed++;
-		res->bytes += b.len;
-		pr_debug("jitdump %s placed as %s (%zu bytes)", rel, path, b.len);
+		res->bytes += len;
+		pr_debug("jitdump %s placed as %s (%" PRIu64 " bytes)", rel, path, len);
 	} else if (rc == -EEXIST) {
 		res->present++;
 		pr_warn("%s is already there: left as it is (a runtime of this machine wrote it, or an "
 			"earlier fetch placed it); perf inject --jit uses whatever it holds", path);
+	} else if (rc == -EDQUOT) {
+		res->capped++;
+	} else if (why) {
+		res->failed++;
+		pr_err("cannot create %s: %s", path, why);
 	} else {
 		res->failed++;
-		pr_err("cannot create %s: %s", path, why ? why : strerror(-rc));
+		jit_fetch_error(c, "jitdump", rel, path, rc);
 	}
-	bytes_free(&b);
+	return rc == -EINTR ? rc : 0;
 }

@@ -8,12 +8,16 @@
  *
  * Writing at any path a recording names, as root, would let whoever made
  * the recording write anywhere: a dump is placed only under /tmp or the
- * fetching user's ~/.debug/jit (where jvmti's agent writes them).  Missing
- * directories are created (0755) without following symlinks; a directory
- * on the way that is not ours, or that others may write, is refused; the
- * file is created O_EXCL|O_NOFOLLOW, mode 0644, never over an existing
- * one (left as it is, named in a warning, counted).  A dump elsewhere is
- * named in one line with where it would go, and not placed.
+ * fetching user's ~/.debug/jit (where jvmti's agent writes them).  The
+ * collector names the path: under /tmp a dump goes only into a directory
+ * that exists already and is the fetching user's (no directory is ever
+ * made in /tmp: root once made /tmp/tmux-1000 for a collector); under
+ * ~/.debug/jit missing directories are made (0755).  Never through a
+ * symlink; a directory on the way that is not ours, or that others may
+ * write, is refused; the file is placed as jit_file_fetch places it,
+ * never over an existing one (left as it is, named in a warning,
+ * counted).  A dump elsewhere, or in a /tmp directory that is missing or
+ * not ours, is named in one line with where it would go, and not placed.
  */
 #ifndef PS_FETCH_JIT_DUMPS_H
 #define PS_FETCH_JIT_DUMPS_H
@@ -21,13 +25,16 @@
 #include <stdint.h>
 
 struct collector;
+struct jit_limits;
 
 struct jit_dumps_result {
 	unsigned dumps;     /* jitdump objects in the session's jit/ */
 	unsigned placed;    /* created at their recorded path */
 	unsigned present;   /* a file was there: left alone */
 	unsigned outside;   /* recorded outside /tmp and ~/.debug/jit: not placed */
-	unsigned failed;    /* download or write errors, refused directories */
+	unsigned refused;   /* in a /tmp directory missing or not ours: not placed */
+	unsigned capped;    /* over the jit_limits: not placed */
+	unsigned failed;    /* download or write errors, refused ~/.debug/jit directories */
 	uint64_t bytes;     /* bytes written */
 };
 
@@ -36,10 +43,11 @@ struct jit_dumps_result {
  * ("HOST/SESSION/jit/") at its recorded path when it is a jitdump file
  * (counted in res; another name is left alone); home is the fetching
  * user's home ($HOME; NULL: only /tmp).  Messages go through base/log.h.
- * jit_maps_place walks the folder.
+ * jit_maps_place walks the folder.  -EINTR when the collector's stop flag
+ * ended it, else 0.
  */
-void jit_dump_place(struct collector *c, const char *rel_dir, const char *name, const char *home,
-		    struct jit_dumps_result *res);
+int jit_dump_place(struct collector *c, const char *rel_dir, const char *name, const char *home,
+		   struct jit_limits *lim, struct jit_dumps_result *res);
 
 /*
  * The absolute path a collector name stands for ("_2ftmp_2fjit-7.dump"

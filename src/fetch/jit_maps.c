@@ -2,10 +2,12 @@
 #include "fetch/jit_maps.h"
 #include "fetch/jit_dumps.h"
 #include "fetch/collector.h"
+#include "fetch/fetch_output.h"
 #include "base/log.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,71 +35,93 @@ int jit_map_name_pid(const char *name)
 	return jit_name_pid(name, "perf-", ".map");
 }
 
-/* All of b into fd; 0 or -errno. */
-static int write_all(int fd, const struct bytes *b)
+int jit_file_fetch(struct collector *c, const char *rel, int dirfd, const char *name,
+		   struct jit_limits *lim, uint64_t *len)
 {
-	for (size_t off = 0; off < b->len;) {
-		ssize_t k = write(fd, b->p + off, b->len - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return k < 0 ? -errno : -EIO;
-		off += (size_t)k;
+	char tmp[300];
+	struct stat st;
+	int rc;
+
+	*len = 0;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return -EEXIST;
+	if (lim->files_used >= lim->files || lim->bytes_used >= lim->bytes)
+		return -EDQUOT;
+	int fd = fetch_output_aside(dirfd, name, tmp, sizeof(tmp));
+	if (fd < 0)
+		return fd;
+	rc = collector_get_fd(c, rel, fd, lim->bytes - lim->bytes_used, len);
+	if (rc == -EFBIG)
+		rc = -EDQUOT;
+	/* 0644 whatever the umask: perf report may run as root or as us. */
+	if (!rc && fchmod(fd, 0644) < 0)
+		rc = -errno;
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (!rc && renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE) < 0)
+		rc = -errno;
+	if (rc) {
+		unlinkat(dirfd, tmp, 0);
+		return rc;
 	}
+	lim->files_used++;
+	lim->bytes_used += *len;
 	return 0;
 }
 
-int jit_file_create(int dirfd, const char *name, const struct bytes *b)
+/* Why a JIT file was not placed: one line through base/log.h, counted by the caller. */
+void jit_fetch_error(struct collector *c, const char *what, const char *rel, const char *path, int rc)
 {
-	int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	/* 0644 whatever the umask: perf report may run as root or as us. */
-	int rc = fchmod(fd, 0644) < 0 ? -errno : write_all(fd, b);
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	if (rc)
-		unlinkat(dirfd, name, 0);
-	return rc;
+	if (rc == -EINTR || rc == -ENOENT || rc == -EIO || rc == -ETIMEDOUT)
+		pr_err("%s %s: %s", what, rel, c->err[0] ? c->err : strerror(-rc));
+	else
+		pr_err("cannot create %s: %s", path, strerror(-rc));
 }
 
-/* One map of the session into dir. */
-static void map_place(struct collector *c, const char *rel_dir, const char *name, int pid,
-		      const char *dir, struct jit_maps_result *res)
+/* One map of the session into dir; -EINTR ends the walk. */
+static int map_place(struct collector *c, const char *rel_dir, const char *name, int pid,
+		     const char *dir, struct jit_limits *lim, struct jit_maps_result *res)
 {
-	char rel[1200], path[4200];
-	struct bytes b;
+	char rel[1200], leaf[64], path[4200];
+	uint64_t len;
 
 	snprintf(rel, sizeof(rel), "%s%s", rel_dir, name);
-	snprintf(path, sizeof(path), "%s/perf-%d.map", dir, pid);
-	bytes_init(&b);
-	int rc = collector_get(c, rel, &b);
-	if (rc) {
-		res->failed++;
-		pr_err("jit map %s: %s", rel, rc == -EIO && c->err[0] ? c->err : strerror(-rc));
-	} else if ((rc = jit_file_create(AT_FDCWD, path, &b)) == 0) {
+	snprintf(leaf, sizeof(leaf), "perf-%d.map", pid);
+	snprintf(path, sizeof(path), "%s/%s", dir, leaf);
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int rc = dfd < 0 ? -errno : jit_file_fetch(c, rel, dfd, leaf, lim, &len);
+	if (dfd >= 0)
+		close(dfd);
+	if (rc == 0) {
 		res->placed++;
-		res->bytes += b.len;
-		pr_debug("jit map %s placed as %s (%zu bytes)", rel, path, b.len);
+		res->bytes += len;
+		pr_debug("jit map %s placed as %s (%" PRIu64 " bytes)", rel, path, len);
 	} else if (rc == -EEXIST) {
 		res->present++;
 		pr_warn("%s is already there: left as it is (a process of this machine has pid %d, or "
 			"an earlier fetch placed it); perf report uses whatever it holds", path, pid);
+	} else if (rc == -EDQUOT) {
+		res->capped++;
 	} else {
 		res->failed++;
-		pr_err("cannot create %s: %s", path, strerror(-rc));
+		jit_fetch_error(c, "jit map", rel, path, rc);
 	}
-	bytes_free(&b);
+	return rc == -EINTR ? rc : 0;
 }
 
 int jit_maps_place(struct collector *c, const char *host, const char *session, const char *dir,
-		   const char *home, struct jit_maps_result *res, struct jit_dumps_result *dumps)
+		   const char *home, struct jit_limits *lim, struct jit_maps_result *res,
+		   struct jit_dumps_result *dumps)
 {
 	struct coll_list l = { 0 };
 	char rel_dir[1100];
 
 	memset(res, 0, sizeof(*res));
 	memset(dumps, 0, sizeof(*dumps));
+	if (!lim->files)
+		lim->files = JIT_FILES_DEFAULT;
+	if (!lim->bytes)
+		lim->bytes = JIT_BYTES_DEFAULT;
 	snprintf(rel_dir, sizeof(rel_dir), "%s/%s/jit/", host, session);
 	int rc = collector_list(c, rel_dir, &l);
 	if (rc == -ENOENT)
@@ -107,11 +131,11 @@ int jit_maps_place(struct collector *c, const char *host, const char *session, c
 			continue; /* not something the sink writes there */
 		int pid = jit_map_name_pid(l.e[i].name);
 		if (pid < 0) {
-			jit_dump_place(c, rel_dir, l.e[i].name, home, dumps);
+			rc = jit_dump_place(c, rel_dir, l.e[i].name, home, lim, dumps);
 			continue;
 		}
 		res->maps++;
-		map_place(c, rel_dir, l.e[i].name, pid, dir, res);
+		rc = map_place(c, rel_dir, l.e[i].name, pid, dir, lim, res);
 	}
 	coll_list_free(&l);
 	return rc;

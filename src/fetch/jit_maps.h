@@ -11,32 +11,51 @@
  * that name exists.  One that exists belongs to a process of this machine
  * with the same pid, or to an earlier fetch: it is left as it is, named in
  * a warning and counted.
+ *
+ * A collector chooses how many JIT files a session has (3000 maps from one
+ * were all placed in /tmp): at most lim->files files (maps and jitdump
+ * files together) and lim->bytes bytes are placed; the others are counted
+ * and named in one line, not fetched.  A file is downloaded to a temporary
+ * name beside its place and renamed there without replacing anything, so
+ * an interrupted fetch leaves no partial file under the name perf reads.
  */
 #ifndef PS_FETCH_JIT_MAPS_H
 #define PS_FETCH_JIT_MAPS_H
 #include <stdint.h>
 
-struct bytes;
 struct collector;
 struct jit_dumps_result;
+
+#define JIT_FILES_DEFAULT 256
+#define JIT_BYTES_DEFAULT (1ull << 30)
+
+/* The caps, and what they let through so far (maps and dumps together). */
+struct jit_limits {
+	unsigned files;     /* files placed at most (0: JIT_FILES_DEFAULT) */
+	uint64_t bytes;     /* bytes placed at most (0: JIT_BYTES_DEFAULT) */
+	unsigned files_used;
+	uint64_t bytes_used;
+};
 
 struct jit_maps_result {
 	unsigned maps;      /* perf-PID.map objects in the session's jit/ */
 	unsigned placed;    /* created in dir */
 	unsigned present;   /* a file of that name was there: left alone */
+	unsigned capped;    /* over lim->files or lim->bytes: not placed */
 	unsigned failed;    /* download or write errors (each named in a message) */
 	uint64_t bytes;     /* bytes written */
 };
 
 /*
  * Place the maps of host/session into dir ("/tmp" for perf report), and
- * its jitdump files at their recorded paths (jit_dumps.h; home: $HOME).
- * Messages go through base/log.h.  0, or -errno when the collector could
- * not list jit/ (c->err says why); a session without maps is 0 with
- * res->maps == 0.
+ * its jitdump files at their recorded paths (jit_dumps.h; home: $HOME),
+ * within lim.  Messages go through base/log.h.  0, or -errno when the
+ * collector could not list jit/ or a stop was asked for (-EINTR; c->err
+ * says why); a session without maps is 0 with res->maps == 0.
  */
 int jit_maps_place(struct collector *c, const char *host, const char *session, const char *dir,
-		   const char *home, struct jit_maps_result *res, struct jit_dumps_result *dumps);
+		   const char *home, struct jit_limits *lim, struct jit_maps_result *res,
+		   struct jit_dumps_result *dumps);
 
 /*
  * The pid of a JIT file's name "PREFIX PID SUFFIX" (PID 1..INT_MAX, no
@@ -48,11 +67,17 @@ int jit_name_pid(const char *name, const char *prefix, const char *suffix);
 int jit_map_name_pid(const char *name);
 
 /*
- * b as name (relative to dirfd, or AT_FDCWD), created here and now or not
- * at all: O_EXCL, never through a symlink, mode 0644 whatever the umask.
- * 0, -EEXIST (something is there: untouched), or -errno (nothing is left
+ * The collector's object rel as name in dirfd, created here and now or not
+ * at all: downloaded to a temporary ".NAME.XXXXXX" (O_EXCL, never through a
+ * symlink), mode 0644 whatever the umask, then renamed to name without
+ * replacing anything.  Within lim (counted there when placed); *len gets
+ * the bytes.  0, -EEXIST (something is there: untouched), -EDQUOT (over
+ * lim: not placed), or -errno (c->err may say why; nothing is left
  * behind).
  */
-int jit_file_create(int dirfd, const char *name, const struct bytes *b);
+int jit_file_fetch(struct collector *c, const char *rel, int dirfd, const char *name,
+		   struct jit_limits *lim, uint64_t *len);
+/* One error line for a jit_file_fetch that failed with rc (what: "jit map", "jitdump"). */
+void jit_fetch_error(struct collector *c, const char *what, const char *rel, const char *path, int rc);
 
 #endif

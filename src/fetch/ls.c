@@ -63,7 +63,7 @@ static int session_scan(struct collector *c, struct session_info *si)
 		struct bytes b;
 		bytes_init(&b);
 		snprintf(rel, sizeof(rel), "%s/%s.end", si->host, si->session);
-		if (collector_get(c, rel, &b) == 0) {
+		if (collector_get(c, rel, &b, END_MARKER_MAX) == 0) {
 			int64_t n = end_marker_parts((const char *)b.p, b.len);
 			si->end_parts = n > 0 ? (uint64_t)n : 0;
 		}

@@ -1,7 +1,9 @@
 /* Pipe-mode stream -> perf.data file; see pipe_to_file.h. */
 #include "fetch/pipe_to_file.h"
+#include "fetch/rec_reader.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,62 +33,78 @@ static uint16_t rd16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v;
 static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-/* Bytes that follow a record and that its header.size does not count. */
-static uint64_t record_payload(const uint8_t *r)
+/* The records of r checked, from its start; see part_check. */
+static int part_walk(struct rec_reader *r, int first, char *err, size_t errlen)
 {
-	uint32_t type = rd32(r);
-	uint16_t size = rd16(r + 6);
-	if (type == PS_RECORD_HEADER_TRACING_DATA && size >= 12)
-		return rd32(r + 8);
-	if (type == REC_AUXTRACE && size >= 16)
-		return rd64(r + 8);
+	const uint8_t *h;
+	if (first) {
+		h = rec_reader_peek(r, PIPE_HEADER_SIZE);
+		if (!h || rd64(h) != PERF_FILE_MAGIC || rd64(h + 8) != PIPE_HEADER_SIZE) {
+			snprintf(err, errlen, "does not start with perf's pipe header (PERFILE2, size 16)");
+			return r->err ? r->err : -EBADMSG;
+		}
+		r->off = PIPE_HEADER_SIZE;
+	}
+	while (rec_reader_left(r)) {
+		uint64_t off = r->off, left = rec_reader_left(r);
+		if (!(h = rec_reader_peek(r, 8))) {
+			snprintf(err, errlen, "a record header is cut at offset %" PRIu64 " of %" PRIu64 " bytes",
+				 off, r->len);
+			return r->err ? r->err : -EBADMSG;
+		}
+		uint32_t type = rd32(h);
+		uint16_t size = rd16(h + 6);
+		if (size < 8 || size > left) {
+			snprintf(err, errlen, "record at offset %" PRIu64 " has size %u (%" PRIu64 " bytes left)",
+				 off, size, left);
+			return -EBADMSG;
+		}
+		if (!((type >= 1 && type <= REC_KERNEL_MAX) || (type >= REC_USER_MIN && type <= REC_USER_MAX))) {
+			snprintf(err, errlen, "record at offset %" PRIu64 " has unknown type %u", off, type);
+			return -EBADMSG;
+		}
+		if (!(h = rec_reader_peek(r, size)))
+			return r->err;
+		uint64_t extra = rec_payload_size(h);
+		if (extra > left - size) {
+			snprintf(err, errlen, "record at offset %" PRIu64 " announces %" PRIu64
+				 " payload bytes beyond the part", off, extra);
+			return -EBADMSG;
+		}
+		r->off += size + extra;
+	}
 	return 0;
 }
 
 int part_check(const uint8_t *part, size_t len, int first, char *err, size_t errlen)
 {
-	size_t off = 0;
-	if (first) {
-		if (len < PIPE_HEADER_SIZE || rd64(part) != PERF_FILE_MAGIC || rd64(part + 8) != PIPE_HEADER_SIZE) {
-			snprintf(err, errlen, "does not start with perf's pipe header (PERFILE2, size 16)");
-			return -EBADMSG;
-		}
-		off = PIPE_HEADER_SIZE;
-	}
-	while (off < len) {
-		if (len - off < 8) {
-			snprintf(err, errlen, "a record header is cut at offset %zu of %zu bytes", off, len);
-			return -EBADMSG;
-		}
-		uint32_t type = rd32(part + off);
-		uint16_t size = rd16(part + off + 6);
-		if (size < 8 || size > len - off) {
-			snprintf(err, errlen, "record at offset %zu has size %u (%zu bytes left)", off, size, len - off);
-			return -EBADMSG;
-		}
-		if (!((type >= 1 && type <= REC_KERNEL_MAX) || (type >= REC_USER_MIN && type <= REC_USER_MAX))) {
-			snprintf(err, errlen, "record at offset %zu has unknown type %u", off, type);
-			return -EBADMSG;
-		}
-		uint64_t extra = record_payload(part + off);
-		if (extra > len - off - size) {
-			snprintf(err, errlen, "record at offset %zu announces %llu payload bytes beyond the part",
-				 off, (unsigned long long)extra);
-			return -EBADMSG;
-		}
-		off += size + extra;
-	}
-	return 0;
+	struct rec_reader r;
+	rec_reader_mem(&r, part, len);
+	return part_walk(&r, first, err, errlen);
 }
 
-int p2f_init(struct p2f *w, int fd, int decompress)
+int part_check_fd(int fd, uint64_t len, int first, char *err, size_t errlen)
+{
+	struct rec_reader r;
+	int rc = rec_reader_fd(&r, fd, len);
+	if (rc == 0)
+		rc = part_walk(&r, first, err, errlen);
+	if (rc < 0 && rc != -EBADMSG)
+		snprintf(err, errlen, "cannot read it back: %s", strerror(-rc));
+	rec_reader_free(&r);
+	return rc;
+}
+
+int p2f_init(struct p2f *w, int fd, int decompress, unsigned max_ratio)
 {
 	memset(w, 0, sizeof(*w));
 	w->fd = fd;
 	w->decompress = decompress;
+	w->max_ratio = max_ratio ? max_ratio : P2F_RATIO_DEFAULT;
 	for (int f = 0; f < P2F_FEATS; f++)
 		bytes_init(&w->feat[f]);
 	bytes_init(&w->carry);
+	bytes_init(&w->out);
 	if (decompress) {
 #ifdef HAVE_ZSTD
 		if (!(w->dctx = ZSTD_createDCtx()))
@@ -106,6 +124,7 @@ void p2f_free(struct p2f *w)
 	for (int f = 0; f < P2F_FEATS; f++)
 		bytes_free(&w->feat[f]);
 	bytes_free(&w->carry);
+	bytes_free(&w->out);
 #ifdef HAVE_ZSTD
 	ZSTD_freeDCtx(w->dctx);
 #endif
@@ -121,8 +140,22 @@ const struct bytes *p2f_build_ids(const struct p2f *w)
 
 /* ------------------------------------------------------------ prologue */
 
+/* n more bytes for the header to keep: within P2F_HELD_MAX?  0 or -EBADMSG. */
+static int held_add(struct p2f *w, uint64_t n, char *err, size_t errlen)
+{
+	if (n > P2F_HELD_MAX - w->held) {
+		snprintf(err, errlen, "the stream's header records (attrs, features, build-ids, tracing "
+			 "data) pass %u MiB: refused", P2F_HELD_MAX >> 20);
+		return -EBADMSG;
+	}
+	w->held += n;
+	return 0;
+}
+
 static int attr_take(struct p2f *w, const uint8_t *r, uint16_t size, char *err, size_t errlen)
 {
+	if (held_add(w, size + sizeof(struct ps_event_desc), err, errlen))
+		return -EBADMSG;
 	if (w->data_offset) {
 		snprintf(err, errlen, "a HEADER_ATTR record after the first data record (not in a perf stream)");
 		return -EBADMSG;
@@ -152,10 +185,12 @@ static int attr_take(struct p2f *w, const uint8_t *r, uint16_t size, char *err, 
 	return 0;
 }
 
-static int feature_take(struct p2f *w, const uint8_t *r, uint16_t size)
+static int feature_take(struct p2f *w, const uint8_t *r, uint16_t size, char *err, size_t errlen)
 {
 	if (size < 16)
 		return 0;
+	if (held_add(w, size, err, errlen))
+		return -EBADMSG;
 	uint64_t f = rd64(r + 8);
 	if (f == 0 || f >= FEAT_LAST || f >= P2F_FEATS || (f == FEAT_COMPRESSED && w->decompress))
 		return 0;
@@ -229,11 +264,21 @@ static int data_append(struct p2f *w, struct bytes *out)
 	return rc;
 }
 
-/* Whole records of w->carry into out; the cut tail stays in carry. */
-static int carry_drain(struct p2f *w, struct bytes *out, char *err, size_t errlen)
+/* n bytes of data records; written once P2F_FLUSH bytes wait. */
+static int out_add(struct p2f *w, const void *p, size_t n)
+{
+	bytes_add(&w->out, p, n);
+	if (w->out.err)
+		return -ENOMEM;
+	return w->out.len >= P2F_FLUSH ? data_append(w, &w->out) : 0;
+}
+
+/* Whole records of w->carry into the data; the cut tail stays in carry. */
+static int carry_drain(struct p2f *w, char *err, size_t errlen)
 {
 	size_t off = 0;
-	while (w->carry.len - off >= 8) {
+	int rc = 0;
+	while (!rc && w->carry.len - off >= 8) {
 		uint16_t size = rd16(w->carry.p + off + 6);
 		if (size < 8) {
 			snprintf(err, errlen, "a decompressed record has size %u", size);
@@ -241,96 +286,225 @@ static int carry_drain(struct p2f *w, struct bytes *out, char *err, size_t errle
 		}
 		if (size > w->carry.len - off)
 			break;
-		bytes_add(out, w->carry.p + off, size);
+		rc = out_add(w, w->carry.p + off, size);
 		w->records++;
 		off += size;
 	}
 	memmove(w->carry.p, w->carry.p + off, w->carry.len - off);
 	w->carry.len -= off;
-	return out->err;
+	return rc;
 }
 
-static int decompress_record(struct p2f *w, const uint8_t *r, uint16_t size, struct bytes *out,
-			     char *err, size_t errlen)
+#ifdef HAVE_ZSTD
+/* One slice of decompressed bytes more: within the part's limit? */
+static int bomb_check(struct p2f *w, size_t n, char *err, size_t errlen)
+{
+	w->part_out += n;
+	if (w->part_out <= w->part_limit)
+		return 0;
+	snprintf(err, errlen, "decompresses to more than %" PRIu64 " bytes (%u times its size, at "
+		 "least %u MiB; --max-ratio raises it): a decompression bomb, refused", w->part_limit,
+		 w->max_ratio, P2F_RATIO_FLOOR >> 20);
+	return -EBADMSG;
+}
+#endif
+
+/* A COMPRESSED record's records, a slice of DSLICE bytes at a time. */
+static int decompress_record(struct p2f *w, const uint8_t *r, uint16_t size, char *err, size_t errlen)
 {
 #ifdef HAVE_ZSTD
+	enum { DSLICE = 128 * 1024 };
 	ZSTD_inBuffer in = { r + 8, size - 8u, 0 };
-	while (in.pos < in.size) {
-		uint8_t *dst = bytes_reserve(&w->carry, 128 * 1024);
+	for (;;) {
+		uint8_t *dst = bytes_reserve(&w->carry, DSLICE);
 		if (!dst)
 			return -ENOMEM;
-		ZSTD_outBuffer o = { dst, 128 * 1024, 0 };
+		ZSTD_outBuffer o = { dst, DSLICE, 0 };
 		size_t ret = ZSTD_decompressStream(w->dctx, &o, &in);
 		if (ZSTD_isError(ret)) {
 			snprintf(err, errlen, "a COMPRESSED record does not decompress: %s", ZSTD_getErrorName(ret));
 			return -EBADMSG;
 		}
 		w->carry.len += o.pos;
-		if (!o.pos && !ret)
-			break;
+		int rc = bomb_check(w, o.pos, err, errlen);
+		if (!rc)
+			rc = carry_drain(w, err, errlen);
+		if (rc)
+			return rc;
+		/* Done when the input is used up and zstd had no more to give. */
+		if (in.pos == in.size && o.pos < o.size)
+			return 0;
 	}
-	return carry_drain(w, out, err, errlen);
 #else
-	(void)w; (void)r; (void)size; (void)out;
+	(void)w; (void)r; (void)size;
 	snprintf(err, errlen, "COMPRESSED records, and this build has no zstd");
 	return -ENOTSUP;
 #endif
 }
 
-/* One record of a part: into the prologue state, or into out (data). */
-static int record_take(struct p2f *w, const uint8_t *r, struct bytes *out, char *err, size_t errlen)
+/* The n payload bytes after a record: into b (tracing data), or the data (b NULL). */
+static int payload_take(struct p2f *w, struct rec_reader *rr, uint64_t n, struct bytes *b)
+{
+	while (n) {
+		size_t k = n < REC_READER_WINDOW ? (size_t)n : REC_READER_WINDOW;
+		const uint8_t *p = rec_reader_peek(rr, k);
+		int rc;
+		if (!p)
+			return rr->err ? rr->err : -EIO;
+		if (b) {
+			bytes_add(b, p, k);
+			rc = b->err;
+		} else {
+			rc = out_add(w, p, k);
+		}
+		if (rc)
+			return rc;
+		rr->off += k;
+		n -= k;
+	}
+	return 0;
+}
+
+static int tracing_take(struct p2f *w, struct rec_reader *rr, uint64_t n, char *err, size_t errlen)
+{
+	struct bytes *b = &w->feat[FEAT_TRACING_DATA];
+	w->held -= b->len < w->held ? b->len : w->held;
+	b->len = 0;
+	w->feat_set |= 1ULL << FEAT_TRACING_DATA;
+	if (held_add(w, n, err, errlen))
+		return -EBADMSG;
+	return payload_take(w, rr, n, b);
+}
+
+/* The record at rr->off (rec: its size bytes): into the prologue state or the data. */
+static int record_take(struct p2f *w, struct rec_reader *rr, const uint8_t *r, char *err, size_t errlen)
 {
 	uint32_t type = rd32(r);
 	uint16_t size = rd16(r + 6);
+	uint64_t extra = rec_payload_size(r);
+	int rc;
+
 	switch (type) {
 	case PS_RECORD_HEADER_ATTR:
-		return attr_take(w, r, size, err, errlen);
+		rc = attr_take(w, r, size, err, errlen);
+		break;
 	case PS_RECORD_HEADER_FEATURE:
-		return feature_take(w, r, size);
+		rc = feature_take(w, r, size, err, errlen);
+		break;
 	case PS_RECORD_HEADER_TRACING_DATA:
-		w->feat[FEAT_TRACING_DATA].len = 0;
-		bytes_add(&w->feat[FEAT_TRACING_DATA], r + size, rd32(r + 8));
-		w->feat_set |= 1ULL << FEAT_TRACING_DATA;
-		return w->feat[FEAT_TRACING_DATA].err;
+		rr->off += size;
+		return tracing_take(w, rr, extra, err, errlen);
 	case REC_HEADER_BUILD_ID:
 		/* The file's BUILD_ID feature is a list of the same records. */
-		bytes_add(&w->feat[FEAT_BUILD_ID], r, size);
-		w->feat_set |= 1ULL << FEAT_BUILD_ID;
-		return w->feat[FEAT_BUILD_ID].err;
+		rc = held_add(w, size, err, errlen);
+		if (!rc) {
+			bytes_add(&w->feat[FEAT_BUILD_ID], r, size);
+			w->feat_set |= 1ULL << FEAT_BUILD_ID;
+			rc = w->feat[FEAT_BUILD_ID].err;
+		}
+		break;
 	case REC_HEADER_EVENT_TYPE:
-		return 0; /* obsolete; file mode has no place for it */
+		rc = 0; /* obsolete; file mode has no place for it */
+		break;
 	case PS_RECORD_COMPRESSED:
-		if (w->decompress)
-			return decompress_record(w, r, size, out, err, errlen);
+		if (w->decompress) {
+			rc = decompress_record(w, r, size, err, errlen);
+			break;
+		}
 		/* fall through */
 	default:
 		if (!w->data_offset && !w->nr_ev) {
 			snprintf(err, errlen, "a data record before any HEADER_ATTR");
 			return -EBADMSG;
 		}
-		bytes_add(out, r, size + record_payload(r));
 		w->records++;
-		return out->err;
+		rc = out_add(w, r, size);
+		rr->off += size;
+		return rc ? rc : payload_take(w, rr, extra, NULL);
 	}
+	rr->off += size + extra;
+	return rc;
+}
+
+/* What a part may change, to take it back when it fails half-way. */
+struct p2f_mark {
+	uint64_t data_size, records, feat_set, held;
+	unsigned nr_ev;
+	size_t build_ids;
+};
+
+static void mark_take(const struct p2f *w, struct p2f_mark *m)
+{
+	*m = (struct p2f_mark){ w->data_size, w->records, w->feat_set, w->held, w->nr_ev,
+				w->feat[FEAT_BUILD_ID].len };
+}
+
+/*
+ * Back to m: the data the part wrote is dropped (overwritten by the next,
+ * cut by the next checkpoint), so are its attrs and build-ids.  A feature
+ * or tracing data it replaced stays replaced.
+ */
+static void mark_restore(struct p2f *w, const struct p2f_mark *m)
+{
+	w->data_size = m->data_size;
+	w->records = m->records;
+	w->feat_set = m->feat_set;
+	w->held = m->held;
+	while (w->nr_ev > m->nr_ev)
+		free((void *)w->ev[--w->nr_ev].ids);
+	w->feat[FEAT_BUILD_ID].len = m->build_ids;
+	w->out.len = 0;
+	w->carry.len = 0;
+#ifdef HAVE_ZSTD
+	if (w->dctx)
+		ZSTD_DCtx_reset(w->dctx, ZSTD_reset_session_only);
+#endif
+}
+
+static int part_take(struct p2f *w, struct rec_reader *rr, int first, char *err, size_t errlen)
+{
+	struct p2f_mark m;
+	int rc = 0;
+
+	mark_take(w, &m);
+	w->part_limit = rr->len > P2F_RATIO_FLOOR / w->max_ratio ? rr->len * w->max_ratio : P2F_RATIO_FLOOR;
+	w->part_out = 0;
+	if (first) {
+		w->saw_header = 1;
+		rr->off = PIPE_HEADER_SIZE;
+	}
+	while (!rc && rec_reader_left(rr) >= 8) {
+		const uint8_t *h = rec_reader_peek(rr, 8);
+		const uint8_t *r = h && rd16(h + 6) >= 8 ? rec_reader_peek(rr, rd16(h + 6)) : NULL;
+		if (!r) {
+			snprintf(err, errlen, "a record is cut at offset %" PRIu64, rr->off);
+			rc = rr->err ? rr->err : -EBADMSG;
+			break;
+		}
+		rc = record_take(w, rr, r, err, errlen);
+	}
+	/* Attrs come first in a stream: the header waits for the first data. */
+	if (!rc)
+		rc = data_append(w, &w->out);
+	if (rc)
+		mark_restore(w, &m);
+	return rc;
 }
 
 int p2f_part(struct p2f *w, const uint8_t *part, size_t len, int first, char *err, size_t errlen)
 {
-	struct bytes out;
-	size_t off = first ? PIPE_HEADER_SIZE : 0;
-	int rc = 0;
-	if (first)
-		w->saw_header = 1;
-	bytes_init(&out);
-	while (!rc && off + 8 <= len) {
-		uint16_t size = rd16(part + off + 6);
-		rc = record_take(w, part + off, &out, err, errlen);
-		off += size + record_payload(part + off);
-	}
-	/* Attrs come first in a stream: take them all before placing the data. */
+	struct rec_reader rr;
+	rec_reader_mem(&rr, part, len);
+	return part_take(w, &rr, first, err, errlen);
+}
+
+int p2f_part_fd(struct p2f *w, int fd, uint64_t len, int first, char *err, size_t errlen)
+{
+	struct rec_reader rr;
+	int rc = rec_reader_fd(&rr, fd, len);
 	if (!rc)
-		rc = data_append(w, &out);
-	bytes_free(&out);
+		rc = part_take(w, &rr, first, err, errlen);
+	rec_reader_free(&rr);
 	return rc;
 }
 

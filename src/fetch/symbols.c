@@ -38,33 +38,45 @@ static int path_ok(const char *p)
 	return 1;
 }
 
-/* Write b to path through a temporary name; 0 or -errno. */
-static int file_put(const char *path, const struct bytes *b, mode_t mode)
+/*
+ * GET key into a temporary file beside path ("PATH.tmpPID", mode), streamed
+ * to disk: memory stays bounded whatever the collector sends.  0 with its
+ * name in tmp and its size in *len, or -errno (nothing left behind).
+ */
+static int fetch_tmp(struct collector *c, const char *key, const char *path, mode_t mode, char *tmp,
+		     size_t n, uint64_t *len)
 {
-	char tmp[4200];
-	snprintf(tmp, sizeof(tmp), "%s.tmp%d", path, (int)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
+	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
-	size_t off = 0;
-	while (off < b->len) {
-		ssize_t k = write(fd, b->p + off, b->len - off);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0) {
-			int e = k < 0 ? -errno : -EIO;
-			close(fd);
-			unlink(tmp);
-			return e;
-		}
-		off += (size_t)k;
-	}
-	if (close(fd) < 0 || rename(tmp, path) < 0) {
-		int e = -errno;
+	int rc = collector_get_fd(c, key, fd, UINT64_MAX, len);
+	if (close(fd) < 0 && !rc)
+		rc = -errno;
+	if (rc)
 		unlink(tmp);
-		return e;
-	}
-	return 0;
+	return rc;
+}
+
+/* Whether the file at path starts with an ELF header. */
+static int is_elf(const char *path)
+{
+	char m[4];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int elf = fd >= 0 && read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4);
+	if (fd >= 0)
+		close(fd);
+	return elf;
+}
+
+/* tmp to path; 0 or -errno (tmp removed). */
+static int tmp_place(const char *tmp, const char *path)
+{
+	if (rename(tmp, path) == 0)
+		return 0;
+	int e = -errno;
+	unlink(tmp);
+	return e;
 }
 
 /* {dir}/.build-id/xx/yyyy -> ../../{path}/{hex}, as perf links it. */
@@ -98,37 +110,39 @@ static int entry_fill(struct collector *c, const char *dir, const char *hex, con
 		res->cached++;
 		return 0;
 	}
-	struct bytes exe;
-	bytes_init(&exe);
-	snprintf(key, sizeof(key), "buildid/%s/executable", hex);
-	int rc = collector_get(c, key, &exe);
+	char tmp[4400];
+	uint64_t len = 0;
+	int rc = mkdirs(d);
 	if (rc) {
-		bytes_free(&exe);
-		return rc == -ENOENT ? 0 : rc;
+		snprintf(msg, msglen, "cannot write %s: %s", path, strerror(-rc));
+		return rc;
 	}
+	snprintf(key, sizeof(key), "buildid/%s/executable", hex);
+	rc = fetch_tmp(c, key, path, kernel ? 0644 : 0755, tmp, sizeof(tmp), &len);
+	res->bytes += len;
+	if (rc == -ENOENT)
+		rmdir(d); /* made for nothing: the collector has no such file */
+	if (rc)
+		return rc == -ENOENT ? 0 : rc;
 	/* A kernel's entry is its symbol table; an ELF there would be a vmlinux. */
-	if (kernel && exe.len >= 4 && !memcmp(exe.p, "\177ELF", 4))
+	if (kernel && is_elf(tmp))
 		snprintf(path, sizeof(path), "%s/elf", d);
-	rc = mkdirs(d);
-	if (!rc)
-		rc = file_put(path, &exe, kernel ? 0644 : 0755);
-	res->bytes += exe.len;
-	bytes_free(&exe);
+	rc = tmp_place(tmp, path);
 	if (rc) {
 		snprintf(msg, msglen, "cannot write %s: %s", path, strerror(-rc));
 		return rc;
 	}
 	res->found++;
-	struct bytes dbg;
-	bytes_init(&dbg);
 	snprintf(key, sizeof(key), "buildid/%s/debuginfo", hex);
-	if (!kernel && collector_get(c, key, &dbg) == 0) {
-		snprintf(path, sizeof(path), "%s/debug", d);
-		if (file_put(path, &dbg, 0644) == 0)
+	snprintf(path, sizeof(path), "%s/debug", d);
+	if (!kernel) {
+		rc = fetch_tmp(c, key, path, 0644, tmp, sizeof(tmp), &len);
+		res->bytes += len;
+		if (rc == 0 && tmp_place(tmp, path) == 0)
 			res->debuginfo++;
-		res->bytes += dbg.len;
+		if (rc == -EINTR)
+			return rc;
 	}
-	bytes_free(&dbg);
 	rc = link_put(dir, rel, hex);
 	if (rc)
 		snprintf(msg, msglen, "cannot link %s/.build-id/%.2s/%s: %s", dir, hex, hex + 2, strerror(-rc));
@@ -162,8 +176,10 @@ int symbols_fill(struct collector *c, const struct bytes *build_ids, const char 
 		if (!path_ok(file))
 			continue;
 		int rc = entry_fill(c, dir, hex, file, res, msg, msglen);
-		if (rc == -EIO)
+		if (rc == -EIO || rc == -ETIMEDOUT || rc == -EFBIG)
 			continue; /* the collector's error for one file; the others may work */
+		if (rc == -EINTR)
+			snprintf(msg, msglen, "%s", c->err);
 		if (rc)
 			return rc;
 	}

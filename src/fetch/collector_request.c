@@ -1,0 +1,367 @@
+/*
+ * One request to a collector, within limits it cannot stretch (see
+ * collector.h): libcurl's multi interface drives the transfer so that this
+ * loop looks at the stop flag, the stall clock and the total clock at least
+ * every 100 ms, whatever the server does (one byte every 0.5 s kept a
+ * blocking transfer alive for 24 minutes past SIGTERM).
+ */
+#include "fetch/collector_priv.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+
+/* Bytes of a non-2xx answer kept for its message. */
+#define ERR_BODY_MAX 4096
+/* How often the loop looks at the clocks and the stop flag. */
+#define TICK_MS 100
+
+static int64_t mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int collector_stopped(const struct collector *c)
+{
+	return c->lim.stop && *c->lim.stop;
+}
+
+/* "30s" or "1500ms", for messages that name an option's value. */
+static const char *dur(int64_t ms, char *buf, size_t n)
+{
+	if (ms % 1000 == 0)
+		snprintf(buf, n, "%" PRId64 "s", ms / 1000);
+	else
+		snprintf(buf, n, "%" PRId64 "ms", ms);
+	return buf;
+}
+
+/* ------------------------------------------------------------ the body */
+
+void body_sink_mem(struct body_sink *s, struct collector *c, struct bytes *mem, uint64_t max)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->mem = mem;
+	s->fd = -1;
+	s->max = max;
+	s->mem_start = mem->len;
+	bytes_init(&s->err_body);
+}
+
+void body_sink_fd(struct body_sink *s, struct collector *c, int fd, uint64_t max)
+{
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->fd = fd;
+	s->max = max;
+	bytes_init(&s->err_body);
+}
+
+void body_sink_free(struct body_sink *s)
+{
+	bytes_free(&s->err_body);
+}
+
+/* A new try: what the last one stored is not the body. */
+static int body_sink_reset(struct body_sink *s)
+{
+	s->n = 0;
+	s->too_big = s->werr = 0;
+	s->err_body.len = 0;
+	if (s->mem) {
+		s->mem->len = s->mem_start;
+		return 0;
+	}
+	if (ftruncate(s->fd, 0) < 0 || lseek(s->fd, 0, SEEK_SET) < 0)
+		return -errno;
+	return 0;
+}
+
+static int fd_write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return k < 0 ? -errno : -EIO;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static size_t body_write(char *p, size_t size, size_t n, void *arg)
+{
+	struct body_sink *s = arg;
+	size_t len = size * n;
+	long st = 0;
+
+	curl_easy_getinfo(s->c->easy, CURLINFO_RESPONSE_CODE, &st);
+	if (st < 200 || st >= 300) {
+		size_t room = ERR_BODY_MAX - s->err_body.len;
+		bytes_add(&s->err_body, p, len < room ? len : room);
+		return len;
+	}
+	if (len > s->max - s->n) {
+		s->too_big = 1;
+		return 0;
+	}
+	if (s->mem) {
+		bytes_add(s->mem, p, len);
+		s->werr = s->mem->err;
+	} else {
+		s->werr = fd_write_all(s->fd, p, len);
+	}
+	if (s->werr)
+		return 0;
+	s->n += len;
+	return len;
+}
+
+void collector_status_error(struct collector *c, const char *method, const char *url, long status,
+			    const struct body_sink *s)
+{
+	char code[64] = "";
+	const char *b = s->err_body.p ? (const char *)s->err_body.p : "";
+	size_t len = s->err_body.len;
+	const char *k = len ? memmem(b, len, "<Code>", 6) : NULL;
+	if (k) {
+		const char *e = memmem(k, len - (size_t)(k - b), "</Code>", 7);
+		if (e && e - k - 6 < (long)sizeof(code) - 1)
+			snprintf(code, sizeof(code), " %.*s", (int)(e - k - 6), k + 6);
+	}
+	COLL_ERR(c, "%s %s: HTTP %ld%s", method, url, status, code);
+}
+
+/* ------------------------------------------------------------ one try */
+
+int collector_curl_init(struct collector *c)
+{
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		COLL_ERR(c, "libcurl initialization failed");
+		return -ENOMEM;
+	}
+	c->easy = curl_easy_init();
+	c->multi = curl_multi_init();
+	if (!c->easy || !c->multi) {
+		collector_curl_free(c);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void collector_curl_free(struct collector *c)
+{
+	if (c->multi)
+		curl_multi_cleanup(c->multi);
+	if (c->easy)
+		curl_easy_cleanup(c->easy);
+	if (c->multi || c->easy)
+		curl_global_cleanup();
+	c->multi = c->easy = NULL;
+}
+
+enum cut { CUT_NONE, CUT_STOP, CUT_STALL, CUT_TOTAL };
+
+/* Run the easy handle to its end, or cut it; its result in *cc. */
+static enum cut perform(struct collector *c, CURLcode *cc)
+{
+	CURLM *m = c->multi;
+	CURL *e = c->easy;
+	int64_t start = mono_ms(), mark = start;
+	curl_off_t mark_bytes = 0;
+	enum cut cut = CUT_NONE;
+	int running = 1;
+	CURLMsg *msg;
+	int left;
+
+	*cc = CURLE_OK;
+	curl_multi_add_handle(m, e);
+	while (running) {
+		if (curl_multi_perform(m, &running) != CURLM_OK) {
+			*cc = CURLE_OUT_OF_MEMORY;
+			break;
+		}
+		if (!running)
+			break;
+		int64_t now = mono_ms();
+		curl_off_t dl = 0, ul = 0;
+		curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &dl);
+		curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &ul);
+		if (dl + ul - mark_bytes >= COLLECTOR_STALL_BYTES) {
+			mark_bytes = dl + ul;
+			mark = now;
+		}
+		if (collector_stopped(c))
+			cut = CUT_STOP;
+		else if (now - start >= c->lim.transfer_ms)
+			cut = CUT_TOTAL;
+		else if (now - mark >= c->lim.stall_ms)
+			cut = CUT_STALL;
+		if (cut)
+			break;
+		curl_multi_poll(m, NULL, 0, TICK_MS, NULL);
+	}
+	while ((msg = curl_multi_info_read(m, &left)))
+		if (msg->msg == CURLMSG_DONE)
+			*cc = msg->data.result;
+	curl_multi_remove_handle(m, e);
+	return cut;
+}
+
+static void options_set(struct collector *c, const char *method, const char *url, const char *body,
+			struct body_sink *out)
+{
+	CURL *e = c->easy;
+
+	curl_easy_reset(e);
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)c->lim.connect_ms);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, out);
+	if (method)
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
+	if (body) {
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	}
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->tls_verify ? 1L : 0L);
+	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->tls_verify ? 2L : 0L);
+	if (c->ca_file)
+		curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
+	if (c->client_cert) {
+		curl_easy_setopt(e, CURLOPT_SSLCERT, c->client_cert);
+		curl_easy_setopt(e, CURLOPT_SSLKEY, c->client_key);
+	}
+	if (c->bearer) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
+		curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->bearer);
+	} else if (c->user) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+		curl_easy_setopt(e, CURLOPT_USERNAME, c->user);
+		curl_easy_setopt(e, CURLOPT_PASSWORD, c->password);
+	}
+}
+
+static struct curl_slist *headers_make(struct collector *c, const char *body, int depth)
+{
+	struct curl_slist *h = NULL;
+	char tok[4096];
+
+	if (body)
+		h = curl_slist_append(h, "Content-Type: application/xml");
+	if (depth >= 0)
+		h = curl_slist_append(h, depth ? "Depth: 1" : "Depth: 0");
+	if (c->s3) {
+		char sig[128];
+		snprintf(sig, sizeof(sig), "aws:amz:%s:s3", c->region);
+		curl_easy_setopt(c->easy, CURLOPT_AWS_SIGV4, sig);
+		curl_easy_setopt(c->easy, CURLOPT_USERNAME, c->key_id);
+		curl_easy_setopt(c->easy, CURLOPT_PASSWORD, c->secret);
+		/* libcurl 7.88 neither sends nor signs the payload hash by itself. */
+		h = curl_slist_append(h, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
+		if (c->token) {
+			snprintf(tok, sizeof(tok), "x-amz-security-token: %s", c->token);
+			h = curl_slist_append(h, tok);
+			memset(tok, 0, sizeof(tok));
+		}
+	}
+	return h;
+}
+
+/* -EAGAIN: a failure worth another try (c->err says it). */
+static long request_once(struct collector *c, const char *method, const char *url, const char *body,
+			 int depth, struct body_sink *out)
+{
+	const char *m = method ? method : "GET";
+	char d[32];
+	CURLcode cc;
+	long status = 0;
+
+	options_set(c, method, url, body, out);
+	struct curl_slist *h = headers_make(c, body, depth);
+	curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, h);
+	enum cut cut = perform(c, &cc);
+	curl_slist_free_all(h);
+	switch (cut) {
+	case CUT_STOP:
+		COLL_ERR(c, "%s %s: interrupted", m, url);
+		return -EINTR;
+	case CUT_TOTAL:
+		COLL_ERR(c, "%s %s: not done after %s (--transfer-timeout): cut", m, url,
+			 dur(c->lim.transfer_ms, d, sizeof(d)));
+		return -ETIMEDOUT;
+	case CUT_STALL:
+		COLL_ERR(c, "%s %s: less than %d bytes moved in %s (--stall-timeout)", m, url,
+			 COLLECTOR_STALL_BYTES, dur(c->lim.stall_ms, d, sizeof(d)));
+		return -EAGAIN;
+	case CUT_NONE:
+		break;
+	}
+	if (out->too_big) {
+		COLL_ERR(c, "%s %s: the answer is larger than %" PRIu64 " bytes: refused", m, url, out->max);
+		return -EFBIG;
+	}
+	if (out->werr) {
+		COLL_ERR(c, "%s %s: cannot keep the answer: %s", m, url, strerror(-out->werr));
+		return out->werr;
+	}
+	if (cc != CURLE_OK) {
+		COLL_ERR(c, "%s %s: %s", m, url, curl_easy_strerror(cc));
+		return cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_COULDNT_CONNECT ||
+		       cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR || cc == CURLE_GOT_NOTHING ||
+		       cc == CURLE_PARTIAL_FILE ? -EAGAIN : -EIO;
+	}
+	curl_easy_getinfo(c->easy, CURLINFO_RESPONSE_CODE, &status);
+	return status;
+}
+
+/* Sleep ms; 0, or -EINTR as soon as the stop flag is set. */
+static int nap(struct collector *c, long ms)
+{
+	for (; ms > 0; ms -= TICK_MS) {
+		if (collector_stopped(c))
+			return -EINTR;
+		struct timespec ts = { 0, (ms < TICK_MS ? ms : TICK_MS) * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	return collector_stopped(c) ? -EINTR : 0;
+}
+
+long collector_request(struct collector *c, const char *method, const char *url, const char *body,
+		       int depth, struct body_sink *out)
+{
+	static const long wait_ms[] = { 500, 1000, 2000 };
+
+	for (unsigned try = 0;; try++) {
+		int rc = body_sink_reset(out);
+		if (rc) {
+			COLL_ERR(c, "%s %s: cannot keep the answer: %s", method ? method : "GET", url,
+				 strerror(-rc));
+			return rc;
+		}
+		long st = request_once(c, method, url, body, depth, out);
+		int transient = st == -EAGAIN || st >= 500 || st == 429 || st == 408;
+		if (!transient || try >= sizeof(wait_ms) / sizeof(wait_ms[0]))
+			return st == -EAGAIN ? -EIO : st;
+		pr_debug("%s %s: %s; trying again in %ld ms", method ? method : "GET", url,
+			 st < 0 ? c->err : "server error", wait_ms[try]);
+		if (nap(c, wait_ms[try]) < 0) {
+			COLL_ERR(c, "%s %s: interrupted", method ? method : "GET", url);
+			return -EINTR;
+		}
+	}
+}

@@ -1,0 +1,90 @@
+/* A part's records from memory or a file; see rec_reader.h. */
+#include "fetch/rec_reader.h"
+#include "format/record.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum { REC_AUXTRACE = 71 };
+
+void rec_reader_mem(struct rec_reader *r, const uint8_t *p, size_t len)
+{
+	memset(r, 0, sizeof(*r));
+	r->mem = p;
+	r->fd = -1;
+	r->len = len;
+}
+
+int rec_reader_fd(struct rec_reader *r, int fd, uint64_t len)
+{
+	memset(r, 0, sizeof(*r));
+	r->fd = fd;
+	r->len = len;
+	r->win = malloc(REC_READER_WINDOW);
+	return r->win ? 0 : -ENOMEM;
+}
+
+void rec_reader_free(struct rec_reader *r)
+{
+	free(r->win);
+	r->win = NULL;
+}
+
+uint64_t rec_reader_left(const struct rec_reader *r)
+{
+	return r->off < r->len ? r->len - r->off : 0;
+}
+
+/* The window from r->off on, as full as the input allows. */
+static int refill(struct rec_reader *r)
+{
+	uint64_t want = rec_reader_left(r);
+	if (want > REC_READER_WINDOW)
+		want = REC_READER_WINDOW;
+	r->win_off = r->off;
+	r->win_len = 0;
+	while (r->win_len < want) {
+		ssize_t k = pread(r->fd, r->win + r->win_len, want - r->win_len,
+				  (off_t)(r->off + r->win_len));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return r->err = k < 0 ? -errno : -EIO;
+		r->win_len += (size_t)k;
+	}
+	return 0;
+}
+
+const uint8_t *rec_reader_peek(struct rec_reader *r, size_t n)
+{
+	if (r->err || n > REC_READER_WINDOW || n > rec_reader_left(r))
+		return NULL;
+	if (r->mem)
+		return r->mem + r->off;
+	if (r->off < r->win_off || r->off + n > r->win_off + r->win_len) {
+		if (refill(r) < 0)
+			return NULL;
+	}
+	return r->win + (r->off - r->win_off);
+}
+
+uint64_t rec_payload_size(const uint8_t *rec)
+{
+	uint32_t type;
+	uint16_t size;
+	memcpy(&type, rec, 4);
+	memcpy(&size, rec + 6, 2);
+	if (type == PS_RECORD_HEADER_TRACING_DATA && size >= 12) {
+		uint32_t n;
+		memcpy(&n, rec + 8, 4);
+		return n;
+	}
+	if (type == REC_AUXTRACE && size >= 16) {
+		uint64_t n;
+		memcpy(&n, rec + 8, 8);
+		return n;
+	}
+	return 0;
+}
