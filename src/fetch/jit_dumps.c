@@ -80,22 +80,20 @@ size_t jit_dump_base(const char *path, const char *home)
 	char hj[PATH_MAX];
 	size_t hl;
 
-	if (under(path, "/tmp", 4))
-		return 4;
+	/* HOME/.debug/jit first: a home below /tmp is still a home. */
 	if (!home || home[0] != '/')
-		return 0;
+		return under(path, "/tmp", 4);
 	hl = strlen(home);
 	while (hl > 1 && home[hl - 1] == '/')
 		hl--;
 	if (hl == 1)
 		hl = 0; /* HOME=/ */
 	if (hl + sizeof(HOME_JIT) > sizeof(hj))
-		return 0;
+		return under(path, "/tmp", 4);
 	memcpy(hj, home, hl);
 	memcpy(hj + hl, HOME_JIT, sizeof(HOME_JIT));
-	if (!components_ok(hj))
-		return 0;
-	return under(path, hj, hl + sizeof(HOME_JIT) - 1);
+	size_t base = components_ok(hj) ? under(path, hj, hl + sizeof(HOME_JIT) - 1) : 0;
+	return base ? base : under(path, "/tmp", 4);
 }
 
 /*

@@ -51,8 +51,10 @@ int jit_file_fetch(struct collector *c, const char *rel, int dirfd, const char *
 	if (fd < 0)
 		return fd;
 	rc = collector_get_fd(c, rel, fd, lim->bytes - lim->bytes_used, len);
-	if (rc == -EFBIG)
+	if (rc == -EFBIG) {
+		lim->bytes_used = lim->bytes; /* the rest would not fit either: no more tries */
 		rc = -EDQUOT;
+	}
 	/* 0644 whatever the umask: perf report may run as root or as us. */
 	if (!rc && fchmod(fd, 0644) < 0)
 		rc = -errno;
