@@ -22,6 +22,7 @@
 #include "http_conf.h"
 #include "jitdumps.h"
 #include "spool.h"
+#include "spool_read.h"
 #include "symship.h"
 #include "transfer.h"
 #include "uploader.h"
@@ -107,6 +108,8 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 	}
 	if (rc == 0) {
 		key = -1;
+		/* No part the sink makes is larger: a bigger file is not read. */
+		h->spool.part_max = h->conf.part_size + SPOOL_PART_SLACK;
 		rc = uploader_new(inst, &h->conf, &h->spool, &h->up);
 		if (rc == -ENOTSUP) {
 			key = K_COMPRESS;

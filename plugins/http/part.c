@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct part *part_new(uint64_t seq, enum part_kind kind)
 {
@@ -14,6 +15,7 @@ struct part *part_new(uint64_t seq, enum part_kind kind)
 	if (p) {
 		p->seq = seq;
 		p->kind = kind;
+		p->file_fd = -1;
 	}
 	return p;
 }
@@ -27,6 +29,9 @@ void part_unload(struct part *p)
 {
 	size_t len = p->body.len;
 
+	if (p->file_fd >= 0)
+		close(p->file_fd);
+	p->file_fd = -1;
 	perfsink_kit_buf_free(&p->body);
 	p->body.len = len;
 }
@@ -35,6 +40,8 @@ void part_free(struct part *p)
 {
 	if (!p)
 		return;
+	if (p->file_fd >= 0)
+		close(p->file_fd);
 	perfsink_kit_buf_free(&p->body);
 	free(p->spool_path);
 	free(p->key);

@@ -31,6 +31,8 @@ struct part {
 	enum part_kind kind;
 	struct perfsink_kit_buf body; /* data NULL while the bytes live only in
 				       * spool_path; len counts them still */
+	int file_fd;           /* a large spooled part, checked, sent from its
+				* file (spool_load): -1 when none */
 	uint64_t records;      /* records in data, for loss accounting */
 	char *key;             /* "{host}/{session}/{seq}": URL tail and spool name */
 	char *spool_path;      /* the part's spool file, or NULL */
@@ -39,7 +41,7 @@ struct part {
 
 struct part *part_new(uint64_t seq, enum part_kind kind);
 int part_append(struct part *p, const void *data, size_t len);
-/* Free the bytes, now kept only in the spool file; body.len still counts them. */
+/* Free the bytes (and close file_fd), now kept only in the spool file; body.len still counts them. */
 void part_unload(struct part *p);
 /* Frees the bytes and the struct (not the spool file). */
 void part_free(struct part *p);

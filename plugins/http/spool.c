@@ -2,6 +2,7 @@
 #define _GNU_SOURCE /* renameat2 */
 #include "spool.h"
 #include "part.h"
+#include "spool_read.h"
 #include <perfsink/kit.h>
 
 #include <dirent.h>
@@ -506,17 +507,46 @@ static const char *end_refusal(int sess_fd, const struct part *p, char *buf, siz
 	return why;
 }
 
-/* Why p's bytes, read back, are not what the sink spooled, or NULL. */
-static const char *content_refusal(int sess_fd, const struct part *p, char *buf, size_t len)
+/*
+ * The checked bytes of the opened part file *fdp (size bytes): in memory,
+ * or left in the file for a large data part (p->file_fd takes the fd, *fdp
+ * becomes -1).  Returns why it must not be sent, or NULL; *rc gets an I/O
+ * error.  Memory stays bounded whatever the file holds.
+ */
+static const char *part_read(const struct spool *s, int sess_fd, struct part *p, int *fdp, uint64_t size,
+			     char *why, size_t whylen, int *rc)
 {
 	char rwhy[256];
 
-	if (p->kind == PART_END)
-		return end_refusal(sess_fd, p, buf, len);
-	if (perfsink_kit_records_validate(p->body.data, p->body.len, p->seq == 0, rwhy, sizeof(rwhy)) == 0)
+	if (p->kind == PART_END && size >= PART_END_MAX)
+		return "not an end marker ({\"parts\": N} as the sink writes it)";
+	if (p->kind != PART_END && s->part_max && size > s->part_max) {
+		snprintf(why, whylen, "%" PRIu64 " bytes, more than a part can have (%" PRIu64 ": part_size "
+			 "plus %llu MiB): not read", size, s->part_max, SPOOL_PART_SLACK >> 20);
+		return why;
+	}
+	if (p->kind != PART_END) {
+		*rc = spool_records_check_fd(*fdp, size, p->seq == 0, rwhy, sizeof(rwhy));
+		if (*rc == -EBADMSG) {
+			*rc = 0;
+			snprintf(why, whylen, "not whole perf records: %s", rwhy);
+			return why;
+		}
+		if (*rc)
+			return NULL;
+	}
+	perfsink_kit_buf_free(&p->body);
+	p->body.len = (size_t)size;
+	if (size > SPOOL_INMEM_MAX) {
+		p->file_fd = *fdp;
+		*fdp = -1;
 		return NULL;
-	snprintf(buf, len, "not whole perf records: %s", rwhy);
-	return buf;
+	}
+	*rc = perfsink_kit_buf_resize(&p->body, (size_t)size);
+	p->body.len = (size_t)size;
+	if (*rc == 0)
+		*rc = read_all(*fdp, p->body.data, p->body.len);
+	return *rc || p->kind != PART_END ? NULL : end_refusal(sess_fd, p, why, whylen);
 }
 
 int spool_load(struct spool *s, struct part *p)
@@ -544,19 +574,14 @@ int spool_load(struct spool *s, struct part *p)
 		rc = -errno;
 	} else if ((bad = file_refusal(&st, s->owner, rwhy, sizeof(rwhy)))) {
 		bytes = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-	} else {
-		perfsink_kit_buf_free(&p->body);
-		rc = perfsink_kit_buf_resize(&p->body, (size_t)st.st_size);
-		p->body.len = (size_t)st.st_size;
-		if (rc == 0)
-			rc = read_all(fd, p->body.data, p->body.len);
-		if (rc == 0 && (bad = content_refusal(l.sess_fd, p, why, sizeof(why))))
-			bytes = p->kind == PART_END ? 0 : p->body.len; /* a marker holds no data */
+	} else if ((bad = part_read(s, l.sess_fd, p, &fd, (uint64_t)st.st_size, why, sizeof(why), &rc))) {
+		bytes = p->kind == PART_END ? 0 : (uint64_t)st.st_size; /* a marker holds no data */
 	}
 	if (fd >= 0)
 		close(fd);
 	if (bad) {
 		quarantine(s, l.sess_fd, l.leaf, rel, bad, bytes);
+		part_unload(p);
 		perfsink_kit_buf_free(&p->body);
 		free(p->spool_path);
 		p->spool_path = NULL;

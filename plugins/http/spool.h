@@ -58,6 +58,7 @@ struct spool {
 	int fd;           /* {spool_dir}/{instance} */
 	uid_t owner;      /* the effective uid at open */
 	uint64_t max;     /* cap on data bytes */
+	uint64_t part_max; /* a part file larger than this is quarantined unread (0: no cap) */
 	uint64_t used;    /* bytes in the directory */
 	spool_quarantine_fn on_quarantine; /* may be NULL */
 	void *arg;
@@ -84,7 +85,10 @@ void spool_close(struct spool *s);
 int spool_put(struct spool *s, struct part *p);
 /*
  * Read the bytes of a spooled part (or end marker) back into p->data and
- * check them.
+ * check them, with bounded memory: a part larger than s->part_max is
+ * quarantined unread; one larger than SPOOL_INMEM_MAX (spool_read.h) is
+ * checked from its file and left there, open in p->file_fd, to be sent
+ * from it.
  * -EBADMSG: the part was not a good one; it has been quarantined (and
  * reported), p->spool_path is NULL, the caller forgets p.  -ENOENT: it is
  * gone.  Other negative errno: the spool itself failed (reason in s->err).

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 enum stage { ST_PUT, ST_MP_CREATE, ST_MP_PART, ST_MP_COMPLETE, ST_HEAD };
 
@@ -22,8 +23,9 @@ struct transfer {
 	char *url;              /* current request URL */
 	const char *method;
 	enum stage stage;
-	const uint8_t *body;    /* current request body */
+	const uint8_t *body;    /* current request body; NULL: part->file_fd from file_off */
 	size_t body_len, body_off;
+	uint64_t file_off;
 	char *xml;              /* body of CompleteMultipartUpload */
 	char resp[2048];        /* start of the response body */
 	size_t resp_len;
@@ -47,7 +49,16 @@ static size_t body_read(char *buf, size_t size, size_t n, void *arg)
 
 	if (len > left)
 		len = left;
-	memcpy(buf, t->body + t->body_off, len);
+	if (t->body) {
+		memcpy(buf, t->body + t->body_off, len);
+	} else if (len) {
+		/* A large spooled part: read from its file as curl sends it. */
+		ssize_t k = pread(t->part->file_fd, buf, len, (off_t)(t->file_off + t->body_off));
+
+		if (k <= 0)
+			return CURL_READFUNC_ABORT;
+		len = (size_t)k;
+	}
 	t->body_off += len;
 	return len;
 }
@@ -374,6 +385,7 @@ static int request_setup(struct transfer *t)
 		snprintf(t->url, n, "%s", t->obj_url);
 		t->body = t->part->body.data;
 		t->body_len = t->part->body.len;
+		t->file_off = 0;
 		break;
 	case ST_MP_CREATE:
 		snprintf(t->url, n, "%s?uploads=", t->obj_url);
@@ -381,7 +393,8 @@ static int request_setup(struct transfer *t)
 		break;
 	case ST_MP_PART:
 		snprintf(t->url, n, "%s?partNumber=%u&uploadId=%s", t->obj_url, t->chunk + 1, t->upload_id);
-		t->body = t->part->body.data + (size_t)t->chunk * chunk;
+		t->body = t->part->body.data ? t->part->body.data + (size_t)t->chunk * chunk : NULL;
+		t->file_off = (uint64_t)t->chunk * chunk;
 		t->body_len = t->part->body.len - (size_t)t->chunk * chunk;
 		if (t->body_len > chunk)
 			t->body_len = chunk;

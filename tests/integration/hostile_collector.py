@@ -16,7 +16,7 @@
 #              in reverse order (part 0 from --part0, the others empty);
 #              --jit-maps N perf-PID.map files (PID from 2000000000) and
 #              --jitdump PATH (repeatable) jitdump files in its jit/ folder
-import argparse, functools, http.server, json, os, threading, time
+import argparse, functools, http.server, json, os, socket, threading, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("mode", choices=["drip", "s3-endless", "session"])
@@ -69,6 +69,12 @@ class H(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def setup(self):
+        super().setup()
+        # Headers and body are two writes: without this, Nagle's algorithm
+        # and the client's delayed ACK make every answer take 40 ms.
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def note(self):
         global count

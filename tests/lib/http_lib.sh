@@ -124,3 +124,12 @@ has_files() { [ "$(count_files "$1")" -ge "$2" ]; }
 parts_cat() {
 	find "$1" -type f -regextype posix-extended -regex '.*/[0-9]{10,19}' | sort | xargs -r cat
 }
+
+# maxrss FILE CMD...: run CMD; its peak RSS (KiB) into FILE; its exit status.
+maxrss() {
+	local f=$1; shift
+	python3 -c 'import resource, subprocess, sys
+r = subprocess.call(sys.argv[2:])
+open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+sys.exit(r)' "$f" "$@"
+}

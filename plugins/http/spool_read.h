@@ -1,0 +1,29 @@
+/*
+ * A spooled part read back with bounded memory: its records checked from
+ * its file a window at a time (a 20 GB sparse part once drove `perfsink
+ * upload` to 20.9 GB of RSS), then its bytes sent from the file.
+ *
+ * Single-threaded: the sink's thread.
+ */
+#ifndef HTTP_SPOOL_READ_H
+#define HTTP_SPOOL_READ_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bytes a part may have beyond part_size (one ring buffer larger than it
+ * makes a part of its own); a larger file is quarantined unread. */
+#define SPOOL_PART_SLACK (64ull << 20)
+/* A part up to this size is read into memory once checked (its bytes may
+ * be the stream's build-id list, which the sink reads); a larger one is
+ * sent from its file. */
+#define SPOOL_INMEM_MAX (1u << 20)
+
+/*
+ * Whether the len bytes of fd are whole perf pipe-mode records, by the
+ * rules of perfsink_kit_records_validate (prologue: the pipe header
+ * first), reading only the record headers through a window.  0, or
+ * -EBADMSG with where and why in why, or -errno when fd cannot be read.
+ */
+int spool_records_check_fd(int fd, uint64_t len, int prologue, char *why, size_t whylen);
+
+#endif
