@@ -206,7 +206,7 @@ int listing_parse_s3(const char *xml, size_t len, const char *prefix, struct col
 		size_t kl = strlen(key);
 		while (kl > pl && key[kl - 1] == '/')
 			kl--;
-		if (kl > pl && (rc = coll_list_add(out, key + pl, kl - pl, 1, 0, 0)))
+		if (kl > pl && !memchr(key + pl, '/', kl - pl) && (rc = coll_list_add(out, key + pl, kl - pl, 1, 0, 0)))
 			return rc;
 	}
 	for (p = xml; (p = xml_elem(p, end, "Contents", &b, &bl));) {
@@ -273,10 +273,12 @@ int listing_parse_autoindex(const char *json, size_t len, struct coll_list *out)
 			return -EBADMSG;
 		uint64_t size = json_str(p, close, "size", t, sizeof(t)) ? 0 : strtoull(t, NULL, 10);
 		int64_t mtime = json_str(p, close, "mtime", t, sizeof(t)) ? 0 : listing_time_parse(t);
+		p = close + 1;
+		if (!name[0] || strchr(name, '/'))
+			continue; /* not one path segment: nothing the sink names */
 		int rc = coll_list_add(out, name, strlen(name), !strcmp(type, "directory"), size, mtime);
 		if (rc)
 			return rc;
-		p = close + 1;
 	}
 	return 0;
 }
