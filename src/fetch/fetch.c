@@ -12,6 +12,7 @@
 #include "fetch/symbols.h"
 #include "base/buildid_dir.h"
 #include "base/log.h"
+#include <perfsink/kit.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -25,7 +26,7 @@
 struct fetch_state {
 	struct collector *c;
 	const char *host, *session;
-	struct fetch_output out;
+	struct perfsink_kit_output out;
 	int scratch;              /* a downloaded part, nameless */
 	struct p2f w;
 	uint64_t next;            /* next seq to take */
@@ -268,7 +269,9 @@ static int jit_step(struct fetch_state *s, const struct fetch_opts *o)
 static int output_place(struct fetch_state *s)
 {
 	char why[600];
-	int rc = fetch_output_place(&s->out, why, sizeof(why));
+	if (s->out.placed)
+		return 0;
+	int rc = perfsink_kit_output_place(&s->out, why, sizeof(why));
 	if (rc)
 		pr_err("%s", why);
 	return rc;
@@ -336,7 +339,8 @@ int fetch_run(struct collector *c, const char *host, const char *session, const 
 {
 	struct fetch_state s = { .c = c, .host = host, .session = session, .end_parts = -1, .scratch = -1 };
 	char why[600];
-	int ended = 0, code, rc = fetch_output_create(&s.out, o->out, why, sizeof(why));
+	perfsink_kit_output_init(&s.out);
+	int ended = 0, code, rc = perfsink_kit_output_create(&s.out, o->out, why, sizeof(why));
 	if (rc) {
 		pr_err("%s", why);
 		return 2;
@@ -344,7 +348,7 @@ int fetch_run(struct collector *c, const char *host, const char *session, const 
 	rc = p2f_init(&s.w, s.out.fd, o->decompress, o->max_ratio);
 	if (rc == -ENOTSUP)
 		pr_err("--decompress: this build has no zstd support");
-	if (rc == 0 && (s.scratch = fetch_output_scratch(&s.out)) < 0) {
+	if (rc == 0 && (s.scratch = fetch_output_scratch(s.out.dirfd)) < 0) {
 		rc = s.scratch;
 		pr_err("cannot create a scratch file beside %s: %s", o->out, strerror(-rc));
 	}
@@ -370,8 +374,10 @@ int fetch_run(struct collector *c, const char *host, const char *session, const 
 	p2f_free(&s.w);
 	if (s.scratch >= 0)
 		close(s.scratch);
-	if (fetch_output_close(&s.out) < 0 && !code) {
-		pr_err("cannot write %s: %s", o->out, strerror(errno));
+	/* An output never placed (interrupted, nothing to write) is removed. */
+	rc = s.out.placed ? perfsink_kit_output_close(&s.out) : perfsink_kit_output_discard(&s.out);
+	if (rc < 0 && !code) {
+		pr_err("cannot write %s: %s", o->out, strerror(-rc));
 		code = 1;
 	}
 	return code;

@@ -168,6 +168,9 @@ static void test_dump_base(void **state)
 		{ "/root/.debug/jit/x/jit-1.dump", "/x/../root", 0 },
 		{ "/etc/jit-1.dump", "/root", 0 },
 		{ "/var/tmp/jit-1.dump", "/root", 0 },
+		/* A home below /tmp is a home: its .debug/jit rules, not /tmp's. */
+		{ "/tmp/h/.debug/jit/x/jit-1.dump", "/tmp/h", 17 },
+		{ "/tmp/h/other/jit-1.dump", "/tmp/h", 4 },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
