@@ -5,7 +5,8 @@
 # for) and runs the function.  Recorded with -k mono and the http sink
 # (nginx on loopback), the dump is shipped once to {host}/{session}/jit/
 # under its escaped path; with the original gone and a fresh HOME,
-# `perfsink fetch` places it at its recorded path (under /tmp), and
+# `perfsink fetch` places it at its recorded path (under /tmp, once its
+# directory is there again: fetch makes none in /tmp), and
 # perf inject --jit then perf report name the jitted function.  A second
 # fetch never replaces the file it finds there; a dump recorded outside
 # /tmp and ~/.debug/jit is named and not placed, one under ~/.debug/jit
@@ -19,7 +20,7 @@ command -v cc >/dev/null || { echo "1..0 # SKIP no C compiler to build the test 
 T=$(mktemp -d /tmp/http_jitdump.XXXXXX)
 V=$(mktemp -d /var/tmp/http_jitdump.XXXXXX)
 trap 'nginx_stop; rm -rf "$T" "$V"' EXIT
-echo "1..16"
+echo "1..17"
 
 collector_start "$T/ng"
 cc -O1 -g -o "$T/jit_prog" "$TESTS_SRCDIR/integration/jit_prog.c" ||
@@ -54,6 +55,11 @@ echo "# jitdump shipped: $(stat -c %s "$DUMP") bytes"
 
 # Another machine: no dump, a fresh HOME.
 cp "$DUMP" "$T/orig.dump" && rm -rf "$T/dumps"
+fetch f0 c "$T/h0"
+check "with its /tmp directory gone, fetch makes no directory there (named, counted)" \
+	bash -c "test ! -e '$T/dumps' && grep -q 'dumps/jit-[0-9]*.dump: its directory does not exist' '$T/f0.ferr'"
+# The user makes the directory, as the warning says: the dump is placed.
+mkdir -m 0755 "$T/dumps"
 fetch f1 c "$T/h1"
 check "fetch with a fresh HOME" test $? = 0 || sed 's/^/# /' "$T/f1.ferr"
 check "places the dump at its recorded path, byte for byte" cmp -s "$DUMP" "$T/orig.dump"
