@@ -33,7 +33,7 @@ hostile() {
 	mkdir -p "$d"
 	python3 "$TESTS_SRCDIR/integration/hostile_collector.py" "$2" "$d" --lifetime 60 "${@:3}" &
 	HPIDS+=($!)
-	wait_for 20 test -s "$d/port" || { echo "Bail out! hostile_collector.py did not start"; exit 1; }
+	wait_for 60 test -s "$d/port" || { echo "Bail out! hostile_collector.py did not start"; exit 1; }
 	URL=http://127.0.0.1:$(cat "$d/port")
 }
 requests() { grep -c "$2" "$T/$1/requests.log" 2>/dev/null; } # requests NAME PATTERN
