@@ -74,6 +74,18 @@ int perfsink_kit_dir_trust(const struct stat *st, const char *what, const char *
 			   char *why, size_t n);
 #define PERFSINK_KIT_DIR_MKDIR 1u /* create missing components, mode 0700 */
 /*
+ * Kit 1.3 too, for root's own trees that another user must not reach into
+ * (a build-id cache): every directory owned by root or the effective uid;
+ * sudo's invoking user is not trusted there.
+ */
+#define PERFSINK_KIT_DIR_OWN 2u
+/*
+ * Instead of the owner rule: every directory must be searchable by others,
+ * whoever owns it, so that what is opened below could be reached by
+ * anyone (to read a file only when any user could read it).
+ */
+#define PERFSINK_KIT_DIR_PUBLIC 4u
+/*
  * Open directory path (absolute, or relative to the working directory,
  * which is then checked from / too), checking every component from / down.
  * Returns an O_PATH|O_DIRECTORY descriptor (for the *at calls; the caller

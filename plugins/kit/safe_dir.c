@@ -56,17 +56,40 @@ int perfsink_kit_dir_trust(const struct stat *st, const char *what, const char *
 }
 
 /*
- * One step of the walk: comp below cur, named shown in messages; created
- * (mode 0700) when missing and mkdir is set.  The new fd or -errno.
+ * A directory on the way against the rule flags ask for: the trust rule
+ * (perfsink_kit_dir_trust), narrowed to root and the effective uid with
+ * PERFSINK_KIT_DIR_OWN, or replaced by "others may search it" with
+ * PERFSINK_KIT_DIR_PUBLIC.  0 or -errno with why.
  */
-static int step(int cur, const char *comp, int mkdir, const char *what, const char *shown,
+static int dir_check(const struct stat *st, unsigned flags, const char *what, const char *shown,
+		     char *why, size_t n)
+{
+	if (!S_ISDIR(st->st_mode))
+		return perfsink_kit_dir_trust(st, what, shown, why, n);
+	if (flags & PERFSINK_KIT_DIR_PUBLIC)
+		return st->st_mode & S_IXOTH ? 0
+			: kit_say(why, n, EACCES, "refusing to %s: directory '%s' is closed to "
+				  "others (mode %04o)", what, shown, (unsigned)(st->st_mode & 07777));
+	if (flags & PERFSINK_KIT_DIR_OWN && st->st_uid != 0 && st->st_uid != geteuid())
+		return kit_say(why, n, EPERM, "refusing to %s: directory '%s' belongs to uid %u, "
+			   "neither root nor uid %u who runs this", what, shown,
+			   (unsigned)st->st_uid, (unsigned)geteuid());
+	return perfsink_kit_dir_trust(st, what, shown, why, n);
+}
+
+/*
+ * One step of the walk: comp below cur, named shown in messages; created
+ * (mode 0700) when missing and flags has PERFSINK_KIT_DIR_MKDIR; checked
+ * by dir_check.  The new fd or -errno.
+ */
+static int step(int cur, const char *comp, unsigned flags, const char *what, const char *shown,
 		char *why, size_t n)
 {
 	struct stat st;
 	int fd = openat(cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	int r;
 
-	if (fd < 0 && errno == ENOENT && mkdir) {
+	if (fd < 0 && errno == ENOENT && flags & PERFSINK_KIT_DIR_MKDIR) {
 		if (mkdirat(cur, comp, 0700) < 0 && errno != EEXIST)
 			return kit_say(why, n, errno, "cannot %s: cannot create directory '%s': %s", what,
 				   shown, strerror(errno));
@@ -82,7 +105,7 @@ static int step(int cur, const char *comp, int mkdir, const char *what, const ch
 	if (fstat(fd, &st) < 0)
 		r = kit_say(why, n, errno, "cannot %s: '%s': %s", what, shown, strerror(errno));
 	else
-		r = perfsink_kit_dir_trust(&st, what, shown, why, n);
+		r = dir_check(&st, flags, what, shown, why, n);
 	if (r < 0) {
 		close(fd);
 		return r;
@@ -113,7 +136,7 @@ int perfsink_kit_dir_walk(int dirfd, const char *rel, unsigned flags, const char
 		if (strcmp(seen, "/"))
 			strcat(seen, "/");
 		strcat(seen, comp);
-		next = step(cur, comp, flags & PERFSINK_KIT_DIR_MKDIR, what, seen, why, n);
+		next = step(cur, comp, flags, what, seen, why, n);
 		close(cur);
 		cur = next;
 	}
@@ -149,7 +172,7 @@ int perfsink_kit_dir_open(const char *path, unsigned flags, const char *what, ch
 		fd = kit_say(why, n, errno, "cannot %s: '/': %s", what, strerror(errno));
 	else if (fstat(root, &st) < 0)
 		fd = kit_say(why, n, errno, "cannot %s: '/': %s", what, strerror(errno));
-	else if ((fd = perfsink_kit_dir_trust(&st, what, "/", why, n)) == 0)
+	else if ((fd = dir_check(&st, flags, what, "/", why, n)) == 0)
 		fd = perfsink_kit_dir_walk(root, path, flags, what, "/", why, n);
 	if (root >= 0)
 		close(root);
