@@ -751,18 +751,19 @@ void perfsink_kit_build_id_hex(const uint8_t *id, size_t len,
 
 /*
  * The bytes perf's cache would hold for b into out (replaced), *size their
- * size (also on -EFBIG).  An ELF file is read whole and its build-id checked
- * against b's.  When the file at b's path is missing, unreadable, over max
- * or has another build-id (rebuilt or replaced since it was mapped, or the
- * file of a process in another mount namespace, a container, which the
- * host has another file at that path for), the ELF file is read from the
- * local build-id cache instead (perfsink_kit_buildid_cache_dir()
- * /.build-id/xx/yyyy/elf, where perfsink record files what it recorded,
- * containers' files included), and its build-id checked the same way.
+ * size (also on -EFBIG).  An ELF file is read whole and its build-id
+ * checked against b's.  It is read from the local build-id cache first
+ * (perfsink_kit_buildid_cache_dir()/<name>/<hex>/elf, where perfsink
+ * record files the very file each process mapped, containers' files
+ * included), walked without links through directories of root or the
+ * effective uid only.  Else, since kit 1.3, from b's path only when anyone
+ * could read it there (every directory searchable by others, no link on
+ * the way, the file readable by others): run as root, a recorded path may
+ * lead to a secret by now, which must never be shipped.
  * max: bytes at most, 0 for no cap.  Returns 0; -EFBIG over max (out
- * empty); -ESTALE when neither the path nor the cache has a file of that
- * build-id but the path has another; -ENOENT, -EACCES, ... from open/read
- * of the path when the cache has none; -ENOMEM.
+ * empty); -ESTALE when the cache (or else the path) has a file of another
+ * build-id; -EACCES when the file at the path is not one anyone may read,
+ * -ENOENT, ... from opening the path when the cache has none; -ENOMEM.
  */
 int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 			  struct perfsink_kit_buf *out, uint64_t *size);
@@ -823,8 +824,8 @@ int perfsink_kit_symarchive_write(int fd, const uint8_t *build_ids, size_t len,
 int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *out);
 /*
  * The symbol archive of the perf.data file at path, written to archive
- * (through archive.tmp, renamed when complete).  Same returns, why says
- * which file and what failed.
+ * (through a temporary file, renamed when complete; mode 0600, as it holds
+ * root's /proc/kallsyms).  Same returns, why says which file and what failed.
  */
 int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
 				    struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen);

@@ -175,7 +175,10 @@ static int entry(struct archive *a, const struct perfsink_kit_build_id *b, struc
 		goto out; /* nothing for this one; perf falls back to the path */
 	}
 	snprintf(name, n, "%s/%s/%s", rel, b->hex, perfsink_kit_sym_cache_name(b->kind));
-	rc = member(a, name, buf->data, buf->len, b->kind == PERFSINK_KIT_SYM_ELF ? 0755 : 0644, NULL);
+	/* kallsyms 0600 as perfsink record caches it: real kernel addresses. */
+	rc = member(a, name, buf->data, buf->len,
+		    b->kind == PERFSINK_KIT_SYM_ELF ? 0755 : b->kind == PERFSINK_KIT_SYM_KALLSYMS ? 0600 : 0644,
+		    NULL);
 	st->files++;
 	st->bytes += buf->len;
 	if (!rc && b->kind == PERFSINK_KIT_SYM_ELF && perfsink_kit_debug_read(b->hex, 0, buf, &size) == 0) {

@@ -100,17 +100,19 @@ int perfsink_kit_file_read(const char *path, uint64_t max, struct perfsink_kit_b
 	return rc;
 }
 
-/* The ELF file at path into out when it has build-id hex: -ESTALE when another. */
-static int elf_read_checked(const char *path, const char *hex, uint64_t max, struct perfsink_kit_buf *out,
+/* The ELF file open as fd into out when it has build-id hex: -ESTALE when another. */
+static int elf_read_checked(int fd, const char *hex, uint64_t max, struct perfsink_kit_buf *out,
 			    uint64_t *size)
 {
 	uint8_t id[PERFSINK_KIT_BUILD_ID_MAX];
 	char got[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
 	size_t idlen;
-	int rc = perfsink_kit_file_read(path, max, out, size);
+	int rc = fd_read(fd, max, out, size);
 
-	if (rc)
+	if (rc) {
+		perfsink_kit_buf_reset(out);
 		return rc;
+	}
 	if (perfsink_kit_elf_build_id(out->data, out->len, id, &idlen) ||
 	    (perfsink_kit_build_id_hex(id, idlen, got), strcmp(got, hex))) {
 		perfsink_kit_buf_reset(out);
@@ -119,26 +121,140 @@ static int elf_read_checked(const char *path, const char *hex, uint64_t max, str
 	return 0;
 }
 
-/*
- * The file of build-id hex in perf's build-id cache, through its link
- * .build-id/xx/yyyy: yyyy/elf, or yyyy itself in perf's old layout.
- * -ENOENT when the cache has none; else as elf_read_checked.
- */
-static int cache_read(const char *hex, uint64_t max, struct perfsink_kit_buf *out, uint64_t *size)
+/* A recorded file name: absolute, with no "." or ".." component. */
+static int name_ok(const char *p)
 {
-	char dir[4096], path[4096 + 2 * PERFSINK_KIT_BUILD_ID_MAX + 32];
+	if (p[0] != '/' || !p[1])
+		return 0;
+	for (const char *c = p; c; c = strchr(c + 1, '/')) {
+		size_t n = strcspn(c + 1, "/");
+		if ((n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return 0;
+	}
+	return 1;
+}
+
+/* The file <rel>/<hex>/elf below the cache cfd (<rel>/<hex> itself in perf's old layout), or -errno. */
+static int cache_entry_open(int cfd, const char *cache, const char *rel, const char *hex)
+{
+	char path[4096 + 2 * PERFSINK_KIT_BUILD_ID_MAX + 8];
+	const char *what = "read the build-id cache";
+	int efd, fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", rel, hex) >= sizeof(path))
+		return -ENAMETOOLONG;
+	efd = perfsink_kit_dir_walk(cfd, path, PERFSINK_KIT_DIR_OWN, what, cache, NULL, 0);
+	if (efd >= 0) {
+		fd = perfsink_kit_input_open(efd, "elf", what, NULL, 0);
+		close(efd);
+		return fd;
+	}
+	if (efd != -ENOTDIR)
+		return efd;
+	efd = perfsink_kit_dir_walk(cfd, rel, PERFSINK_KIT_DIR_OWN, what, cache, NULL, 0);
+	if (efd < 0)
+		return efd;
+	fd = perfsink_kit_input_open(efd, hex, what, NULL, 0);
+	close(efd);
+	return fd;
+}
+
+/*
+ * Where the cache's link .build-id/xx/yyyy points ("../../<rel>/<hex>",
+ * as perf makes it) into rel: read, never followed, and taken only when
+ * it stays inside the cache.  0 or -errno.
+ */
+static int cache_link(int cfd, const char *cache, const char *hex, char *rel, size_t n)
+{
+	char sub[16], target[4096];
+	int lfd;
+	ssize_t k;
+	size_t hl = strlen(hex);
+
+	snprintf(sub, sizeof(sub), ".build-id/%.2s", hex);
+	lfd = perfsink_kit_dir_walk(cfd, sub, PERFSINK_KIT_DIR_OWN, "read the build-id cache", cache,
+				    NULL, 0);
+	if (lfd < 0)
+		return lfd;
+	k = readlinkat(lfd, hex + 2, target, sizeof(target) - 1);
+	close(lfd);
+	if (k < 0)
+		return -errno;
+	target[k] = '\0';
+	/* "../../" REL "/" HEX, REL a name_ok path without its leading '/' */
+	if (strncmp(target, "../../", 6) || (size_t)k < 6 + hl + 2 || target[k - hl - 1] != '/' ||
+	    strcmp(target + k - hl, hex))
+		return -EINVAL;
+	target[k - hl - 1] = '\0';
+	if (!name_ok(target + 5) || (size_t)snprintf(rel, n, "%s", target + 6) >= n)
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The file of b in perf's build-id cache: DIR/<name>/<hex>/elf (the file
+ * DIR/<name>/<hex> in perf's old layout), else where DIR/.build-id/xx/yyyy
+ * says (an entry filed under another name).  Every directory from / is
+ * opened without following a link and must belong to root or the
+ * effective uid (PERFSINK_KIT_DIR_OWN): a cache another user could change
+ * is not read.  The fd, or -ENOENT when the cache has none that way.
+ */
+static int cache_open(const struct perfsink_kit_build_id *b)
+{
+	char dir[4096], rel[4096];
+	int cfd, fd = -ENOENT;
+
+	if (!name_ok(b->name) || perfsink_kit_buildid_cache_dir(dir, sizeof(dir)))
+		return -ENOENT;
+	cfd = perfsink_kit_dir_open(dir, PERFSINK_KIT_DIR_OWN, "read the build-id cache", NULL, 0);
+	if (cfd < 0)
+		return -ENOENT;
+	fd = cache_entry_open(cfd, dir, b->name + 1, b->hex);
+	if (fd < 0 && cache_link(cfd, dir, b->hex, rel, sizeof(rel)) == 0 && strcmp(rel, b->name + 1))
+		fd = cache_entry_open(cfd, dir, rel, b->hex);
+	close(cfd);
+	return fd < 0 ? -ENOENT : fd;
+}
+
+/*
+ * The file at path only when anyone could read it: every directory from /
+ * searchable by others, no link anywhere on the way, a regular file
+ * readable by others.  Run as root, a path is no proof of what a process
+ * mapped (it may be a link to a secret by now); a file any user may read
+ * gives nobody anything.  The fd, -EACCES, or the error opening it.
+ */
+static int public_open(const char *path)
+{
+	const char *what = "read", *name;
+	struct stat st;
+	int dfd, fd;
+
+	if (!name_ok(path))
+		return -EINVAL;
+	dfd = perfsink_kit_parent_open(path, PERFSINK_KIT_DIR_PUBLIC, &name, what, NULL, 0);
+	if (dfd < 0)
+		return dfd;
+	fd = perfsink_kit_input_open(dfd, name, what, NULL, 0);
+	close(dfd);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || !(st.st_mode & S_IROTH))) {
+		close(fd);
+		return -EACCES;
+	}
+	return fd;
+}
+
+/* The file open as fd (or the error opening it) into out, checked; fd closed. */
+static int read_open(int fd, const char *hex, uint64_t max, struct perfsink_kit_buf *out,
+		     uint64_t *size)
+{
 	int rc;
 
 	*size = 0;
-	if (perfsink_kit_buildid_cache_dir(dir, sizeof(dir)) ||
-	    (size_t)snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s/elf", dir, hex, hex + 2) >= sizeof(path))
-		return -ENOENT;
-	rc = elf_read_checked(path, hex, max, out, size);
-	if (rc == -ENOTDIR) {
-		path[strlen(path) - 4] = '\0';
-		rc = elf_read_checked(path, hex, max, out, size);
-	}
-	return rc == -ENOTDIR || rc == -EINVAL ? -ENOENT : rc;
+	if (fd < 0)
+		return fd;
+	rc = elf_read_checked(fd, hex, max, out, size);
+	close(fd);
+	return rc;
 }
 
 int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
@@ -173,14 +289,15 @@ int perfsink_kit_sym_read(const struct perfsink_kit_build_id *b, uint64_t max,
 	case PERFSINK_KIT_SYM_ELF:
 		break;
 	}
-	rc = elf_read_checked(b->name, b->hex, max, out, size);
-	if (rc == 0)
-		return 0;
-	/* Not there as it was mapped (rebuilt, deleted, or a container's
-	 * file: the host has another one at that path): perf's cache may
-	 * have the very file, filed by build-id while it was recorded. */
-	cached_rc = cache_read(b->hex, max, out, &cached);
-	if (cached_rc == -ENOENT)
+	/* The cache first: perfsink record files there the very file each
+	 * process mapped (a container's too), opened through the mapping. */
+	cached_rc = read_open(cache_open(b), b->hex, max, out, &cached);
+	if (cached_rc == 0 || cached_rc == -EFBIG) {
+		*size = cached;
+		return cached_rc;
+	}
+	rc = read_open(public_open(b->name), b->hex, max, out, size);
+	if (rc == 0 || cached_rc == -ENOENT)
 		return rc;
 	*size = cached;
 	return cached_rc;
@@ -258,10 +375,13 @@ int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
 		perfsink_kit_buf_free(&ids);
 		return rc;
 	}
-	/* Written aside and renamed: a reader never sees half an archive. */
+	/*
+	 * Written aside and renamed: a reader never sees half an archive.
+	 * Mode 0600 as perf.data: it holds root's view of /proc/kallsyms
+	 * (the kernel's addresses) and files only their owners may read.
+	 */
 	rc = perfsink_kit_output_create(&o, archive, why, whylen);
 	if (rc == 0) {
-		(void)fchmod(o.fd, 0644);
 		rc = perfsink_kit_symarchive_write(o.fd, ids.data, ids.len, st, why, whylen);
 		if (rc == 0)
 			rc = perfsink_kit_output_replace(&o, why, whylen);

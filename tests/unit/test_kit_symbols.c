@@ -1,9 +1,11 @@
 /*
- * perfsink_kit_sym_read (libperfsink-sink) for an ELF entry whose path no
- * longer holds the file of its build-id: it falls back to perf's build-id
- * cache under a temporary HOME, checks the build-id there too, and says
- * why when neither has it.  The file is this test program (it has a
- * build-id); the "other" file at its recorded path is /bin/true.
+ * perfsink_kit_sym_read (libperfsink-sink) for an ELF entry: perf's
+ * build-id cache under a temporary HOME first (by name, else by its
+ * .build-id link), its build-id checked there too, else the recorded path
+ * only when anyone could read the file there; it says why when neither has
+ * it.  The file is this test program (it has a build-id); the "other" file
+ * at its recorded path is true(1).  A cache in another user's directory,
+ * a path through a link or to a file others may not read: not read.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,6 +26,7 @@ struct fx {
 	char home[64];
 	char cache[128];
 	char exe[PATH_MAX];
+	char other[PATH_MAX];          /* true(1), as the kernel names it: no link on its path */
 	struct perfsink_kit_buf img;   /* the test program's bytes */
 	char hex[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
 	struct perfsink_kit_buf out;
@@ -55,6 +58,8 @@ static int setup(void **state)
 	if (n <= 0)
 		return -1;
 	f->exe[n] = '\0';
+	if (!realpath("/bin/true", f->other))
+		return -1;
 	if (perfsink_kit_file_read(f->exe, 0, &f->img, &size) ||
 	    perfsink_kit_elf_build_id(f->img.data, f->img.len, id, &idlen))
 		return -1;
@@ -123,7 +128,7 @@ static void cache_dir(void **state)
 static void other_file_at_path(void **state)
 {
 	struct fx *f = *state;
-	struct perfsink_kit_build_id b = entry(f, "/bin/true");
+	struct perfsink_kit_build_id b = entry(f, f->other);
 	uint64_t size = 0;
 
 	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), -ESTALE);
@@ -159,7 +164,7 @@ static void cache_checked(void **state)
 	struct perfsink_kit_build_id b = entry(f, "/nonexistent/prog");
 	uint64_t size = 0;
 
-	cache_put(f, f->hex, "/bin/true");
+	cache_put(f, f->hex, f->other);
 	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), -ESTALE);
 	assert_int_equal(f->out.len, 0);
 }
@@ -168,7 +173,7 @@ static void cache_checked(void **state)
 static void old_layout(void **state)
 {
 	struct fx *f = *state;
-	struct perfsink_kit_build_id b = entry(f, "/bin/true");
+	struct perfsink_kit_build_id b = entry(f, f->other);
 	char dir[PATH_MAX], file[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
 	uint64_t size = 0;
 
@@ -185,6 +190,73 @@ static void old_layout(void **state)
 	assert_memory_equal(f->out.data, f->img.data, f->img.len);
 }
 
+/*
+ * The file the cache has under the recorded name comes first: the very
+ * file perfsink record cached, though the path has one of the same
+ * build-id (a copy with more in it, a secret appended).
+ */
+static void cache_before_path(void **state)
+{
+	struct fx *f = *state;
+	char entry_dir[512], path[128];
+	struct perfsink_kit_build_id b;
+	uint64_t size = 0;
+
+	snprintf(path, sizeof(path), "%s/prog", f->home);
+	assert_int_equal(sh("cp '%s' '%s'", f->exe, path), 0);
+	assert_int_equal(sh("echo SECRET >> '%s'%s", path, ""), 0);
+	b = entry(f, path);
+	snprintf(entry_dir, sizeof(entry_dir), "%s%s/%s", f->cache, path, f->hex);
+	assert_int_equal(sh("mkdir -p '%s'%s", entry_dir, ""), 0);
+	assert_int_equal(sh("cp '%s' '%s/elf'", f->exe, entry_dir), 0);
+	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), 0);
+	assert_int_equal(f->out.len, f->img.len);
+	assert_memory_equal(f->out.data, f->img.data, f->img.len);
+}
+
+/* At the path only what anyone may read, never through a link. */
+static void path_only_when_public(void **state)
+{
+	struct fx *f = *state;
+	char path[128], link[128];
+	struct perfsink_kit_build_id b;
+	uint64_t size = 0;
+
+	snprintf(path, sizeof(path), "%s/prog", f->home);
+	assert_int_equal(sh("cp '%s' '%s'", f->exe, path), 0);
+	assert_int_equal(chmod(f->home, 0755), 0);
+	assert_int_equal(chmod(path, 0644), 0);
+	b = entry(f, path);
+	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), 0);
+	assert_int_equal(chmod(path, 0600), 0);   /* root's only */
+	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), -EACCES);
+	assert_int_equal(f->out.len, 0);
+	assert_int_equal(chmod(path, 0644), 0);
+	assert_int_equal(chmod(f->home, 0700), 0); /* in a directory others may not search */
+	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), -EACCES);
+	assert_int_equal(chmod(f->home, 0755), 0);
+	snprintf(link, sizeof(link), "%s/link", f->home);
+	assert_int_equal(symlink(path, link), 0);
+	b = entry(f, link);
+	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), -ELOOP);
+}
+
+/* A cache below another user's directory (sudo -E's HOME) is not read. */
+static void foreign_cache_not_read(void **state)
+{
+	struct fx *f = *state;
+	struct perfsink_kit_build_id b = entry(f, "/nonexistent/prog");
+	uint64_t size = 0;
+
+	cache_put(f, f->hex, f->exe);
+	assert_int_equal(chown(f->home, 65534, 65534), 0);
+	setenv("SUDO_UID", "65534", 1);
+	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), -ENOENT);
+	unsetenv("SUDO_UID");
+	assert_int_equal(chown(f->home, 0, 0), 0);
+	assert_int_equal(perfsink_kit_sym_read(&b, 0, &f->out, &size), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +265,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(path_gone, setup, teardown),
 		cmocka_unit_test_setup_teardown(cache_checked, setup, teardown),
 		cmocka_unit_test_setup_teardown(old_layout, setup, teardown),
+		cmocka_unit_test_setup_teardown(cache_before_path, setup, teardown),
+		cmocka_unit_test_setup_teardown(path_only_when_public, setup, teardown),
+		cmocka_unit_test_setup_teardown(foreign_cache_not_read, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
