@@ -12,6 +12,7 @@
 #define REC_MMAP2 10
 #define MMAP_NAME_OFF 40  /* header, pid, tid, addr, len, pgoff */
 #define MMAP2_NAME_OFF 72 /* ... then maj, min, ino, ino_generation (or build-id), prot, flags */
+#define MISC_MMAP_BUILD_ID (1 << 14) /* MMAP2 carries a build-id, not maj/min/ino */
 #define NAME_MAX_COLLECTOR 255
 
 int jitdump_path_pid(const char *path)
@@ -53,8 +54,10 @@ int jitdump_escape(const char *path, char *out, size_t n)
 	return 0;
 }
 
-static void dump_add(struct dump_set *d, int32_t pid, const char *path)
+static void dump_add(struct dump_set *d, const struct jitdump *j)
 {
+	const char *path = j->path;
+
 	for (size_t i = 0; i < d->n; i++)
 		if (!strcmp(d->v[i].path, path))
 			return;
@@ -67,30 +70,38 @@ static void dump_add(struct dump_set *d, int32_t pid, const char *path)
 		d->v = v;
 		d->cap = cap;
 	}
+	d->v[d->n] = *j;
 	d->v[d->n].path = strdup(path);
 	if (!d->v[d->n].path)
 		return;
-	d->v[d->n++].pid = pid;
+	d->n++;
 }
 
 void dump_set_record(struct dump_set *d, const uint8_t *rec, uint32_t type, uint16_t size)
 {
 	size_t at = type == REC_MMAP ? MMAP_NAME_OFF : type == REC_MMAP2 ? MMAP2_NAME_OFF : 0;
 	const char *name = (const char *)rec + at;
-	int32_t pid;
+	struct jitdump j = { .path = (char *)name };
+	uint16_t misc;
 
 	if (!at || size <= at || strnlen(name, size - at) == size - at ||
 	    jitdump_path_pid(name) <= 0)
 		return;
-	memcpy(&pid, rec + 8, 4);
-	dump_add(d, pid, name);
+	memcpy(&misc, rec + 4, 2);
+	memcpy(&j.pid, rec + 8, 4);
+	if (type == REC_MMAP2 && !(misc & MISC_MMAP_BUILD_ID)) {
+		memcpy(&j.maj, rec + 40, 4);
+		memcpy(&j.min, rec + 44, 4);
+		memcpy(&j.ino, rec + 48, 8);
+	}
+	dump_add(d, &j);
 }
 
 int dump_set_copy(struct dump_set *dst, const struct dump_set *src)
 {
 	memset(dst, 0, sizeof(*dst));
 	for (size_t i = 0; i < src->n; i++) {
-		dump_add(dst, src->v[i].pid, src->v[i].path);
+		dump_add(dst, &src->v[i]);
 		if (dst->n != i + 1) {
 			dump_set_free(dst);
 			return -ENOMEM;

@@ -33,6 +33,9 @@ int jitdump_escape(const char *path, char *out, size_t n);
 struct jitdump {
 	int32_t pid;  /* the host pid of the process that mapped it */
 	char *path;   /* as the record names it: the process's own view */
+	/* From MMAP2: the file mapped (ino 0: not known); what is shipped must be it. */
+	uint32_t maj, min;
+	uint64_t ino;
 };
 struct dump_set {
 	struct jitdump *v;
@@ -40,7 +43,8 @@ struct dump_set {
 };
 /*
  * One record rec of that type and size (a step of records_walk): the
- * jitdump file an MMAP/MMAP2 record names, added once per path.
+ * jitdump file an MMAP/MMAP2 record names, added once per path, with the
+ * device and inode MMAP2 gives.
  */
 void dump_set_record(struct dump_set *d, const uint8_t *rec, uint32_t type, uint16_t size);
 /* A copy of src into dst (empty before); 0 or -ENOMEM (dst then empty). */

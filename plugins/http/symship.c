@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 #include <perfsink/kit.h>
@@ -303,31 +304,58 @@ static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id 
  * process's now), else here; never through a link as the last component
  * (proc_root.h).  fd or -errno.
  */
-static int open_as_seen(const struct job *j, int32_t pid, const char *path)
+static int open_as_seen(const struct job *j, int32_t pid, const char *path, int *in_root)
 {
 	const struct held_root *r = held_roots_find(&j->roots, pid);
 	int other = proc_other_mntns(pid), fd = -ENOENT;
 
+	*in_root = 1;
 	if (other == 1 && (fd = proc_root_open(pid, path)) >= 0)
 		return fd;
 	if (r)
 		return proc_root_open_at(r->root, path);
+	*in_root = 0;
 	return other == 1 ? fd : host_open(path);
 }
 
 /*
- * The file at path as process pid sees it into s->buf (open_as_seen).
+ * fd is the file the MMAP2 record of d mapped: its inode, and on the host
+ * its device too (a container's overlay shows its own device); a record
+ * without them (MMAP) proves nothing either way.
+ */
+static int is_mapped_file(int fd, const struct jitdump *d, int in_root)
+{
+	struct stat st;
+
+	if (!d || !d->ino)
+		return 1;
+	return fstat(fd, &st) == 0 && st.st_ino == d->ino &&
+	       (in_root || st.st_dev == makedev(d->maj, d->min));
+}
+
+/*
+ * The file at path as process pid sees it into s->buf (open_as_seen);
+ * mapped (a jitdump's record, NULL for a JIT map): only when it is the
+ * file that record mapped, else named and counted as changed.
  * 1 read, 0 none there (or a link, or not a regular file: not a runtime's
  * file), <0 not read (counted).
  */
-static int read_as_seen(struct symship *s, const struct job *j, int32_t pid, const char *path)
+static int read_as_seen(struct symship *s, const struct job *j, int32_t pid, const char *path,
+			const struct jitdump *mapped)
 {
 	char fdpath[32];
 	uint64_t size = 0;
-	int rc, fd = open_as_seen(j, pid, path);
+	int in_root, rc, fd = open_as_seen(j, pid, path, &in_root);
 
 	if (fd < 0)
 		return 0;
+	if (!is_mapped_file(fd, mapped, in_root)) {
+		/* The name leads elsewhere now (a link, another file): never sent. */
+		close(fd);
+		LOG(s, WARN, "symbols: jitdump %s not shipped: not the file its process mapped", path);
+		read_failed(s, -ESTALE, 0);
+		return -ESTALE;
+	}
 	proc_fd_path(fd, fdpath, sizeof(fdpath));
 	rc = perfsink_kit_file_read(fdpath, s->conf->symbols_max, &s->buf, &size);
 	close(fd);
@@ -355,7 +383,7 @@ static int jit_map_read(struct symship *s, const struct job *j, int32_t pid)
 	if (r && (nspid <= 0 || proc_other_mntns(pid) != 1))
 		nspid = r->nspid; /* gone, or the pid is another process's now */
 	snprintf(path, sizeof(path), "/tmp/perf-%d.map", nspid > 0 ? nspid : (int)pid);
-	return read_as_seen(s, j, pid, path);
+	return read_as_seen(s, j, pid, path, NULL);
 }
 
 /* Under the host pid's name: the recording's samples carry host pids, and
@@ -385,7 +413,7 @@ static void ship_dumps(struct symship *s, const struct job *j)
 			continue;
 		}
 		/* Read now: the runtime appended to it until it exited. */
-		if (read_as_seen(s, j, j->dumps.v[i].pid, j->dumps.v[i].path) != 1)
+		if (read_as_seen(s, j, j->dumps.v[i].pid, j->dumps.v[i].path, &j->dumps.v[i]) != 1)
 			continue;
 		snprintf(key, sizeof(key), "%s/jit/%s", j->key_base, name);
 		send_buf(s, key, &s->c.dumps);

@@ -202,9 +202,13 @@ static void test_dump_set_scan(void **state)
 	size_t len = 0;
 	uint32_t comm = 3;
 	uint16_t eight = 8;
+	uint64_t ino = 4711;
+	uint32_t maj = 8;
 	(void)state;
 
 	len += mmap_rec(buf + len, 10, 100, "/tmp/j/jit-100.dump");
+	memcpy(buf + 40, &maj, 4);  /* MMAP2: the file mapped, to check before shipping */
+	memcpy(buf + 48, &ino, 8);
 	len += mmap_rec(buf + len, 1, 200, "/home/u/.debug/jit/x/jit-200.dump");
 	len += mmap_rec(buf + len, 10, 100, "/tmp/j/jit-100.dump");   /* again: once */
 	len += mmap_rec(buf + len, 10, 100, "/usr/lib/libc.so.6");    /* not a dump */
@@ -217,6 +221,9 @@ static void test_dump_set_scan(void **state)
 	assert_int_equal(d.n, 2);
 	assert_int_equal(d.v[0].pid, 100);
 	assert_string_equal(d.v[0].path, "/tmp/j/jit-100.dump");
+	assert_int_equal(d.v[0].ino, 4711);
+	assert_int_equal(d.v[0].maj, 8);
+	assert_int_equal(d.v[1].ino, 0); /* MMAP: not known */
 	assert_int_equal(d.v[1].pid, 200);
 	assert_string_equal(d.v[1].path, "/home/u/.debug/jit/x/jit-200.dump");
 	dump_set_scan(&d, buf, len);
@@ -225,6 +232,7 @@ static void test_dump_set_scan(void **state)
 	assert_int_equal(dump_set_copy(&copy, &d), 0);
 	assert_int_equal(copy.n, 3);
 	assert_string_equal(copy.v[1].path, d.v[1].path);
+	assert_int_equal(copy.v[0].ino, 4711);
 	assert_ptr_not_equal(copy.v[1].path, d.v[1].path);
 	dump_set_free(&copy);
 	dump_set_free(&d);
