@@ -8,11 +8,14 @@
 #include <perfsink/kit.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 static char *trim(char *s)
 {
@@ -26,10 +29,45 @@ static char *trim(char *s)
 	return s;
 }
 
-/* buildid.dir ("[buildid]" section, "dir = PATH") of one perf config file into out. */
-static void perfconfig_dir(const char *path, char *out, size_t len)
+/*
+ * One perf config file, opened for its buildid.dir: a regular file owned by
+ * root or the effective uid, as perf reads ~/.perfconfig ("File %s not
+ * owned by current user or root, ignoring it"): under root, HOME may be
+ * another user's (sudo -E), whose config must not choose where root
+ * writes.  NULL when absent or refused (*owner: the other owner, else -1).
+ */
+static FILE *perfconfig_open(const char *path, long *owner)
 {
-	FILE *f = fopen(path, "re");
+	/* O_NONBLOCK: a FIFO planted there must not hang the open. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	*owner = -1;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		*owner = (long)st.st_uid;
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/*
+ * buildid.dir ("[buildid]" section, "dir = PATH") of one perf config file
+ * into out; *owner as perfconfig_open says.
+ */
+static void perfconfig_dir(const char *path, char *out, size_t len, long *owner)
+{
+	FILE *f = perfconfig_open(path, owner);
 	char line[PATH_MAX + 64];
 	int in_buildid = 0;
 
@@ -53,15 +91,16 @@ int perfsink_kit_buildid_cache_dir(char *out, size_t len)
 {
 	const char *home = getenv("HOME"), *only = getenv("PERF_CONFIG");
 	char set[PATH_MAX] = "", user[PATH_MAX];
+	long owner;
 	int n;
 
 	/* perf's order: $PERF_CONFIG alone, else /etc/perfconfig then ~/.perfconfig. */
 	if (only) {
-		perfconfig_dir(only, set, sizeof(set));
+		perfconfig_dir(only, set, sizeof(set), &owner);
 	} else {
-		perfconfig_dir("/etc/perfconfig", set, sizeof(set));
+		perfconfig_dir("/etc/perfconfig", set, sizeof(set), &owner);
 		if (home && home[0] && snprintf(user, sizeof(user), "%s/.perfconfig", home) < (int)sizeof(user))
-			perfconfig_dir(user, set, sizeof(set));
+			perfconfig_dir(user, set, sizeof(set), &owner);
 	}
 	if (set[0])
 		n = snprintf(out, len, "%s", set);

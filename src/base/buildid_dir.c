@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "base/buildid_dir.h"
 
 static char *trim(char *s)
@@ -20,12 +23,47 @@ static char *trim(char *s)
 	return s;
 }
 
-/* buildid.dir ("[buildid]" section, "dir = PATH") of one perf config file into out. */
-static void perfconfig_dir(const char *path, char *out, size_t len)
+/*
+ * One perf config file, opened for its buildid.dir: a regular file owned by
+ * root or the effective uid, as perf reads ~/.perfconfig ("File %s not
+ * owned by current user or root, ignoring it"): under root, HOME may be
+ * another user's (sudo -E), whose config must not choose where root
+ * writes.  NULL when absent or refused (*owner: the other owner, else -1).
+ */
+static FILE *perfconfig_open(const char *path, long *owner)
 {
-	FILE *f = fopen(path, "re");
+	/* O_NONBLOCK: a FIFO planted there must not hang the open. */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat st;
+	FILE *f;
+
+	*owner = -1;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		*owner = (long)st.st_uid;
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
+/*
+ * buildid.dir ("[buildid]" section, "dir = PATH") of one perf config file
+ * into out; *owner as perfconfig_open says.
+ */
+static void perfconfig_dir(const char *path, char *out, size_t len, long *owner)
+{
+	FILE *f = perfconfig_open(path, owner);
 	char line[PATH_MAX + 64];
-	bool in_buildid = false;
+	bool in_buildid = 0;
 
 	if (!f)
 		return;
@@ -43,19 +81,34 @@ static void perfconfig_dir(const char *path, char *out, size_t len)
 	fclose(f);
 }
 
-int buildid_cache_dir(char *out, size_t len)
+/* The first config file refused, for note. */
+static void note_ignored(char *note, size_t nlen, const char *path, long owner)
+{
+	if (note && nlen && !note[0] && owner >= 0)
+		snprintf(note, nlen, "ignoring %s: it belongs to uid %ld, neither root nor uid %u who "
+			 "runs this (as perf does)", path, owner, (unsigned)geteuid());
+}
+
+int buildid_cache_dir_note(char *out, size_t len, char *note, size_t nlen)
 {
 	const char *home = getenv("HOME"), *only = getenv("PERF_CONFIG");
 	char set[PATH_MAX] = "", user[PATH_MAX];
+	long owner;
 	int n;
 
+	if (note && nlen)
+		note[0] = '\0';
 	/* perf's order: $PERF_CONFIG alone, else /etc/perfconfig then ~/.perfconfig. */
 	if (only) {
-		perfconfig_dir(only, set, sizeof(set));
+		perfconfig_dir(only, set, sizeof(set), &owner);
+		note_ignored(note, nlen, only, owner);
 	} else {
-		perfconfig_dir("/etc/perfconfig", set, sizeof(set));
-		if (home && home[0] && snprintf(user, sizeof(user), "%s/.perfconfig", home) < (int)sizeof(user))
-			perfconfig_dir(user, set, sizeof(set));
+		perfconfig_dir("/etc/perfconfig", set, sizeof(set), &owner);
+		note_ignored(note, nlen, "/etc/perfconfig", owner);
+		if (home && home[0] && snprintf(user, sizeof(user), "%s/.perfconfig", home) < (int)sizeof(user)) {
+			perfconfig_dir(user, set, sizeof(set), &owner);
+			note_ignored(note, nlen, user, owner);
+		}
 	}
 	if (set[0])
 		n = snprintf(out, len, "%s", set);
@@ -64,4 +117,9 @@ int buildid_cache_dir(char *out, size_t len)
 	else
 		n = snprintf(out, len, ".debug");
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int buildid_cache_dir(char *out, size_t len)
+{
+	return buildid_cache_dir_note(out, len, NULL, 0);
 }

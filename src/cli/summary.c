@@ -253,6 +253,10 @@ void summary_print(const struct record_report *r)
 	if (r->rotations)
 		log_summary(LOG_INFO, "[ perfsink record: %llu outputs (rotated %llu times) ]",
 			(unsigned long long)r->rotations + 1, (unsigned long long)r->rotations);
+	if (r->files_refused)
+		log_summary(LOG_WARN, "[ perfsink record: %u mapped files left out of the build-ids, "
+			"the build-id cache and the symbols shipped: %s ]", r->files_refused,
+			r->files_refused_names);
 	for (unsigned i = 0; i < r->nr_sinks; i++)
 		if (r->sinks[i].has_stats)
 			print_sink(&r->sinks[i]);

@@ -100,6 +100,7 @@ int summary_json_write(const char *path, const struct record_report *r, char *wh
 	num(f, "pool_waits", r->pool_waits, ",\n  ");
 	num(f, "rotations", r->rotations, ",\n  ");
 	num(f, "stack_cut_samples", r->stack_cut, ",\n  ");
+	num(f, "mapped_files_refused", r->files_refused, ",\n  ");
 	fputs("\"lost_by_cpu\": {", f);
 	for (unsigned c = 0, k = 0; c < r->nr_rings; c++)
 		if (r->rings[c].lost)

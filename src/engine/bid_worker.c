@@ -12,20 +12,22 @@
 #include "probe/buildid.h"
 #include "probe/buildid_cache.h"
 #include "probe/dso_set.h"
+#include "probe/map_file.h"
 
 #define KALLSYMS_DELAY_MS 300
 /*
- * Open files of other mount namespaces held by the queue at most: past
- * that, a file is queued by its /proc/PID/root path, read if its process
- * is still there when its turn comes (a burst of containers starting must
- * not run us out of descriptors).
+ * Open mapped files held by the queue at most: past that, a file is
+ * queued by how to open it again (its mapping, else its name, checked to
+ * be the very file: map_file.h), opened when its turn comes (a burst of
+ * processes starting must not run us out of descriptors).
  */
 #define QUEUED_FDS_MAX 64
 
 struct bid_item {
 	struct bid_item *next;
-	int fd;            /* the file another mount namespace mapped, or -1 */
-	const char *path;  /* its /proc/PID/root path (in name's buffer), or NULL: read name */
+	int fd;            /* the file its process mapped, or -1 */
+	bool file;         /* a file (fd, or ref to open it again), not "[kernel.kallsyms]"/"[vdso]" */
+	struct map_ref ref; /* to open it again: exact identity; ref.name is name */
 	uint8_t id[BUILDID_MAX];
 	size_t id_len;     /* the build-id it was mapped with; 0: unknown */
 	char name[];
@@ -51,7 +53,8 @@ struct bid_worker {
 	bool ended;                 /* no more input */
 	bool abandoned;             /* the engine stopped waiting: the thread frees w */
 	struct bid_worker_report rep;
-	char *dir;
+	int dirfd;                  /* the cache, checked (buildid_cache_open) */
+	char *dir;                  /* its path, for messages */
 };
 
 static void item_free(struct bid_item *it)
@@ -71,6 +74,8 @@ static void worker_free(struct bid_worker *w)
 	}
 	pthread_cond_destroy(&w->cv);
 	pthread_mutex_destroy(&w->mu);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
 	free(w->dir);
 	free(w);
 }
@@ -90,17 +95,18 @@ static void count(struct bid_worker_report *r, int res)
 		r->failed++;
 }
 
-/* One DSO into the cache: the file its process mapped when known, else by name. */
-static int add_item(const char *dir, struct bid_item *it)
+/* One DSO into the cache: the file its process mapped, or the kernel's entry. */
+static int add_item(int dirfd, struct bid_item *it)
 {
-	if (it->fd < 0 && it->path) {
-		it->fd = open(it->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (it->file && it->fd < 0) {
+		it->ref.name = it->name;
+		it->fd = map_file_open(&it->ref);
 		if (it->fd < 0)
-			return errno == ENOENT ? -ESRCH : -errno; /* its process is gone */
+			return it->fd == -ESTALE ? -ESTALE : -ESRCH; /* changed, or gone with its process */
 	}
-	if (it->fd >= 0)
-		return buildid_cache_add_fd(dir, it->name, it->fd, it->id, it->id_len);
-	return buildid_cache_add(dir, it->name);
+	if (it->file)
+		return buildid_cache_add_fd(dirfd, it->name, it->fd, it->id, it->id_len);
+	return buildid_cache_add(dirfd, it->name);
 }
 
 static void *worker_main(void *arg)
@@ -134,7 +140,7 @@ static void *worker_main(void *arg)
 		w->queued_fds -= it->fd >= 0;
 		w->busy = true;
 		pthread_mutex_unlock(&w->mu);
-		int res = add_item(w->dir, it);
+		int res = add_item(w->dirfd, it);
 		item_free(it);
 		pthread_mutex_lock(&w->mu);
 		w->busy = false;
@@ -148,13 +154,16 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-int bid_worker_start(struct bid_worker **out, const char *dir)
+int bid_worker_start(struct bid_worker **out, int dirfd, const char *dir)
 {
 	struct bid_worker *w = calloc(1, sizeof(*w));
 	int r;
 
-	if (!w)
+	if (!w) {
+		close(dirfd);
 		return -ENOMEM;
+	}
+	w->dirfd = dirfd;
 	w->dir = strdup(dir);
 	clock_gettime(CLOCK_MONOTONIC, &w->kallsyms_at);
 	w->kallsyms_at.tv_nsec += KALLSYMS_DELAY_MS * 1000000L;
@@ -177,27 +186,29 @@ int bid_worker_start(struct bid_worker **out, const char *dir)
 
 void bid_worker_push(struct bid_worker *w, const struct dso_seen *seen)
 {
-	bool other_ns = seen->fd >= 0;
-	size_t n = strlen(seen->name) + 1, np = other_ns ? strlen(seen->path) + 1 : 0;
-	struct bid_item *it = malloc(sizeof(*it) + n + np);
+	bool file = seen->ref != NULL || seen->fd >= 0;
+	size_t n = strlen(seen->name) + 1;
+	struct bid_item *it = malloc(sizeof(*it) + n);
 
 	pthread_mutex_lock(&w->mu);
 	w->rep.seen++;
 	if (!it) {
 		w->rep.failed++;
-		if (other_ns)
+		if (seen->fd >= 0)
 			close(seen->fd);
 		pthread_mutex_unlock(&w->mu);
 		return;
 	}
 	memcpy(it->name, seen->name, n);
 	it->fd = seen->fd;
-	it->path = NULL;
-	it->id_len = other_ns ? seen->id_len : 0;
+	it->file = file;
+	it->id_len = file ? seen->id_len : 0;
 	memcpy(it->id, seen->id, it->id_len);
-	if (other_ns) {
-		it->path = memcpy(it->name + n, seen->path, np);
-		if (w->queued_fds >= QUEUED_FDS_MAX) {
+	if (file) {
+		it->ref = seen->ref ? *seen->ref : (struct map_ref){ .exact = false };
+		it->ref.name = it->name;
+		/* Without a ref (a kernel module) the fd is all there is: kept. */
+		if (seen->ref && it->fd >= 0 && w->queued_fds >= QUEUED_FDS_MAX) {
 			close(it->fd);
 			it->fd = -1;
 		}
@@ -215,6 +226,11 @@ void bid_worker_push(struct bid_worker *w, const struct dso_seen *seen)
 	}
 	pthread_cond_signal(&w->cv);
 	pthread_mutex_unlock(&w->mu);
+}
+
+const char *bid_worker_dir(const struct bid_worker *w)
+{
+	return w->dir;
 }
 
 static struct timespec timespec_of(int64_t ns)

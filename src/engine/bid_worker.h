@@ -6,8 +6,9 @@
  *
  * THREADS.  bid_worker_start, _push, _settle and _finish are called from the engine
  * thread; the worker runs buildid_cache_add on its own thread.
- * OWNERSHIP.  The worker copies every name and path it is given and owns
- * the fd of a file of another mount namespace from bid_worker_push on.  After
+ * OWNERSHIP.  The worker copies every name it is given and owns the cache's
+ * directory fd from bid_worker_start on and a mapped file's fd from
+ * bid_worker_push on.  After
  * bid_worker_finish the caller must forget w: a worker still busy at the
  * deadline is left to end on its own (it frees itself), and a copy it has
  * not finished leaves nothing behind when the process exits.
@@ -25,19 +26,27 @@ struct bid_worker_report {
 	unsigned added;     /* new in the cache */
 	unsigned present;   /* cached already */
 	unsigned no_id;     /* no build-id to file them under (as perf: skipped) */
-	unsigned changed;   /* another build-id than the one mapped: not cached */
+	unsigned changed;   /* another build-id, or another file, than the one mapped: not cached */
 	unsigned failed;    /* could not be linked or copied (or read: its process gone) */
 	unsigned not_done;  /* still queued or in progress at the deadline */
 };
 
-/* Start the thread that fills the cache at dir (copied).  0 or a negative errno. */
-int bid_worker_start(struct bid_worker **out, const char *dir);
+/*
+ * Start the thread that fills the cache open as dirfd (buildid_cache_open;
+ * the worker owns it, also on failure) at dir (copied, for messages).
+ * 0 or a negative errno.
+ */
+int bid_worker_start(struct bid_worker **out, int dirfd, const char *dir);
+/* The cache's path as given to bid_worker_start.  Until bid_worker_finish. */
+const char *bid_worker_dir(const struct bid_worker *w);
 /*
  * Queue a DSO ("/path", "[kernel.kallsyms]", "[vdso]") as the DSO set
- * first saw it.  A file of another mount namespace (seen->fd >= 0, which
- * the worker owns from here) is cached from that fd, under its name in
- * that namespace, and only with the build-id it was mapped with; any
- * other file is read by its name.  Never waits on I/O.
+ * first saw it.  A mapped file (seen->ref; seen->fd, which the worker
+ * owns from here, was opened through the mapping) is cached from that fd,
+ * under its name as the process saw it, and only with the build-id it was
+ * mapped with; past QUEUED_FDS_MAX open files the fd is closed and the
+ * file opened again at its turn, by seen->ref's exact identity, never by
+ * its name alone.  Never waits on I/O.
  */
 void bid_worker_push(struct bid_worker *w, const struct dso_seen *seen);
 /*

@@ -1,5 +1,7 @@
 /* The build-id cache step: see cache_step.h. */
+#include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include "base/log.h"
 #include "config/opts.h"
@@ -16,17 +18,24 @@ static void on_new_dso(void *arg, const struct dso_seen *seen)
 struct bid_worker *cache_step_begin(const struct record_opts *o, struct dso_set *dsos)
 {
 	struct bid_worker *w = NULL;
-	char dir[PATH_MAX];
-	int r;
+	char cache_dir[PATH_MAX], note[PATH_MAX + 128], why[PATH_MAX + 256] = "";
+	int r, fd;
 
 	if (o->no_buildid_cache || o->no_buildid)
 		return NULL;
-	r = buildid_cache_dir(dir, sizeof(dir));
+	r = buildid_cache_dir_note(cache_dir, sizeof(cache_dir), note, sizeof(note));
+	if (note[0])
+		pr_warn("build-id cache: %s", note);
+	if (r == 0 && (fd = buildid_cache_open(cache_dir, why, sizeof(why))) < 0)
+		r = fd;
 	if (r == 0)
-		r = bid_worker_start(&w, dir);
+		r = bid_worker_start(&w, fd, cache_dir);
 	if (r < 0) {
-		pr_warn("build-id cache: cannot start filling it (%s); perf report needs the "
-			"recorded binaries unchanged", strerror(-r));
+		/* Refused (a link, another user's directory) is news; a HOME that
+		 * cannot hold it (none, read-only) is said as perf would not. */
+		log_msg(r == -EPERM || r == -ELOOP ? LOG_WARN : LOG_INFO, NULL,
+			"build-id cache: not filled this run (%s); perf report needs the recorded "
+			"binaries unchanged", why[0] ? why : strerror(-r));
 		return NULL;
 	}
 	dsos->on_new = on_new_dso;
@@ -43,22 +52,22 @@ void cache_step_settle(struct bid_worker *w, int64_t deadline_ns)
 void cache_step_end(struct bid_worker *w, struct dso_set *dsos, int64_t deadline_ns)
 {
 	struct bid_worker_report r;
-	char dir[PATH_MAX] = "";
+	char dir[PATH_MAX];
 
 	if (!w)
 		return;
+	snprintf(dir, sizeof(dir), "%s", bid_worker_dir(w));
 	dsos->on_new = NULL;
 	bid_worker_finish(w, deadline_ns, &r);
 	if (!deadline_ns)
 		return; /* a run that failed says why elsewhere */
-	buildid_cache_dir(dir, sizeof(dir));
 	if (r.not_done)
 		pr_info("build-id cache: %u of %u binaries not added to %s in time (perfsink "
 			"waits at most %d ms at the end; -N turns the cache off)",
 			r.not_done, r.seen, dir, CACHE_WAIT_MS);
 	if (r.changed)
-		pr_info("build-id cache: %u binaries changed since they were mapped (another build-id): "
-			"not added to %s", r.changed, dir);
+		pr_info("build-id cache: %u binaries changed since they were mapped (another build-id "
+			"or another file): not added to %s", r.changed, dir);
 	if (r.failed)
 		pr_info("build-id cache: %u binaries could not be linked or copied into %s",
 			r.failed, dir);

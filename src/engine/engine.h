@@ -65,6 +65,13 @@ struct record_report {
 	uint64_t overruns, unread_bytes, pool_waits, rotations;
 	const struct record_sink_report *sinks;
 	unsigned nr_sinks;
+	/*
+	 * Mapped files left out of the build-ids, the cache and the sinks'
+	 * symbols: not the file the process mapped, or one it could not read
+	 * itself; the first few named as "PATH (why), ..." ("" when none).
+	 */
+	unsigned files_refused;
+	const char *files_refused_names;
 };
 
 /*

@@ -262,6 +262,7 @@ static void progress_give(struct session *s)
 		return;
 	s->next_progress_ns = now + (int64_t)every * 1000000;
 	struct record_sink_report sinks[s->ss.n ? s->ss.n : 1];
+	char refused[1024];
 	struct record_report r = {
 		.secs = (double)elapsed_ns(s) / 1e9,
 		.ring_bytes = d->ring_bytes, .samples = d->samples, .buffers = d->buffers,
@@ -269,6 +270,8 @@ static void progress_give(struct session *s)
 		/* rings: NULL; the per-ring loss is for the end */
 		.nr_rings = d->nr_rings, .rotations = s->out.rotations,
 		.sinks = sinks, .nr_sinks = s->ss.n,
+		.files_refused = dso_set_refused(&d->dsos, refused, sizeof(refused)),
+		.files_refused_names = refused,
 	};
 	sinkset_progress(&s->ss, sinks);
 	obs->progress(&r, obs->arg);
@@ -374,6 +377,7 @@ static void report_give(struct session *s, const struct record_observer *obs)
 	const struct drainer *d = &s->dr;
 	struct record_ring_loss rings[d->nr_rings ? d->nr_rings : 1];
 	struct record_sink_report sinks[s->ss.n ? s->ss.n : 1];
+	char refused[1024];
 	struct record_report r = {
 		.secs = (double)elapsed_ns(s) / 1e9,
 		.wakeups = s->wakeups, .ring_bytes = d->ring_bytes, .samples = d->samples,
@@ -383,6 +387,8 @@ static void report_give(struct session *s, const struct record_observer *obs)
 		.unread_bytes = s->unread_bytes,
 		.rotations = s->out.rotations,
 		.sinks = sinks, .nr_sinks = s->ss.n,
+		.files_refused = dso_set_refused(&d->dsos, refused, sizeof(refused)),
+		.files_refused_names = refused,
 	};
 
 	for (unsigned c = 0; c < d->nr_rings; c++) {

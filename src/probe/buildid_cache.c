@@ -6,37 +6,32 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/auxv.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <perfsink/kit.h>
 #include "probe/buildid.h"
 #include "probe/buildid_cache.h"
 
 #define KALLSYMS "[kernel.kallsyms]"
 #define VDSO "[vdso]"
 #define DEBUG_DIR "/usr/lib/debug/.build-id"
+#define WHAT "fill the build-id cache"
+/* Every directory below the cache: made 0700, never through a link, root's or ours. */
+#define WALK (PERFSINK_KIT_DIR_MKDIR | PERFSINK_KIT_DIR_OWN)
 
 enum kind { K_FILE, K_KALLSYMS, K_VDSO };
 
-/* mkdir -p path (mode 0755, as perf's mkdir_p). */
-static int mkdir_p(const char *path)
+int buildid_cache_open(const char *dir, char *why, size_t n)
 {
-	char p[PATH_MAX];
+	return perfsink_kit_dir_open(dir, WALK, "use the build-id cache", why, n);
+}
 
-	if (snprintf(p, sizeof(p), "%s", path) >= (int)sizeof(p))
-		return -ENAMETOOLONG;
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s)
-			continue;
-		char c = *s;
-		*s = '\0';
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		if (!c)
-			return 0;
-		*s = c;
-	}
+/* The directory rel below the cache (dirfd), made as needed: an O_PATH fd or -errno. */
+static int walk(int dirfd, const char *rel)
+{
+	return perfsink_kit_dir_walk(dirfd, rel, WALK, WHAT, "<cache>", NULL, 0);
 }
 
 /* Every byte of p[0..n) to fd. */
@@ -137,62 +132,79 @@ static int check_copy(int fd, enum kind k, const char *hex)
 	return strcmp(got, hex) ? -ESTALE : 0;
 }
 
-/*
- * dst made complete or not at all: written into an unnamed file in its
- * directory, linked in once done (a temporary name where O_TMPFILE is not
- * supported, renamed).  An ELF file (in) is copied and linked in only when
- * the copy has the build-id hex: the file may change while it is read.
- */
-static int create_copy(const char *dir, const char *dst, enum kind k, int in, const char *hex,
-		       mode_t mode)
+/* fd (an unnamed file) linked in as name below dirfd; an existing name is kept. */
+static int link_in(int fd, int dirfd, const char *name)
 {
-	char proc[64], tmp[PATH_MAX];
-	int fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	bool named = false;
-	int r;
+	char proc[64];
 
-	if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
-		if (snprintf(tmp, sizeof(tmp), "%s/.tmp-XXXXXX", dir) >= (int)sizeof(tmp))
-			return -ENAMETOOLONG;
-		fd = mkostemp(tmp, O_CLOEXEC);
-		named = true;
-	}
-	if (fd < 0)
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (linkat(AT_FDCWD, proc, dirfd, name, AT_SYMLINK_FOLLOW) < 0 && errno != EEXIST)
 		return -errno;
+	return 0;
+}
+
+/*
+ * A new file beside name, created without following a link: an unnamed
+ * one (O_TMPFILE), else a random name (*tmp) no one can have planted.
+ */
+static int new_file(int dirfd, char tmp[32])
+{
+	uint64_t r = 0;
+	int fd = openat(dirfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+
+	tmp[0] = '\0';
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd < 0 ? -errno : fd;
+	if (getrandom(&r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return -EIO;
+	snprintf(tmp, 32, ".tmp-%016llx", (unsigned long long)r);
+	fd = openat(dirfd, tmp, O_CREAT | O_EXCL | O_NOFOLLOW | O_RDWR | O_CLOEXEC, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+/*
+ * name below dirfd made complete or not at all: written into a new file
+ * beside it (new_file), linked in once done.  An ELF file (in) is copied
+ * and linked in only when the copy has the build-id hex: the file may
+ * change while it is read.
+ */
+static int create_copy(int dirfd, const char *name, enum kind k, int in, const char *hex, mode_t mode)
+{
+	char tmp[32];
+	int fd = new_file(dirfd, tmp), r;
+
+	if (fd < 0)
+		return fd;
 	r = fill(fd, k, in);
 	if (r == 0)
 		r = check_copy(fd, k, hex);
 	if (r == 0 && fchmod(fd, mode) < 0)
 		r = -errno;
-	if (r == 0 && named && rename(tmp, dst) < 0)
+	if (r == 0 && tmp[0] && linkat(dirfd, tmp, dirfd, name, 0) < 0 && errno != EEXIST)
 		r = -errno;
-	if (r == 0 && !named) {
-		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) < 0 && errno != EEXIST)
-			r = -errno;
-	}
-	if (r < 0 && named)
-		unlink(tmp);
+	if (r == 0 && !tmp[0])
+		r = link_in(fd, dirfd, name);
+	if (tmp[0])
+		unlinkat(dirfd, tmp, 0);
 	close(fd);
 	return r;
 }
 
 /*
- * dst as a hard link to the file open as in (same mount), else a copy
- * with its mode.  The link is made through /proc/self/fd: the very file
- * whose build-id was read, whatever its name points to by now.
+ * name below dirfd as a hard link to the file open as in (same mount),
+ * else a copy with its permission bits (never set-id).  The link is made
+ * through /proc/self/fd: the very file whose build-id was read, whatever
+ * its name points to by now.
  */
-static int link_or_copy_fd(const char *dir, int in, const char *hex, const char *dst)
+static int link_or_copy_fd(int dirfd, const char *name, int in, const char *hex)
 {
-	char proc[64];
 	struct stat st;
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", in);
-	if (linkat(AT_FDCWD, proc, AT_FDCWD, dst, AT_SYMLINK_FOLLOW) == 0 || errno == EEXIST)
+	if (link_in(in, dirfd, name) == 0)
 		return 0;
 	if (fstat(in, &st) < 0)
 		return -errno;
-	return create_copy(dir, dst, K_FILE, in, hex, st.st_mode & 07777);
+	return create_copy(dirfd, name, K_FILE, in, hex, st.st_mode & 0777);
 }
 
 static int read_id(enum kind k, char hex[2 * BUILDID_MAX + 1])
@@ -206,71 +218,75 @@ static int read_id(enum kind k, char hex[2 * BUILDID_MAX + 1])
 	return r;
 }
 
-/* A stripped binary's separate debug file, as perf caches it beside elf. */
-static void add_debug_file(const char *entry, const char *hex)
+/* A stripped binary's separate debug file (root's tree), as perf caches it beside elf. */
+static void add_debug_file(int entry, const char *hex)
 {
-	char dbg[PATH_MAX], dst[PATH_MAX];
+	char dbg[PATH_MAX];
 	int fd;
 
 	snprintf(dbg, sizeof(dbg), DEBUG_DIR "/%.2s/%s.debug", hex, hex + 2);
-	if (snprintf(dst, sizeof(dst), "%s/debug", entry) >= (int)sizeof(dst) || access(dst, F_OK) == 0)
+	if (faccessat(entry, "debug", F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 		return;
 	fd = open(dbg, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return;
-	link_or_copy_fd(entry, fd, hex, dst);
+	link_or_copy_fd(entry, "debug", fd, hex);
 	close(fd);
 }
 
-/* DIR/.build-id/xx/yyyy -> ../../<entry below DIR>, as perf links it. */
-static int add_link(const char *dir, const char *entry, const char *hex)
+/* .build-id/xx/yyyy -> ../../<rel>/<hex>, as perf links it. */
+static int add_link(int dirfd, const char *rel, const char *hex)
 {
-	char link_dir[PATH_MAX], link_path[PATH_MAX], target[PATH_MAX];
-	int r;
+	char sub[16], target[PATH_MAX];
+	int lfd, r = 0;
 
-	if (snprintf(link_dir, sizeof(link_dir), "%s/.build-id/%.2s", dir, hex) >= (int)sizeof(link_dir) ||
-	    snprintf(link_path, sizeof(link_path), "%s/%s", link_dir, hex + 2) >= (int)sizeof(link_path) ||
-	    snprintf(target, sizeof(target), "../..%s", entry + strlen(dir)) >= (int)sizeof(target))
+	snprintf(sub, sizeof(sub), ".build-id/%.2s", hex);
+	if (snprintf(target, sizeof(target), "../../%s/%s", rel, hex) >= (int)sizeof(target))
 		return -ENAMETOOLONG;
-	if ((r = mkdir_p(link_dir)) < 0)
-		return r;
-	if (symlink(target, link_path) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
+	if ((lfd = walk(dirfd, sub)) < 0)
+		return lfd;
+	if (symlinkat(target, lfd, hex + 2) < 0 && errno != EEXIST)
+		r = -errno;
+	close(lfd);
+	return r;
 }
 
-/* The directory DIR/<path>/<hex> into entry; perf's old layout (a file there) replaced. */
-static int make_entry(const char *dir, const char *path, const char *hex, char entry[PATH_MAX])
+/* The directory <rel>/<hex> below the cache: an fd; perf's old layout (a file there) replaced. */
+static int make_entry(int dirfd, const char *rel, const char *hex)
 {
 	struct stat st;
-	int n = snprintf(entry, PATH_MAX, "%s%s%s/%s", dir, path[0] == '/' ? "" : "/", path, hex);
+	int pfd = walk(dirfd, rel), efd;
 
-	if (n < 0 || n >= PATH_MAX)
-		return -ENAMETOOLONG;
-	if (stat(entry, &st) == 0 && S_ISREG(st.st_mode) && unlink(entry) < 0)
-		return -errno;
-	return mkdir_p(entry);
+	if (pfd < 0)
+		return pfd;
+	if (fstatat(pfd, hex, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+	    unlinkat(pfd, hex, 0) < 0) {
+		efd = -errno;
+		close(pfd);
+		return efd;
+	}
+	efd = walk(pfd, hex);
+	close(pfd);
+	return efd;
 }
 
-/* DIR/<path>/<hex>/elf from the file open as fd, its debug file, the .build-id link. */
-static int add_elf(const char *dir, const char *path, int fd, const char *hex)
+/* <rel>/<hex>/elf from the file open as fd, its debug file, the .build-id link. */
+static int add_elf(int dirfd, const char *rel, int fd, const char *hex)
 {
-	char entry[PATH_MAX], file[PATH_MAX];
-	size_t n = strlen(path);
-	int r, added = 0;
+	size_t n = strlen(rel);
+	int efd = make_entry(dirfd, rel, hex), r = 0, added = 0;
 
-	if ((r = make_entry(dir, path, hex, entry)) < 0)
-		return r;
-	if (snprintf(file, sizeof(file), "%s/elf", entry) >= (int)sizeof(file))
-		return -ENAMETOOLONG;
-	if (access(file, F_OK) < 0) {
-		if ((r = link_or_copy_fd(entry, fd, hex, file)) < 0)
-			return r;
-		added = 1;
+	if (efd < 0)
+		return efd;
+	if (faccessat(efd, "elf", F_OK, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = link_or_copy_fd(efd, "elf", fd, hex);
+		added = r == 0;
 	}
-	if (n < 3 || strcmp(path + n - 3, ".ko"))
-		add_debug_file(entry, hex);
-	r = add_link(dir, entry, hex);
+	if (r == 0 && (n < 3 || strcmp(rel + n - 3, ".ko")))
+		add_debug_file(efd, hex);
+	close(efd);
+	if (r == 0)
+		r = add_link(dirfd, rel, hex);
 	return r < 0 ? r : added;
 }
 
@@ -289,48 +305,50 @@ static int fd_id(int fd, const uint8_t *want, size_t want_len, char hex[2 * BUIL
 	return 0;
 }
 
-int buildid_cache_add(const char *dir, const char *name)
+int buildid_cache_add(int dirfd, const char *name)
 {
 	enum kind k = !strcmp(name, KALLSYMS) ? K_KALLSYMS : !strcmp(name, VDSO) ? K_VDSO : K_FILE;
-	char hex[2 * BUILDID_MAX + 1], real[PATH_MAX], entry[PATH_MAX], file[PATH_MAX];
-	int r, fd;
+	const char *base = k == K_KALLSYMS ? "kallsyms" : "vdso";
+	char hex[2 * BUILDID_MAX + 1];
+	int r, efd;
 
-	if (k == K_FILE) {
-		/* O_NONBLOCK: a FIFO or device named in a map must not hang us. */
-		if ((fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
-			return -errno;
-		r = fd_id(fd, NULL, 0, hex);
-		if (r == 0 && !realpath(name, real))
-			r = -errno;
-		if (r == 0)
-			r = add_elf(dir, real, fd, hex);
-		close(fd);
-		return r;
+	if (k == K_FILE)
+		return -EINVAL;
+	if ((r = read_id(k, hex)) < 0 || (efd = make_entry(dirfd, name, hex)) < 0)
+		return r < 0 ? r : efd;
+	if (faccessat(efd, base, F_OK, AT_SYMLINK_NOFOLLOW) == 0) {
+		close(efd);
+		return (r = add_link(dirfd, name, hex)) < 0 ? r : 0;
 	}
-	if ((r = read_id(k, hex)) < 0 || (r = make_entry(dir, name, hex, entry)) < 0)
-		return r;
-	if (snprintf(file, sizeof(file), "%s/%s", entry, k == K_KALLSYMS ? "kallsyms" : "vdso") >=
-	    (int)sizeof(file))
-		return -ENAMETOOLONG;
-	if (access(file, F_OK) == 0)
-		return (r = add_link(dir, entry, hex)) < 0 ? r : 0;
-	/* perf's modes */
-	if ((r = create_copy(entry, file, k, -1, hex, k == K_KALLSYMS ? 0755 : 0600)) < 0 ||
-	    (r = add_link(dir, entry, hex)) < 0)
+	/* kallsyms as root reads it, with the kernel's addresses: 0600. */
+	r = create_copy(efd, base, k, -1, hex, 0600);
+	close(efd);
+	if (r < 0 || (r = add_link(dirfd, name, hex)) < 0)
 		return r;
 	return 1;
 }
 
-int buildid_cache_add_fd(const char *dir, const char *name, int fd, const uint8_t *want,
-			 size_t want_len)
+/* A name as a kernel wrote it: absolute, no "." or ".." component. */
+static bool name_ok(const char *name)
+{
+	if (name[0] != '/' || !name[1])
+		return false;
+	for (const char *c = name; c; c = strchr(c + 1, '/')) {
+		size_t n = strcspn(c + 1, "/");
+		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+	}
+	return true;
+}
+
+int buildid_cache_add_fd(int dirfd, const char *name, int fd, const uint8_t *want, size_t want_len)
 {
 	char hex[2 * BUILDID_MAX + 1];
 	int r;
 
-	/* The name as that namespace's kernel wrote it: absolute, no "..". */
-	if (name[0] != '/' || strstr(name, "/../") || (strlen(name) >= 3 && !strcmp(name + strlen(name) - 3, "/..")))
+	if (!name_ok(name))
 		return -EINVAL;
 	if ((r = fd_id(fd, want, want_len, hex)) < 0)
 		return r;
-	return add_elf(dir, name, fd, hex);
+	return add_elf(dirfd, name + 1, fd, hex);
 }

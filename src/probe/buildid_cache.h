@@ -4,7 +4,7 @@
  * and perf archive can pack them.  The layout of perf 6.1
  * (tools/perf/util/build-id.c, build_id_cache__add), under DIR:
  *
- *   <realpath>/<build-id>/elf             hard link to the file, else a copy
+ *   <path>/<build-id>/elf                 hard link to the file, else a copy
  *   [kernel.kallsyms]/<build-id>/kallsyms a copy of /proc/kallsyms
  *   [vdso]/<build-id>/vdso                the vDSO image
  *   <...>/<build-id>/debug                /usr/lib/debug/.build-id/xx/yyyy.debug,
@@ -17,8 +17,18 @@
  * in an unnamed file that is linked into place once complete, so a copy
  * cut short (the process ended) leaves nothing behind, and a copy of an
  * ELF file is linked in only when it has the build-id it is filed under
- * (the file may change while it is copied).  Thread-safe, no
- * state: any thread.
+ * (the file may change while it is copied).
+ *
+ * Unlike perf 6.1, which runs as root among users it does not trust: the
+ * cache is refused unless every directory from / to it belongs to root or
+ * the effective uid (HOME may be another user's, who could plant links in
+ * it), and every entry is made through directory descriptors one
+ * component at a time without following a link (the kit's safe paths,
+ * PERFSINK_KIT_DIR_OWN), new directories 0700 (perf: 0755); the kallsyms
+ * copy is 0600 (perf: 0755, with the kernel's addresses root sees); a
+ * file is filed under the name its process mapped, never under the
+ * realpath of that name now, and only from the fd opened through the
+ * mapping (probe/map_file.h).  Thread-safe, no state: any thread.
  */
 #ifndef PS_BUILDID_CACHE_H
 #define PS_BUILDID_CACHE_H
@@ -29,26 +39,34 @@
 /* buildid_cache_dir(): the cache directory perf uses, in base/buildid_dir.h. */
 
 /*
- * Add the DSO recorded as name (an absolute path, "[kernel.kallsyms]" or
- * "[vdso]") to the cache at dir.  Returns 1 when its file was added, 0 when
- * the cache had it already, -ENODATA (or the error reading the build-id)
- * when it has no build-id to file it under, or a negative errno from
+ * Open the cache at dir for filling (made 0700 where missing), every
+ * directory from / checked as above.  An O_PATH directory fd (the
+ * caller closes it), or -errno with one line in why: the cache is not
+ * used then.
+ */
+int buildid_cache_open(const char *dir, char *why, size_t n);
+
+/*
+ * Add "[kernel.kallsyms]" (a copy of /proc/kallsyms, 0600) or "[vdso]" to
+ * the cache open as dirfd.  Returns 1 when its file was added, 0 when the
+ * cache had it already, the error reading its build-id, -EINVAL for any
+ * other name (a file is added from its fd only), or a negative errno from
  * creating the entry.
  */
-int buildid_cache_add(const char *dir, const char *name);
+int buildid_cache_add(int dirfd, const char *name);
 
 /*
  * Add the file open as fd (not closed; read with pread only) as the DSO
- * name: the file a process in another mount namespace (a container)
- * mapped, opened through /proc/PID/root, under the name that process saw
- * (absolute, no "..", taken as it is: the host's realpath of it means
- * nothing).  Its build-id is read from fd and must be want[0..want_len)
- * (what the recording says it mapped; want_len 0: not checked), and a
- * copy must still have it when complete: else -ESTALE and nothing is
- * stored.  Otherwise the returns of buildid_cache_add; -EINVAL for a
- * relative name or one with "..".
+ * name: the file a process mapped, opened through its mapping, under the
+ * name that process saw (absolute, no "." or "..", taken as it is: in a
+ * container the host's realpath of it means nothing, and on the host it
+ * may lead elsewhere by now).  Its build-id is read from fd and must be
+ * want[0..want_len) (what the recording says it mapped; want_len 0: not
+ * checked), and a copy must still have it when complete: else -ESTALE and
+ * nothing is stored.  Returns 1 added, 0 there already, -ENODATA (or the
+ * error reading the build-id) when it has none, -EINVAL for a bad name, or
+ * a negative errno from creating the entry.
  */
-int buildid_cache_add_fd(const char *dir, const char *name, int fd, const uint8_t *want,
-			 size_t want_len);
+int buildid_cache_add_fd(int dirfd, const char *name, int fd, const uint8_t *want, size_t want_len);
 
 #endif

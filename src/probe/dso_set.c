@@ -9,6 +9,8 @@
 #include <linux/perf_event.h>
 #include "probe/buildid.h"
 #include "probe/dso_set.h"
+#include "probe/map_file.h"
+#include "probe/proc_creds.h"
 
 /* perf's NAME_ALIGN for file names in build-id records. */
 #define NAME_ALIGN 64
@@ -17,10 +19,13 @@
 /* perf (tools/perf/util/event.h): the record carries the id's size. */
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
 
-/* What an MMAP2 record says of the file (all 0 for MMAP). */
+/* Tries at opening a DSO whose process could not be shown to read it. */
+#define TRIES_MAX 8
+
+/* What an MMAP2 record says of the mapping (pid and range only for MMAP). */
 struct map_file {
 	uint32_t pid, maj, min;
-	uint64_t ino;
+	uint64_t start, len, ino, gen;
 };
 
 struct dso_entry {
@@ -28,7 +33,14 @@ struct dso_entry {
 	bool kernel;
 	uint32_t maj, min;
 	uint64_t ino;
-	int state;         /* 0: not read yet, 1: id valid, <0: no id (errno) */
+	/*
+	 * 0: not read yet, 1: id valid, <0: no id (errno); refused (not
+	 * listed, not cached): -ESTALE the file at the name is not the one
+	 * mapped, -EACCES its process could not read it, -EPERM its process
+	 * was gone and the file is not one anyone may read.
+	 */
+	int state;
+	unsigned tries;    /* opens tried (live) */
 	uint8_t id[BUILDID_MAX];
 	size_t len;
 	char name[];
@@ -96,27 +108,106 @@ static uint64_t mntns_of(const char *path)
 	return stat(path, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }
 
-/*
- * A file mapped by a process in another mount namespace: opened now
- * through /proc/PID/root (path), before the process can exit, and its
- * build-id read from that fd.  Returns the fd, or -1 for a process gone
- * already or in our own namespace: the entry is then read from the path
- * as it is.
- */
-static int open_in_namespace(struct dso_set *s, struct dso_entry *d, uint32_t pid, char *path,
-			     size_t len)
+/* Whether live pid is in another mount namespace than ours (a container). */
+static bool other_mntns(struct dso_set *s, uint32_t pid)
 {
+	char path[64];
+
 	if (!s->self_mntns)
 		s->self_mntns = mntns_of("/proc/self/ns/mnt");
-	snprintf(path, len, "/proc/%u/ns/mnt", pid);
+	snprintf(path, sizeof(path), "/proc/%u/ns/mnt", pid);
 	uint64_t ns = mntns_of(path);
-	if (!ns || ns == s->self_mntns || (size_t)snprintf(path, len, "/proc/%u/root%s", pid, d->name) >= len)
+	return ns && ns != s->self_mntns;
+}
+
+static bool refused(int state)
+{
+	return state == -ESTALE || state == -EACCES || state == -EPERM;
+}
+
+/*
+ * Whether the process could read the file open as fd: as the kernel
+ * answers for its credentials, or, when it is gone already, when anyone
+ * could.  -EACCES / -EPERM when not.
+ */
+static int process_reads(bool have_creds, const struct proc_creds *cr, int fd)
+{
+	if (have_creds)
+		return proc_creds_can_read(cr, fd) == 1 ? 0 : -EACCES;
+	return proc_creds_anyone_reads(fd) ? 0 : -EPERM;
+}
+
+/*
+ * A file a live recording's process mapped: opened through its mapping
+ * (map_file.h), kept only if that process could read it itself, and its
+ * build-id read from that fd.  Returns the fd, with ref describing the
+ * file exactly (to open it again); -1 with d->state saying why not.
+ */
+static int open_checked(struct dso_set *s, struct dso_entry *d, const struct map_file *mf,
+			struct map_ref *ref)
+{
+	bool live_pid = mf->pid && mf->pid != (uint32_t)-1;
+	struct proc_creds cr;
+	/* Before the open: the process may end meanwhile, its file stays open. */
+	bool have_creds = live_pid && proc_creds_read((pid_t)mf->pid, &cr) == 0;
+	struct stat st;
+	int fd, r;
+
+	*ref = (struct map_ref){ .name = d->name, .pid = mf->pid, .start = mf->start, .len = mf->len,
+		.maj = mf->maj, .min = mf->min, .ino = mf->ino, .gen = mf->gen, .need_identity = true,
+		.other_ns = live_pid && other_mntns(s, mf->pid) };
+	d->tries++;
+	fd = map_file_open(ref);
+	r = fd < 0 ? fd : process_reads(have_creds, &cr, fd);
+	if (r == 0 && fstat(fd, &st) < 0)
+		r = -errno;
+	if (r < 0) {
+		if (fd >= 0)
+			close(fd);
+		d->state = r;
 		return -1;
-	/* O_NONBLOCK: a FIFO or device named in a map must not hang us. */
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	int r = fd < 0 ? -errno : buildid_read_fd(fd, d->id, &d->len);
+	}
+	ref->exact = true;
+	ref->dev = st.st_dev;
+	ref->ino_exact = st.st_ino;
+	r = buildid_read_fd(fd, d->id, &d->len);
 	d->state = r == 0 ? 1 : (r < 0 ? r : -EIO);
 	return fd;
+}
+
+/* A refused DSO mapped again by another process: it may be one that can read it. */
+static bool worth_retry(const struct dso_set *s, const struct dso_entry *d)
+{
+	return s->live && (d->state == -EACCES || d->state == -EPERM) && d->tries < TRIES_MAX;
+}
+
+/* d, new or retried: opened and checked when live, then handed to on_new unless refused. */
+static void take(struct dso_set *s, struct dso_entry *d, const struct map_file *mf)
+{
+	struct map_ref ref;
+	struct dso_seen seen = { .name = d->name, .fd = -1, .id = d->id };
+	bool file = !d->kernel && d->name[0] == '/';
+
+	if (s->live && file) {
+		seen.fd = open_checked(s, d, mf, &ref);
+		/* Never by its name later: a file not opened now is not read. */
+		if (seen.fd < 0)
+			return;
+		seen.ref = &ref;
+	} else if (s->live && d->name[0] == '/') {
+		/* A kernel module: a path perfsink found in root's own /lib/modules. */
+		seen.fd = open(d->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		int r = seen.fd < 0 ? -errno : buildid_read_fd(seen.fd, d->id, &d->len);
+		d->state = r == 0 ? 1 : (r < 0 ? r : -EIO);
+	}
+	/* Live, a file comes with its fd; "[module]" and the like have none. */
+	if (s->live && seen.fd < 0 && strcmp(d->name, KERNEL_NAME) && strcmp(d->name, VDSO_NAME))
+		return;
+	seen.id_len = d->state == 1 ? d->len : 0;
+	if (s->on_new)
+		s->on_new(s->on_new_arg, &seen);
+	else if (seen.fd >= 0)
+		close(seen.fd);
 }
 
 static bool same_dso(const struct dso_entry *d, const char *name, const struct map_file *mf)
@@ -132,8 +223,11 @@ static void add(struct dso_set *s, const char *name, bool kernel, const struct m
 		return;
 	unsigned h = hash_name(name) & (s->nr_buckets - 1);
 	for (struct dso_entry *d = s->buckets[h]; d; d = d->next)
-		if (same_dso(d, name, mf))
+		if (same_dso(d, name, mf)) {
+			if (worth_retry(s, d))
+				take(s, d, mf);
 			return;
+		}
 	size_t n = strlen(name) + 1;
 	struct dso_entry *d = calloc(1, sizeof(*d) + n);
 	if (!d)
@@ -146,26 +240,21 @@ static void add(struct dso_set *s, const char *name, bool kernel, const struct m
 	d->next = s->buckets[h];
 	s->buckets[h] = d;
 	s->n++;
-	char path[64 + 4096];
-	struct dso_seen seen = { .name = d->name, .fd = -1, .path = path, .id = d->id };
-	if (s->live && mf->pid && mf->pid != (uint32_t)-1 && !kernel && name[0] == '/')
-		seen.fd = open_in_namespace(s, d, mf->pid, path, sizeof(path));
-	seen.id_len = d->state == 1 ? d->len : 0;
-	if (s->on_new)
-		s->on_new(s->on_new_arg, &seen);
-	else if (seen.fd >= 0)
-		close(seen.fd);
+	take(s, d, mf);
 }
 
-/* pid, and for MMAP2 without an inline build-id (misc bit 14) dev and inode. */
+/* pid and range, and for MMAP2 without an inline build-id (misc bit 14) dev, inode, generation. */
 static struct map_file map_file_of(const struct perf_event_header *h, const uint8_t *rec)
 {
 	struct map_file mf = { 0 };
 	memcpy(&mf.pid, rec + 8, sizeof(mf.pid));
+	memcpy(&mf.start, rec + 16, sizeof(mf.start));
+	memcpy(&mf.len, rec + 24, sizeof(mf.len));
 	if (h->type == PERF_RECORD_MMAP2 && !(h->misc & (1 << 14))) {
 		memcpy(&mf.maj, rec + 40, sizeof(mf.maj));
 		memcpy(&mf.min, rec + 44, sizeof(mf.min));
 		memcpy(&mf.ino, rec + 48, sizeof(mf.ino));
+		memcpy(&mf.gen, rec + 56, sizeof(mf.gen));
 	}
 	return mf;
 }
@@ -205,11 +294,25 @@ unsigned dso_set_count(const struct dso_set *s)
 	return s->n;
 }
 
+/* A file recorded earlier (recover): by its name, no link followed, when it is the file mapped. */
+static int read_file_id(struct dso_entry *d)
+{
+	struct map_ref ref = { .name = d->name, .maj = d->maj, .min = d->min, .ino = d->ino };
+	int fd = d->kernel ? open(d->name, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : map_file_open(&ref);
+	int r;
+
+	if (fd < 0)
+		return d->kernel ? -errno : fd;
+	r = buildid_read_fd(fd, d->id, &d->len);
+	close(fd);
+	return r;
+}
+
 static void read_id(struct dso_entry *d)
 {
 	int r = !strcmp(d->name, KERNEL_NAME) ? buildid_read_kernel(d->id, &d->len)
 		: !strcmp(d->name, VDSO_NAME) ? buildid_read_vdso(d->id, &d->len)
-					      : buildid_read_file(d->name, d->id, &d->len);
+					      : read_file_id(d);
 	d->state = r == 0 ? 1 : (r < 0 ? r : -EIO);
 }
 
@@ -247,4 +350,31 @@ int dso_set_build_ids(struct dso_set *s, struct bytes *out)
 		}
 	}
 	return out->err;
+}
+
+unsigned dso_set_refused(const struct dso_set *s, char *names, size_t n)
+{
+	unsigned count = 0;
+	size_t k = 0;
+
+	if (n)
+		names[0] = '\0';
+	for (unsigned i = 0; i < s->nr_buckets; i++)
+		for (const struct dso_entry *d = s->buckets[i]; d; d = d->next) {
+			if (d->kernel || !refused(d->state))
+				continue;
+			if (count++ < DSO_REFUSED_NAMED && k < n)
+				k += (size_t)snprintf(names + k, n - k, "%s%s (%s)", k ? ", " : "", d->name,
+						      dso_refusal_why(d->state));
+		}
+	if (count > DSO_REFUSED_NAMED && k < n)
+		snprintf(names + k, n - k, " and %u more", count - DSO_REFUSED_NAMED);
+	return count;
+}
+
+const char *dso_refusal_why(int state)
+{
+	return state == -ESTALE ? "not the file its process mapped"
+	       : state == -EACCES ? "its process could not read it"
+				  : "its process was gone and it is not a file anyone may read";
 }

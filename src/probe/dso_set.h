@@ -13,19 +13,25 @@
 
 struct dso_entry;
 
+struct map_ref;
+
 /* A DSO as it is first seen (on_new). */
 struct dso_seen {
 	const char *name; /* as recorded */
 	/*
-	 * A file mapped by a process in another mount namespace (a container):
-	 * fd is that file, opened at once through /proc/PID/root, and from
-	 * then on_new's (it closes it or hands it on); path is that
-	 * /proc/PID/root path; id[0..id_len) the build-id read from fd (id_len
-	 * 0: none could be read).  fd -1: a file of our namespace (or one that
-	 * could not be opened), to be read by its name.  Valid during the call.
+	 * A file a process of a live recording mapped: fd is that file,
+	 * opened at once through the process's mapping (probe/map_file.h,
+	 * never by re-resolving its name) and kept only when that process
+	 * could read it itself; from then on on_new's (it closes it or hands
+	 * it on).  ref tells how to open the very same file again (its exact
+	 * device and inode) should the fd have to be closed meanwhile.
+	 * id[0..id_len) the build-id read from fd (id_len 0: none).  A kernel
+	 * module's file (a path perfsink found in /lib/modules): fd opened by
+	 * that path, ref NULL.  fd -1, ref NULL: "[kernel.kallsyms]",
+	 * "[vdso]", or any file when not live.  Valid during the call.
 	 */
 	int fd;
-	const char *path;
+	const struct map_ref *ref;
 	const uint8_t *id;
 	size_t id_len;
 };
@@ -43,10 +49,13 @@ struct dso_set {
 	void *on_new_arg;
 	/*
 	 * The records come from a live recording (set by the engine; recover
-	 * leaves it false, the pids are long gone): a file mapped by a process
-	 * in another mount namespace (a container) has its build-id read at
-	 * once through /proc/PID/root, as perf reads it in that namespace, and
-	 * before the process can exit.
+	 * leaves it false, the pids are long gone): each file is opened as
+	 * its MMAP goes by, through the process's mapping while it lives (a
+	 * container's file in its own namespace), and its build-id read from
+	 * that fd.  A file that is not the one mapped, or that its process
+	 * could not read, is refused: not listed, not cached, counted
+	 * (dso_set_refused).  Not live: a file is read by its name, no link
+	 * followed, when its device and inode are the record's.
 	 */
 	bool live;
 	uint64_t self_mntns; /* inode of /proc/self/ns/mnt; 0: not read yet */
@@ -63,6 +72,14 @@ void dso_set_free(struct dso_set *s);
 size_t dso_set_scan(struct dso_set *s, const uint8_t *recs, size_t len);
 /* Number of DSOs seen. */
 unsigned dso_set_count(const struct dso_set *s);
+/*
+ * Files refused (see live): how many, and the first DSO_REFUSED_NAMED of
+ * them into names (n bytes, "" when none) as "PATH (why), ...".
+ */
+#define DSO_REFUSED_NAMED 3
+unsigned dso_set_refused(const struct dso_set *s, char *names, size_t n);
+/* Why a refused state (-ESTALE, -EACCES, -EPERM), in words. */
+const char *dso_refusal_why(int state);
 /*
  * The BUILD_ID feature payload: one perf build-id record per DSO whose
  * build-id could be read (ELF notes; the kernel's from /sys/kernel/notes).
