@@ -39,6 +39,7 @@ static void report(const char *path, const char *out, const struct recover_repor
 	       (unsigned long long)r->bytes_cut, r->features);
 	if (!verbose)
 		return;
+	printf("  not complete: %s\n", r->not_complete);
 	printf("  data.size %llu -> %llu; the data ended at %s; %llu samples",
 	       (unsigned long long)r->data_size_before, (unsigned long long)r->data_size, r->stop,
 	       (unsigned long long)r->samples);

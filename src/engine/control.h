@@ -17,8 +17,8 @@ enum control_cmd { CTL_NONE = 0, CTL_ENABLE, CTL_DISABLE, CTL_SNAPSHOT, CTL_STOP
 struct control {
 	int ctl_fd, ack_fd;  /* -1: none */
 	bool own_fds;        /* fifo: opened here, closed by control_close */
-	char line[64];       /* a command being read */
-	size_t len;
+	char line[64];       /* a command being read (its first 63 bytes) */
+	size_t len, whole;   /* bytes kept in line; the command's length */
 	int64_t enable_at_ns; /* -D: CLOCK_MONOTONIC time to enable at; 0: none pending */
 };
 
@@ -32,6 +32,14 @@ void control_init(struct control *c);
 int control_open(struct control *c, const char *spec, char *err, size_t errlen);
 /* The next whole command on the channel, CTL_NONE when none is complete. */
 enum control_cmd control_next(struct control *c);
+/*
+ * The command just read (the CTL_UNKNOWN one), for a warning: at most
+ * CONTROL_SHOWN bytes of it, quoted, other than printable ASCII as \xNN,
+ * and its length when it was longer.  The channel may be fed by anyone who
+ * can write the FIFO: its text is never echoed whole.
+ */
+#define CONTROL_SHOWN 8 /* the longest of perf's commands, "snapshot" */
+void control_shown(const struct control *c, char *out, size_t n);
 /* "ack\n" on the ack channel, if any. */
 void control_ack(const struct control *c);
 void control_close(struct control *c);

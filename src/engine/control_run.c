@@ -80,10 +80,13 @@ static bool command_run(struct control *c, struct ps_evlist *evl, const struct r
 		break;
 	case CTL_PING:
 		break;
-	default:
-		pr_warn("--control: unknown command '%s' (perf's: enable, disable, snapshot, "
-			"stop, ping, evlist)", c->line);
+	default: {
+		char shown[4 * CONTROL_SHOWN + 32];
+		control_shown(c, shown, sizeof(shown));
+		pr_warn("--control: unknown command %s; perf's are enable, disable, snapshot, "
+			"stop, ping, evlist", shown);
 		return false;
+	}
 	}
 	control_ack(c);
 	return stop;

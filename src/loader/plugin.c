@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "loader/plugin.h"
+#include "loader/plugin_guard.h"
 #include "loader/plugin_trust.h"
 
 #ifndef PKGLIBDIR
@@ -234,44 +235,55 @@ static void load_error(const char *path, char *err, size_t errlen)
  * the path meanwhile.  glibc knows a loaded object by the name it was
  * opened with, so a /proc/self/fd/N of an earlier plugin whose fd has been
  * closed would answer for N: such a stale name is skipped by moving fd to
- * a higher number (*fd changes; the caller closes it).  The handle, or NULL
- * (dlerror() says why, unless every name tried was stale).
+ * a higher number (*fd changes; the caller closes it).  A file not loaded
+ * yet is loaded in a child first (plugin_guard.h).  0 with *dl, or
+ * -EINVAL with the reason in err.
  */
-static void *dlopen_fd(int *fd, const struct stat *st)
+static int dlopen_fd(int *fd, const struct stat *st, const char *path, void **dl, char *err,
+		     size_t errlen)
 {
 	char fd_path[64];
-	void *dl;
 
 	for (int i = 0; i < FD_NAME_TRIES; i++) {
 		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", *fd);
-		dl = dlopen(fd_path, RTLD_LAZY | RTLD_NOLOAD);
-		/*
-		 * NODELETE: a plugin's libraries (libcurl, OpenSSL, libzstd) keep
-		 * thread-local state and exit handlers; unmapping them before
-		 * exit gains nothing and left LeakSanitizer reading freed DTLS.
-		 */
-		if (!dl)
-			return dlopen(fd_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
-		if (mapped_from(dl, st))
-			return dl; /* this very file, loaded already: one more reference */
-		dlclose(dl);
+		*dl = dlopen(fd_path, RTLD_LAZY | RTLD_NOLOAD);
+		if (!*dl) {
+			if (plugin_guard_probe(fd_path, path, err, errlen) < 0)
+				return -EINVAL;
+			/*
+			 * NODELETE: a plugin's libraries (libcurl, OpenSSL, libzstd) keep
+			 * thread-local state and exit handlers; unmapping them before
+			 * exit gains nothing and left LeakSanitizer reading freed DTLS.
+			 */
+			*dl = dlopen(fd_path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+			break;
+		}
+		if (mapped_from(*dl, st))
+			return 0; /* this very file, loaded already: one more reference */
+		dlclose(*dl);
+		*dl = NULL;
 		int higher = fcntl(*fd, F_DUPFD_CLOEXEC, *fd + 1);
 		if (higher < 0)
 			break;
 		close(*fd);
 		*fd = higher;
 	}
-	return NULL;
+	if (!*dl) {
+		load_error(path, err, errlen);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 /*
  * dlopen the file plugin_trust_open checked (through its fd) and fetch its
- * ops; *dl is set on success.
+ * ops; *dl is set on success.  The plugin's own code (constructors, entry)
+ * runs under plugin_guard.h.
  */
 static int plugin_open_file(const char *path, void **dl, const struct perfsink_sink_ops **ops,
 			    char *err, size_t errlen)
 {
-	perfsink_entry_fn entry;
+	perfsink_entry_fn entry = NULL;
 	struct stat st;
 	int fd, ret;
 
@@ -283,18 +295,20 @@ static int plugin_open_file(const char *path, void **dl, const struct perfsink_s
 		close(fd);
 		return -EINVAL;
 	}
-	*dl = dlopen_fd(&fd, &st);
+	plugin_guard_begin(path);
+	ret = dlopen_fd(&fd, &st, path, dl, err, errlen);
 	close(fd);
-	if (!*dl) {
-		load_error(path, err, errlen);
-		return -EINVAL;
-	}
-	*(void **)&entry = dlsym(*dl, PERFSINK_ENTRY_SYMBOL);
+	if (!ret)
+		*(void **)&entry = dlsym(*dl, PERFSINK_ENTRY_SYMBOL);
+	*ops = entry ? entry() : NULL;
+	plugin_guard_end();
+	if (ret)
+		return ret;
 	if (!entry) {
 		snprintf(err, errlen, "%s: not a perfsink sink (no symbol %s)", path,
 			 PERFSINK_ENTRY_SYMBOL);
 		ret = -EINVAL;
-	} else if (!(*ops = entry())) {
+	} else if (!*ops) {
 		snprintf(err, errlen, "%s: %s() returned NULL", path, PERFSINK_ENTRY_SYMBOL);
 		ret = -EINVAL;
 	} else {

@@ -12,41 +12,53 @@
 
 #include "loader/plugin_trust.h"
 
-#define OTHERS_WRITE (S_IWGRP | S_IWOTH)
-
 static int owner_ok(const struct stat *st)
 {
 	return st->st_uid == 0 || st->st_uid == geteuid();
 }
 
-static const char *writable_by(mode_t mode)
+/*
+ * Who besides the owner may write: others, or a group other than root's.
+ * Root's group writing is root writing: a tree root unpacked from `git
+ * archive` (directories 0775) and built with umask 002 (plugins 0775) is
+ * as trusted as root.  The kit's safe paths take the same rule for output
+ * directories (perfsink_kit_dir_trust).
+ */
+static const char *foreign_writer(const struct stat *st)
 {
-	return (mode & S_IWOTH) ? "world" : "group";
+	if (st->st_mode & S_IWOTH)
+		return "world";
+	if ((st->st_mode & S_IWGRP) && st->st_gid != 0)
+		return "group";
+	return NULL;
 }
 
 /* One component: dir (not the file itself) or the file. */
 static int component_check(const char *path, const char *comp, const struct stat *st,
 			   int is_file, char *err, size_t errlen)
 {
+	const char *who = foreign_writer(st);
+
 	if (!owner_ok(st)) {
 		snprintf(err, errlen, "%s: refusing plugin: %s %s is owned by uid %u, neither root "
 			 "nor uid %u", path, is_file ? "file" : "directory", comp,
 			 (unsigned)st->st_uid, (unsigned)geteuid());
 		return -EPERM;
 	}
-	if (!(st->st_mode & OTHERS_WRITE))
+	if (!who)
 		return 0;
 	if (is_file) {
-		snprintf(err, errlen, "%s: refusing a %s-writable plugin (mode %04o; chmod go-w %s)",
-			 path, writable_by(st->st_mode), (unsigned)(st->st_mode & 07777), comp);
+		snprintf(err, errlen, "%s: refusing a %s-writable plugin (mode %04o, group %u; "
+			 "chmod go-w %s)", path, who, (unsigned)(st->st_mode & 07777),
+			 (unsigned)st->st_gid, comp);
 		return -EPERM;
 	}
 	/* In a root-owned sticky directory only the owner may rename or replace an entry. */
 	if ((st->st_mode & S_ISVTX) && st->st_uid == 0)
 		return 0;
-	snprintf(err, errlen, "%s: refusing plugin: directory %s is %s-writable (mode %04o) and "
-		 "not a root-owned sticky directory", path, comp, writable_by(st->st_mode),
-		 (unsigned)(st->st_mode & 07777));
+	snprintf(err, errlen, "%s: refusing plugin: directory %s is %s-writable (mode %04o, "
+		 "group %u) and not a root-owned sticky directory", path, comp, who,
+		 (unsigned)(st->st_mode & 07777), (unsigned)st->st_gid);
 	return -EPERM;
 }
 

@@ -2,8 +2,10 @@
  * Whether a plugin file may be loaded into a recorder that runs as root:
  * the file and every directory above it (its real path, up to /) must be
  * owned by root or by the effective user; the file must not be writable by
- * group or others, nor any directory, except a root-owned sticky directory
- * such as /tmp, below which others cannot rename or replace what we own.
+ * others or by a group other than root's (gid 0), nor any directory, except
+ * a root-owned sticky directory such as /tmp, below which others cannot
+ * rename or replace what we own.  Root's group is root: a tree root built
+ * with umask 002 (directories and plugins 0775, group root) is trusted.
  */
 #ifndef PS_PLUGIN_TRUST_H
 #define PS_PLUGIN_TRUST_H

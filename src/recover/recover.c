@@ -7,21 +7,21 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <perfsink/kit.h>
 #include "probe/dso_set.h"
 #include "probe/machine.h"
 #include "engine/evlist.h"
 #include "format/perf_file.h"
 #include "format/record.h"
 #include "recover/recover.h"
+#include "recover/recover_check.h"
+#include "recover/recover_feat.h"
 #include "recover/recover_scan.h"
 #include "recover/recover_write.h"
 #include "format/stream.h"
 #include "probe/tracing_data.h"
 
 #define FILE_ATTR_TAIL 16   /* the ids {offset, size} after each attr */
-#define ATTR_SIZE_VER0 64
-#define EVENTS_MAX 4096
-#define IDS_MAX (1u << 20)
 
 /* What the header of the file says; map covers the whole file. */
 struct pfile {
@@ -31,6 +31,7 @@ struct pfile {
 	uint64_t size;
 	uint64_t attr_size, attrs_off, attrs_size, data_off, data_size;
 	uint64_t bits[PERF_FILE_FEAT_BITS / 64];
+	struct rc_events ev; /* the attrs as perf reads them */
 };
 
 static uint64_t u64_at(const struct pfile *f, uint64_t off)
@@ -67,20 +68,13 @@ static int header_read(struct pfile *f, char *err, size_t n)
 	f->data_off = u64_at(f, 40);
 	f->data_size = u64_at(f, PERF_FILE_DATA_SIZE_OFFSET);
 	memcpy(f->bits, f->map + PERF_FILE_FEATURES_OFFSET, sizeof(f->bits));
-	uint64_t asz = f->attr_size;
-	if (asz < ATTR_SIZE_VER0 + FILE_ATTR_TAIL || asz > 4096 || !f->attrs_size ||
-	    f->attrs_size % asz || f->attrs_size / asz > EVENTS_MAX ||
-	    !within(f, f->attrs_off, f->attrs_size)) {
-		snprintf(err, n, "attrs damaged (attr size %llu, section %llu+%llu)",
-			 (unsigned long long)asz, (unsigned long long)f->attrs_off,
-			 (unsigned long long)f->attrs_size);
-		return -EINVAL;
-	}
 	if (f->data_off < PERF_FILE_HEADER_SIZE || f->data_off > f->size) {
 		snprintf(err, n, "header damaged (data offset %llu)", (unsigned long long)f->data_off);
 		return -EINVAL;
 	}
-	return 0;
+	/* The attrs as perf 6.1 reads them: repaired or not, the file keeps them. */
+	const struct rc_layout l = { f->attr_size, f->attrs_off, f->attrs_size, f->data_off };
+	return rc_events_read(&f->ev, f->map, f->size, &l, err, n);
 }
 
 /* The name perfsink record gives the event: its -e spelling. */
@@ -116,14 +110,9 @@ static int event_load(const struct pfile *f, struct ps_event *ev, const uint8_t 
 {
 	size_t asz = f->attr_size - FILE_ATTR_TAIL;
 	memcpy(&ev->attr, fa, asz < sizeof(ev->attr) ? asz : sizeof(ev->attr));
-	uint64_t ids_off, ids_size;
+	uint64_t ids_off, ids_size; /* checked by rc_events_read */
 	memcpy(&ids_off, fa + asz, 8);
 	memcpy(&ids_size, fa + asz + 8, 8);
-	if (ids_size % 8 || ids_size / 8 > IDS_MAX || !within(f, ids_off, ids_size)) {
-		snprintf(err, n, "attrs damaged (ids at %llu+%llu)", (unsigned long long)ids_off,
-			 (unsigned long long)ids_size);
-		return -EINVAL;
-	}
 	ev->nr_ids = (unsigned)(ids_size / 8);
 	ev->ids = malloc(ids_size ? ids_size : 8);
 	if (!ev->ids)
@@ -133,15 +122,29 @@ static int event_load(const struct pfile *f, struct ps_event *ev, const uint8_t 
 }
 
 /*
+ * perfsink's tracking event (evlist_track.c): a dummy after the given
+ * events carrying their side-band bits, enabled at once system-wide.
+ */
+static bool is_tracking(const struct ps_evlist *evl, unsigned i)
+{
+	const struct perf_event_attr *a = &evl->ev[i].attr;
+	return i > 0 && i == evl->nr - 1 && a->type == PERF_TYPE_SOFTWARE &&
+	       a->config == PERF_COUNT_SW_DUMMY && (a->mmap || a->comm);
+}
+
+/*
  * Groups, for GROUP_DESC: perfsink disables every event but group members,
  * which follow their leader, so a member belongs to the nearest disabled
- * event before it.  A group's NAME{} is not in the attrs: {anon_group}.
+ * event before it; the tracking event, enabled when recording system-wide,
+ * is in no group.  A group's NAME{} is not in the attrs: {anon_group}.
  */
 static void groups_infer(struct ps_evlist *evl)
 {
 	unsigned lead = 0;
 
 	for (unsigned i = 0; i < evl->nr; i++) {
+		if (evl->ev[i].tracking)
+			break;
 		if (evl->ev[i].attr.disabled || i == 0) {
 			lead = i;
 			continue;
@@ -165,6 +168,15 @@ static int events_load(const struct pfile *f, struct ps_evlist *evl, char *err, 
 			return r;
 		if (evl->ev[i].tp_sys)
 			evl->has_tracepoint = true;
+	}
+	if (nr && is_tracking(evl, nr - 1)) {
+		struct ps_event *t = &evl->ev[nr - 1];
+		char *name = strdup("dummy:HG"); /* the name evlist_track.c gives it */
+		if (!name)
+			return -ENOMEM;
+		free(t->name);
+		t->name = name;
+		t->tracking = true;
 	}
 	groups_infer(evl);
 	evl->sample_type = evl->ev[0].attr.sample_type;
@@ -195,22 +207,29 @@ static unsigned bits_count(const uint64_t *bits)
 }
 
 /*
- * Finished by its writer: features announced, data.size on the last record,
- * the feature index and every section it points at inside the file.
+ * Finished by its writer, and all of it as perf 6.1 reads it: features
+ * announced, each one perf processes well formed (recover_feat.h),
+ * data.size on the last record, every record one perf reads
+ * (recover_check.h; COMPRESSED ones decompressed).  Anything less is
+ * repaired as a cut file is.
  */
-static bool is_complete(const struct pfile *f)
+static bool is_complete(const struct pfile *f, char *why, size_t n)
 {
-	unsigned nr = bits_count(f->bits);
 	uint64_t idx = f->data_off + f->data_size;
-	if (!nr || !f->data_size || !within(f, f->data_off, f->data_size) ||
-	    !within(f, idx, 16ULL * nr))
+	if (!bits_count(f->bits) || !f->data_size || !within(f, f->data_off, f->data_size)) {
+		snprintf(why, n, "%s", !f->data_size ? "data.size is 0" : "no features, or data.size "
+			 "past the end of the file");
 		return false;
-	for (unsigned i = 0; i < nr; i++)
-		if (!within(f, u64_at(f, idx + 16 * i), u64_at(f, idx + 16 * i + 8)))
-			return false;
-	struct rscan_opts o = { .file = f->map, .start = f->data_off, .limit = idx };
+	}
+	struct rscan_opts o = { .file = f->map, .start = f->data_off, .limit = idx,
+				.check_compressed = true, .ev = &f->ev };
 	struct rscan_result r;
-	return rscan_walk(&o, &r) == 0 && r.end == idx;
+	if (rscan_walk(&o, &r) != 0 || r.end != idx) {
+		snprintf(why, n, "the records end before data.size: at %s", r.stop);
+		return false;
+	}
+	const struct rc_feat_in in = { f->map, f->size, idx, f->bits, &f->ev, r.max_decomp };
+	return rc_features(&in, why, n) == 0;
 }
 
 static uint32_t ratio_of(uint64_t in, uint64_t out)
@@ -314,7 +333,7 @@ static int rebuild(struct pfile *f, const char *path, const char *out,
 		snprintf(err, n, "out of memory");
 	if (!r)
 		r = tracing_build(&d, err, n);
-	struct rscan_opts o = { f->map, f->data_off, f->size, true, 0, &d.dsos };
+	struct rscan_opts o = { f->map, f->data_off, f->size, true, 0, &d.dsos, &f->ev };
 	struct rscan_result sr;
 	if (!r) {
 		o.time_off = sample_time_off(&d.evl);
@@ -345,15 +364,14 @@ static int rebuild(struct pfile *f, const char *path, const char *out,
 
 static int file_open(struct pfile *f, const char *path, char *err, size_t n)
 {
-	f->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (f->fd < 0) {
+	/* A FIFO planted where the file was expected must not hang recover. */
+	f->fd = perfsink_kit_input_open(AT_FDCWD, path, "read it", err, n);
+	if (f->fd < 0)
+		return f->fd;
+	if (fstat(f->fd, &f->st) < 0) {
 		int e = errno;
-		snprintf(err, n, "%s", e == ELOOP ? "a symbolic link: give the file itself" : strerror(e));
+		snprintf(err, n, "%s", strerror(e));
 		return -e;
-	}
-	if (fstat(f->fd, &f->st) < 0 || !S_ISREG(f->st.st_mode)) {
-		snprintf(err, n, "not a regular file");
-		return -EINVAL;
 	}
 	f->size = (uint64_t)f->st.st_size;
 	if (f->size < 16) {
@@ -374,18 +392,21 @@ int recover_file(const char *path, const char *out, struct recover_report *rep, 
 		 size_t errlen)
 {
 	struct pfile f = { .fd = -1 };
+	char why[sizeof(rep->not_complete)] = "";
 	memset(rep, 0, sizeof(*rep));
 	int r = file_open(&f, path, err, errlen);
 	if (!r)
 		r = header_read(&f, err, errlen);
-	if (!r && is_complete(&f)) {
+	if (!r && is_complete(&f, why, sizeof(why))) {
 		rep->complete = 1;
 		rep->data_size_before = rep->data_size = f.data_size;
 		if (out)
 			r = recover_write(f.fd, &f.st, f.size, NULL, 0, NULL, 0, out, err, errlen);
 	} else if (!r) {
 		r = rebuild(&f, path, out, rep, err, errlen);
+		memcpy(rep->not_complete, why, sizeof(why));
 	}
+	rc_events_free(&f.ev);
 	if (f.map)
 		munmap((void *)f.map, f.size);
 	if (f.fd >= 0)

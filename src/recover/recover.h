@@ -1,7 +1,10 @@
 /*
  * `perfsink recover`: make a perf.data file that a killed recorder left
  * behind readable by perf.  The header and attrs are kept as they are; the
- * data section is cut after its last whole record (recover_scan.h);
+ * data section is cut after its last whole record perf reads (recover_scan.h,
+ * recover_check.h); a file is complete, and left alone, only when its
+ * records and feature sections all pass those checks (recover_feat.h), and
+ * refused when perf would refuse its attrs;
  * data.size, the feature bitmap and the feature section are written again
  * with the engine's own format code (perf_file.c, perf_features.c) from what
  * can be re-derived: event names from the attrs (tracefs for tracepoints),
@@ -29,6 +32,7 @@ struct recover_report {
 	uint64_t max_decomp;       /* the largest one's decompressed size (mmap_len) */
 	uint64_t samples;
 	const char *stop;          /* what ended the data */
+	char not_complete[160];    /* why the file needed repair */
 };
 
 /*

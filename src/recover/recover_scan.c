@@ -9,6 +9,7 @@
 #include "base/bytes.h"
 #include "probe/dso_set.h"
 #include "format/record.h"
+#include "recover/recover_check.h"
 #include "recover/recover_scan.h"
 
 #define PAGE 4096u
@@ -51,21 +52,43 @@ static void visit(struct walk *w, const uint8_t *rec, uint16_t size)
 	}
 }
 
-/* Visit the whole records at the front of w->inner; keep the partial one. */
-static void visit_inner(struct walk *w)
+/* Why perf would stop at the record rec (a COMPRESSED one's insides: any size), or NULL. */
+static const char *record_bad(const struct walk *w, const uint8_t *rec, uint16_t size, bool inner)
+{
+	struct perf_event_header h;
+	memcpy(&h, rec, sizeof(h));
+	if (!type_known(h.type) || (!inner && h.type != PS_RECORD_COMPRESSED && h.size % 8) ||
+	    (inner && h.type == PS_RECORD_COMPRESSED))
+		return "bytes that are not a record";
+	return w->o->ev && h.type != PS_RECORD_COMPRESSED ? rc_record(w->o->ev, rec, size) : NULL;
+}
+
+/* Visit the whole records at the front of w->inner; keep the partial one.  False: a bad one. */
+static bool visit_inner(struct walk *w)
 {
 	size_t off = 0, len = w->inner.len;
 	const uint8_t *p = w->inner.p;
+	bool ok = true;
 	while (off + sizeof(struct perf_event_header) <= len) {
 		struct perf_event_header h;
+		const char *why;
 		memcpy(&h, p + off, sizeof(h));
-		if (h.size < sizeof(h) || off + h.size > len)
+		if (h.size < sizeof(h) && w->o->ev) {
+			why = "a COMPRESSED record holding a record smaller than its header";
+		} else if (h.size < sizeof(h) || off + h.size > len) {
 			break;
-		visit(w, p + off, h.size);
-		off += h.size;
+		} else if ((why = record_bad(w, p + off, h.size, true)) == NULL) {
+			visit(w, p + off, h.size);
+			off += h.size;
+			continue;
+		}
+		w->r->stop = why;
+		ok = false;
+		break;
 	}
 	memmove(w->inner.p, p + off, len - off);
 	w->inner.len = len - off;
+	return ok;
 }
 
 #ifdef HAVE_ZSTD
@@ -108,8 +131,7 @@ static int take_compressed(struct walk *w, const uint8_t *rec, uint16_t size)
 	w->r->decomp_bytes += (uint64_t)n;
 	if ((uint64_t)n > w->r->max_decomp)
 		w->r->max_decomp = (uint64_t)n;
-	visit_inner(w);
-	return 1;
+	return visit_inner(w) ? 1 : 0;
 #else
 	return -ENOTSUP;
 #endif
@@ -149,8 +171,9 @@ static int walk_to(struct walk *w, uint64_t limit, uint64_t *last)
 			w->r->stop = "a record cut short";
 			break;
 		}
-		if (!type_known(h.type) || (h.type != PS_RECORD_COMPRESSED && h.size % 8)) {
-			w->r->stop = "bytes that are not a record";
+		const char *why = record_bad(w, f + off, h.size, false);
+		if (why) {
+			w->r->stop = why;
 			break;
 		}
 		if (h.type == PS_RECORD_COMPRESSED) {

@@ -6,7 +6,9 @@
  * file, its type is one perf puts in a file-mode data section, its size is
  * a multiple of 8 (all but COMPRESSED, which perf does not pad), and, for
  * PERF_RECORD_COMPRESSED, its payload decompresses (one zstd stream across
- * the file, as perf reads it) to between 1 byte and RSCAN_DECOMP_MAX.  A
+ * the file, as perf reads it) to between 1 byte and RSCAN_DECOMP_MAX; with
+ * the events (opts.ev), each record, and each record a COMPRESSED one
+ * holds, must also be one perf reads (rc_record).  A
  * record that a killed write left torn (its tail, from a page boundary on,
  * still zero, with only zeros after it) is dropped too.
  *
@@ -19,6 +21,7 @@
 #include <stdint.h>
 
 struct dso_set;
+struct rc_events;
 
 /* perf would need an mmap_len this large: nothing sane decompresses to more. */
 #define RSCAN_DECOMP_MAX (64u << 20)
@@ -29,6 +32,7 @@ struct rscan_opts {
 	bool check_compressed; /* decompress COMPRESSED records (else: size checks only) */
 	unsigned time_off;     /* offset of TIME in a SAMPLE record; 0: none */
 	struct dso_set *dsos;  /* NULL, or gets the files of MMAP/MMAP2 records, compressed too */
+	const struct rc_events *ev; /* NULL, or: keep only records perf reads (recover_check.h) */
 };
 
 struct rscan_result {

@@ -133,7 +133,7 @@ static void test_world_writable(void **state)
 	test_tmpdir_remove(dir);
 }
 
-#define NOBODY 65534
+#define NOBODY 65534 /* also nogroup's gid */
 
 /* A copy of plugin_good at dir/sub/copy.so, sub made with mode dmode. */
 static char *copy_in(const char *dir, const char *sub, mode_t dmode)
@@ -183,7 +183,7 @@ static void test_trust(void **state)
 	load_ok(ours); /* a build tree under the sticky, root-owned /tmp */
 
 	ww_dir = copy_in(dir, "ww", 0777);
-	snprintf(want, sizeof(want), "directory %s/ww is world-writable (mode 0777)", dir);
+	snprintf(want, sizeof(want), "directory %s/ww is world-writable (mode 0777, group ", dir);
 	load_refused(ww_dir, want);
 
 	sticky = copy_in(dir, "sticky", 01777); /* sticky, but ours: root-owned only */
@@ -194,8 +194,8 @@ static void test_trust(void **state)
 		assert_int_equal(chown(dir, 0, 0), 0);
 	}
 	if (geteuid() != 0) {
-		snprintf(want, sizeof(want), "directory %s/sticky is world-writable (mode 1777) "
-			 "and not a root-owned sticky directory", dir);
+		snprintf(want, sizeof(want), "directory %s/sticky is world-writable (mode 1777, group %u) "
+			 "and not a root-owned sticky directory", dir, (unsigned)getegid());
 		load_refused(sticky, want);
 	} else {
 		load_ok(sticky); /* root-owned sticky: what lies below is ours */
@@ -203,7 +203,9 @@ static void test_trust(void **state)
 
 	gw_file = copy_in(dir, "gw", 0755);
 	assert_int_equal(chmod(gw_file, 0775), 0);
-	load_refused(gw_file, "refusing a group-writable plugin (mode 0775");
+	if (geteuid() == 0) /* root's own group may write (test_trust_root_group); another may not */
+		assert_int_equal(chown(gw_file, 0, NOBODY), 0);
+	load_refused(gw_file, "refusing a group-writable plugin (mode 0775, group ");
 
 	if (geteuid() == 0) {
 		assert_int_equal(chown(ours, NOBODY, NOBODY), 0);
@@ -224,6 +226,47 @@ static void test_trust(void **state)
 	free(ww_dir);
 	free(gw_file);
 	free(sticky);
+	test_tmpdir_remove(dir);
+}
+
+/*
+ * Root's group writing is root writing: a tree root built with umask 002
+ * (directories and plugins 0775, group root) loads; the same modes with
+ * any other group do not.  As another user, its own group is refused.
+ */
+static void test_trust_root_group(void **state)
+{
+	char *dir = test_tmpdir_make(), *path, *sub, want[1200];
+
+	(void)state;
+	path = copy_in(dir, "rg", 0775);
+	assert_int_equal(chmod(path, 0775), 0);
+	assert_true(asprintf(&sub, "%s/rg", dir) > 0);
+	if (geteuid() != 0) {
+		snprintf(want, sizeof(want), "directory %s is group-writable (mode 0775, group %u)",
+			 sub, (unsigned)getegid());
+		load_refused(path, want);
+		free(sub);
+		free(path);
+		test_tmpdir_remove(dir);
+		skip(); /* chgrp to root needs root */
+	}
+	assert_int_equal(chown(sub, 0, 0), 0);
+	assert_int_equal(chown(path, 0, 0), 0);
+	load_ok(path);
+	assert_int_equal(chown(sub, 0, NOBODY), 0);
+	snprintf(want, sizeof(want), "directory %s is group-writable (mode 0775, group %d) and "
+		 "not a root-owned sticky directory", sub, NOBODY);
+	load_refused(path, want);
+	assert_int_equal(chown(sub, 0, 0), 0);
+	assert_int_equal(chown(path, 0, NOBODY), 0);
+	load_refused(path, "refusing a group-writable plugin (mode 0775, group 65534");
+	assert_int_equal(chown(path, 0, 0), 0);
+	assert_int_equal(chmod(sub, 0777), 0); /* others still may not */
+	snprintf(want, sizeof(want), "directory %s is world-writable (mode 0777, group 0)", sub);
+	load_refused(path, want);
+	free(sub);
+	free(path);
 	test_tmpdir_remove(dir);
 }
 
@@ -314,6 +357,7 @@ int main(void)
 		cmocka_unit_test(test_missing_says_where),
 		cmocka_unit_test(test_world_writable),
 		cmocka_unit_test(test_trust),
+		cmocka_unit_test(test_trust_root_group),
 		cmocka_unit_test(test_trust_symlink),
 		cmocka_unit_test(test_fd_names),
 		cmocka_unit_test(test_not_a_library),
