@@ -59,6 +59,9 @@ static const char fetch_usage[] =
 	"  --follow            keep fetching a live session until its end marker\n"
 	"                      arrives or SIGINT; FILE is readable at every step\n"
 	"  --interval DUR      --follow: time between listings (default 1s)\n"
+	"  --symbols WHICH     lazy (default): only the build-ids of the DSOs samples fell\n"
+	"                      in, and none ~/.debug holds; all: every build-id listed;\n"
+	"                      none: as --no-symbols\n"
 	"  --no-symbols        do not fill ~/.debug, place no JIT maps\n"
 	"  --decompress        write uncompressed records (no COMPRESSED feature)\n"
 	"  --max-ratio N       --decompress: a part may give N times its size, at least\n"
@@ -81,7 +84,7 @@ struct coll_cli {
 };
 
 /* getopt values of the options both verbs share. */
-enum { OPT_CONNECT = 1000, OPT_STALL, OPT_TRANSFER, OPT_PAGES, OPT_RATIO, OPT_JIT_FILES, OPT_JIT_BYTES };
+enum { OPT_CONNECT = 1000, OPT_STALL, OPT_TRANSFER, OPT_PAGES, OPT_RATIO, OPT_JIT_FILES, OPT_JIT_BYTES, OPT_SYMBOLS };
 #define LIMITS_OPTIONS \
 	{ "connect-timeout", required_argument, NULL, OPT_CONNECT }, \
 	{ "stall-timeout", required_argument, NULL, OPT_STALL }, \
@@ -307,6 +310,7 @@ int cmd_fetch(int argc, char **argv)
 		{ "follow", no_argument, NULL, 'f' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "no-symbols", no_argument, NULL, 'n' },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "decompress", no_argument, NULL, 'd' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "sink", required_argument, NULL, 's' },
@@ -350,6 +354,14 @@ int cmd_fetch(int argc, char **argv)
 		case 'o': fo.out = optarg; break;
 		case 'f': fo.follow = 1; break;
 		case 'n': fo.no_symbols = 1; break;
+		case OPT_SYMBOLS:
+			fo.no_symbols = !strcmp(optarg, "none");
+			fo.all_symbols = !strcmp(optarg, "all");
+			if (!fo.no_symbols && !fo.all_symbols && strcmp(optarg, "lazy")) {
+				pr_err("fetch: --symbols '%s': lazy, all or none", optarg);
+				goto out;
+			}
+			break;
 		case 'd': fo.decompress = 1; break;
 		case 'i':
 			if (parse_duration_ms(optarg, &ms) < 0 || !ms) {

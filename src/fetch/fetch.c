@@ -9,6 +9,7 @@
 #include "fetch/jit_dumps.h"
 #include "fetch/jit_maps.h"
 #include "fetch/pipe_to_file.h"
+#include "fetch/sampled.h"
 #include "fetch/symbols.h"
 #include "base/buildid_dir.h"
 #include "base/log.h"
@@ -196,9 +197,50 @@ static void nap(int64_t ms, volatile sig_atomic_t *stop)
 	}
 }
 
+/* One line for the symbols step; the exit code's share (1 when something was refused). */
+static int symbols_say(const struct symbols_result *r, const char *dir, const char *msg)
+{
+	if (r->refused)
+		pr_err("symbols: %s; %u build-ids not placed in %s", msg, r->refused, dir);
+	if (!r->build_ids) {
+		pr_info("symbols: the recording lists no build-ids; nothing to fetch into %s", dir);
+		return 0;
+	}
+	pr_info("symbols: %u files, %.1f MB fetched (%" PRIu64 " bytes) into %s (%u build-ids, %u with "
+		"debuginfo), %u already there, %u not needed, %u not on the collector, %u refused",
+		r->files, r->bytes / 1e6, r->bytes, dir, r->build_ids, r->debuginfo, r->cached,
+		r->not_needed, r->build_ids - r->found - r->cached - r->not_needed - r->refused, r->refused);
+	return r->refused ? 1 : 0;
+}
+
+/*
+ * --symbols=lazy: the DSOs the file's samples fell in, read back from the
+ * file; NULL (after a warning: every build-id is fetched) when they
+ * cannot be told.
+ */
+static struct sampled *sampled_of(struct fetch_state *s)
+{
+	char why[300] = "";
+	struct sampled *sm = NULL;
+	int fd = perfsink_kit_output_reopen(&s->out, O_RDONLY | O_CLOEXEC);
+	int rc = fd < 0 ? fd : sampled_scan(fd, s->w.data_offset, s->w.data_size, s->w.ev, s->w.nr_ev, &sm,
+					   why, sizeof(why));
+	if (fd >= 0)
+		close(fd);
+	if (rc) {
+		pr_warn("symbols: cannot tell which DSOs the samples fell in (%s): fetching every build-id",
+			why[0] ? why : strerror(-rc));
+		return NULL;
+	}
+	uint64_t n, un;
+	sampled_counts(sm, &n, &un);
+	pr_debug("symbols: %" PRIu64 " samples read, %" PRIu64 " IPs in no map", n, un);
+	return sm;
+}
+
 static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 {
-	char dir[4096], msg[512] = "";
+	char dir[4096], msg[1100] = "";
 	struct symbols_result r;
 	if (o->debug_dir)
 		snprintf(dir, sizeof(dir), "%s", o->debug_dir);
@@ -206,20 +248,17 @@ static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 		pr_err("symbols: the build-id cache directory's name is too long (perf's buildid.dir or $HOME)");
 		return 1;
 	}
-	int rc = symbols_fill(s->c, p2f_build_ids(&s->w), dir, &r, msg, sizeof(msg));
+	struct sampled *sm = o->all_symbols ? NULL : sampled_of(s);
+	struct symbols_filter want = { sampled_need, sm };
+	int rc = symbols_fill(s->c, p2f_build_ids(&s->w), dir, sm ? &want : NULL, &r, msg, sizeof(msg));
+	sampled_free(sm);
 	if (rc == -EINTR)
 		return 1; /* said once, by the caller */
-	if (rc) {
+	if (rc && !r.refused) {
 		pr_err("symbols: %s", msg[0] ? msg : strerror(-rc));
 		return 1;
 	}
-	if (!r.build_ids)
-		pr_info("symbols: the recording lists no build-ids; nothing to fetch into %s", dir);
-	else
-		pr_info("symbols: %u build-ids: %u fetched into %s (%u with debuginfo, %" PRIu64
-			" bytes), %u already there, %u not on the collector", r.build_ids, r.found, dir,
-			r.debuginfo, r.bytes, r.cached, r.build_ids - r.found - r.cached);
-	return 0;
+	return symbols_say(&r, dir, msg) | (rc ? 1 : 0);
 }
 
 /* Where perf report reads a process's JIT map (tools/perf/util/map.c). */

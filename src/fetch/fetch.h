@@ -25,6 +25,8 @@ struct session_info {
 	int64_t first, last;     /* mtime of the oldest and newest part (s) */
 	int ended;               /* {session}.end present */
 	uint64_t end_parts;      /* parts the end marker announces */
+	int has_symbols;         /* {session}.symbols present */
+	int64_t symbol_bytes;    /* the bytes it says were shipped; -1: not known */
 };
 
 int ls_run(struct collector *c, int json, FILE *out);
@@ -32,7 +34,8 @@ int ls_run(struct collector *c, int json, FILE *out);
 struct fetch_opts {
 	const char *out;          /* the perf.data to write */
 	int follow;               /* keep fetching a live session */
-	int no_symbols;
+	int no_symbols;           /* --symbols=none: no ~/.debug, no JIT files */
+	int all_symbols;          /* --symbols=all: every build-id, not only the sampled DSOs' */
 	int decompress;
 	unsigned max_ratio;       /* --decompress: see pipe_to_file.h (0: default) */
 	unsigned max_jit_files;   /* see jit_maps.h (0: default) */

@@ -18,19 +18,41 @@ int part_name_seq(const char *name, uint64_t *seq)
 	return 0;
 }
 
-int64_t end_marker_parts(const char *text, size_t len)
+/* The number after "key": in a small JSON object, or -1. */
+static int64_t json_number(const char *text, size_t len, const char *key)
 {
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%.*s", (int)(len < sizeof(buf) - 1 ? len : sizeof(buf) - 1), text);
-	const char *p = strstr(buf, "\"parts\"");
+	const char *p = strstr(buf, key);
 	if (!p)
 		return -1;
-	p += 7;
+	p += strlen(key);
 	while (*p == ' ' || *p == ':' || *p == '\t')
 		p++;
 	if (*p < '0' || *p > '9')
 		return -1;
 	return (int64_t)strtoull(p, NULL, 10);
+}
+
+int64_t end_marker_parts(const char *text, size_t len)
+{
+	return json_number(text, len, "\"parts\"");
+}
+
+/* What the sink wrote in buildid/sessions/{host}/{session} (the symbol bytes shipped). */
+static void symbols_note(struct collector *c, struct session_info *si)
+{
+	char rel[1024];
+	struct bytes b;
+
+	si->symbol_bytes = -1;
+	if (!si->has_symbols)
+		return;
+	bytes_init(&b);
+	snprintf(rel, sizeof(rel), "buildid/sessions/%s/%s", si->host, si->session);
+	if (collector_get(c, rel, &b, END_MARKER_MAX) == 0)
+		si->symbol_bytes = json_number((const char *)b.p, b.len, "\"bytes\"");
+	bytes_free(&b);
 }
 
 static int by_name(const void *a, const void *b)
@@ -91,14 +113,16 @@ static const char *state_of(const struct session_info *si)
 
 static void print_text(FILE *out, const struct session_info *si, size_t n)
 {
-	fprintf(out, "%-16s %-34s %-20s %-20s %7s %12s %s\n", "HOST", "SESSION", "FIRST (UTC)",
-		"LAST (UTC)", "PARTS", "BYTES", "STATE");
+	fprintf(out, "%-16s %-34s %-20s %-20s %7s %12s %12s %s\n", "HOST", "SESSION", "FIRST (UTC)",
+		"LAST (UTC)", "PARTS", "BYTES", "SYMBOLS", "STATE");
 	for (size_t i = 0; i < n; i++) {
-		char a[32], b[32];
+		char a[32], b[32], sym[24] = "-";
 		time_fmt(si[i].first, a, sizeof(a));
 		time_fmt(si[i].last, b, sizeof(b));
-		fprintf(out, "%-16s %-34s %-20s %-20s %7" PRIu64 " %12" PRIu64 " %s\n", si[i].host,
-			si[i].session, a, b, si[i].parts, si[i].bytes, state_of(&si[i]));
+		if (si[i].symbol_bytes >= 0)
+			snprintf(sym, sizeof(sym), "%" PRId64, si[i].symbol_bytes);
+		fprintf(out, "%-16s %-34s %-20s %-20s %7" PRIu64 " %12" PRIu64 " %12s %s\n", si[i].host,
+			si[i].session, a, b, si[i].parts, si[i].bytes, sym, state_of(&si[i]));
 	}
 }
 
@@ -112,8 +136,9 @@ static void print_json(FILE *out, const struct session_info *si, size_t n)
 		/* Names are [A-Za-z0-9._-] (the sink's layout): no escaping needed. */
 		fprintf(out, "%s\n  {\"host\": \"%s\", \"session\": \"%s\", \"first\": \"%s\", "
 			"\"last\": \"%s\", \"parts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
-			"\"ended\": %s, \"state\": \"%s\"}", i ? "," : "", si[i].host, si[i].session, a, b,
-			si[i].parts, si[i].bytes, si[i].ended ? "true" : "false", state_of(&si[i]));
+			"\"symbol_bytes\": %" PRId64 ", \"ended\": %s, \"state\": \"%s\"}", i ? "," : "",
+			si[i].host, si[i].session, a, b, si[i].parts, si[i].bytes, si[i].symbol_bytes,
+			si[i].ended ? "true" : "false", state_of(&si[i]));
 	}
 	fputs(n ? "\n]\n" : "]\n", out);
 }
@@ -128,8 +153,12 @@ static int name_ok(const char *s)
 /* The sessions of one host appended to *si. */
 static int host_scan(struct collector *c, const char *host, struct session_info **si, size_t *n)
 {
-	struct coll_list l = { 0 };
+	struct coll_list l = { 0 }, notes = { 0 };
 	char rel[512];
+	/* The sink's notes of what each session shipped (none: no column). */
+	snprintf(rel, sizeof(rel), "buildid/sessions/%s/", host);
+	if (collector_list(c, rel, &notes) < 0)
+		coll_list_free(&notes);
 	snprintf(rel, sizeof(rel), "%s/", host);
 	int rc = collector_list(c, rel, &l);
 	if (rc == 0)
@@ -157,9 +186,14 @@ static int host_scan(struct collector *c, const char *host, struct session_info 
 		for (size_t k = 0; k < l.nr; k++)
 			if (!l.e[k].is_dir && !strcmp(l.e[k].name, end))
 				s->ended = 1;
+		for (size_t k = 0; k < notes.nr; k++)
+			if (!notes.e[k].is_dir && !strcmp(notes.e[k].name, s->session))
+				s->has_symbols = 1;
 		rc = session_scan(c, s);
+		symbols_note(c, s);
 	}
 	coll_list_free(&l);
+	coll_list_free(&notes);
 	return rc;
 }
 

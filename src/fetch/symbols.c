@@ -1,6 +1,8 @@
 /* ~/.debug from the collector's buildid/ tree; see symbols.h. */
 #include "fetch/symbols.h"
 #include "fetch/collector.h"
+#include "fetch/fetch_output.h"
+#include <perfsink/kit.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -11,149 +13,196 @@
 #include <unistd.h>
 
 #define MISC_BUILD_ID_SIZE (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+#define WHAT "fill the build-id cache"
+/* Every directory below the cache: made 0700, never through a link, root's or ours. */
+#define WALK (PERFSINK_KIT_DIR_MKDIR | PERFSINK_KIT_DIR_OWN)
 
-/* mkdir -p of path (0755, like perf's cache). */
-static int mkdirs(char *path)
-{
-	for (char *s = path + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		int rc = mkdir(path, 0755);
-		*s = '/';
-		if (rc < 0 && errno != EEXIST)
-			return -errno;
-	}
-	return mkdir(path, 0755) < 0 && errno != EEXIST ? -errno : 0;
-}
+/* The cache being filled: its directory, checked once from /. */
+struct cache {
+	int fd;           /* O_PATH */
+	const char *dir;  /* for messages */
+};
 
-/* A recorded path we will place under the cache: no "..", no empty name. */
+/* A recorded path we will place under the cache: no "." or "..", no empty name. */
 static int path_ok(const char *p)
 {
 	if (!*p)
 		return 0;
-	for (const char *s = p; (s = strstr(s, "..")); s += 2)
-		if ((s == p || s[-1] == '/') && (s[2] == '/' || !s[2]))
+	for (const char *c = p; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 0 && c != p)
 			return 0;
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n;
+		if (*c)
+			c++;
+	}
 	return 1;
 }
 
 /*
- * GET key into a temporary file beside path ("PATH.tmpPID", mode), streamed
- * to disk: memory stays bounded whatever the collector sends.  0 with its
- * name in tmp and its size in *len, or -errno (nothing left behind).
+ * GET key into a new file in the cache's root (O_CREAT|O_EXCL|O_NOFOLLOW,
+ * an unpredictable name: nothing planted there is written through),
+ * streamed to disk.  0 with its name in tmp and its size in *len, or
+ * -errno (nothing left behind).
  */
-static int fetch_tmp(struct collector *c, const char *key, const char *path, mode_t mode, char *tmp,
-		     size_t n, uint64_t *len)
+static int fetch_tmp(struct collector *c, const struct cache *k, const char *key, char *tmp, size_t n,
+		     uint64_t *len)
 {
-	snprintf(tmp, n, "%s.tmp%d", path, (int)getpid());
-	int fd = open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, mode);
+	int fd = fetch_output_aside(k->fd, "fetch", tmp, n);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	int rc = collector_get_fd(c, key, fd, UINT64_MAX, len);
 	if (close(fd) < 0 && !rc)
 		rc = -errno;
 	if (rc)
-		unlink(tmp);
+		unlinkat(k->fd, tmp, 0);
 	return rc;
 }
 
-/* Whether the file at path starts with an ELF header. */
-static int is_elf(const char *path)
+/* Whether the file tmp in the cache's root starts with an ELF header. */
+static int is_elf(const struct cache *k, const char *tmp)
 {
 	char m[4];
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int fd = openat(k->fd, tmp, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	int elf = fd >= 0 && read(fd, m, 4) == 4 && !memcmp(m, "\177ELF", 4);
 	if (fd >= 0)
 		close(fd);
 	return elf;
 }
 
-/* tmp to path; 0 or -errno (tmp removed). */
-static int tmp_place(const char *tmp, const char *path)
+/* tmp (in the cache's root) as name in efd, mode: never over anything; tmp removed. */
+static int tmp_place(const struct cache *k, const char *tmp, int efd, const char *name, mode_t mode)
 {
-	if (rename(tmp, path) == 0)
-		return 0;
-	int e = -errno;
-	unlink(tmp);
-	return e;
+	int rc = fchmodat(k->fd, tmp, mode, 0) < 0 ? -errno : 0;
+	if (!rc && linkat(k->fd, tmp, efd, name, 0) < 0 && errno != EEXIST)
+		rc = -errno;
+	unlinkat(k->fd, tmp, 0);
+	return rc;
 }
 
-/* {dir}/.build-id/xx/yyyy -> ../../{path}/{hex}, as perf links it. */
-static int link_put(const char *dir, const char *rel, const char *hex)
+/* .build-id/xx/yyyy -> ../../{rel}/{hex}, as perf links it (one there is replaced). */
+static int link_put(const struct cache *k, const char *rel, const char *hex, char *why, size_t n)
 {
-	char ln[4200], target[4200];
-	snprintf(ln, sizeof(ln), "%s/.build-id/%.2s", dir, hex);
-	int rc = mkdirs(ln);
-	if (rc)
-		return rc;
-	snprintf(ln, sizeof(ln), "%s/.build-id/%.2s/%s", dir, hex, hex + 2);
+	char sub[16], target[4200];
+	snprintf(sub, sizeof(sub), ".build-id/%.2s", hex);
 	snprintf(target, sizeof(target), "../../%s/%s", rel, hex);
-	unlink(ln);
-	return symlink(target, ln) < 0 ? -errno : 0;
+	int lfd = perfsink_kit_dir_walk(k->fd, sub, WALK, WHAT, k->dir, why, n), rc = 0;
+	if (lfd < 0)
+		return lfd;
+	unlinkat(lfd, hex + 2, 0);
+	if (symlinkat(target, lfd, hex + 2) < 0) {
+		rc = -errno;
+		snprintf(why, n, "cannot link %s/%s/%s: %s", k->dir, sub, hex + 2, strerror(-rc));
+	}
+	close(lfd);
+	return rc;
 }
 
-/* One build-id: what the collector has for it into the cache. */
-static int entry_fill(struct collector *c, const char *dir, const char *hex, const char *file,
-		      struct symbols_result *res, char *msg, size_t msglen)
+/* The entry {rel}/{hex} below the cache, made as needed: an O_PATH fd or -errno (why says). */
+static int entry_open(const struct cache *k, const char *rel, const char *hex, char *why, size_t n)
+{
+	char d[4200];
+	if ((size_t)snprintf(d, sizeof(d), "%s/%s", rel, hex) >= sizeof(d))
+		return -ENAMETOOLONG;
+	return perfsink_kit_dir_walk(k->fd, d, WALK, WHAT, k->dir, why, n);
+}
+
+/*
+ * The directory {rel}/{hex} below the cache when it exists, without
+ * creating or following anything: whether base is in it already.
+ */
+static int entry_has(const struct cache *k, const char *rel, const char *hex, const char *base)
+{
+	char d[4200];
+	snprintf(d, sizeof(d), "%s/%s", rel, hex);
+	int efd = perfsink_kit_dir_walk(k->fd, d, PERFSINK_KIT_DIR_OWN, WHAT, k->dir, NULL, 0);
+	if (efd < 0)
+		return 0;
+	int has = faccessat(efd, base, F_OK, AT_SYMLINK_NOFOLLOW) == 0;
+	close(efd);
+	return has;
+}
+
+/* The debuginfo of hex, if the collector has it, into efd as "debug". */
+static void debug_fill(struct collector *c, const struct cache *k, const char *hex, int efd,
+		       struct symbols_result *res)
+{
+	char key[128], tmp[300];
+	uint64_t len = 0;
+	snprintf(key, sizeof(key), "buildid/%s/debuginfo", hex);
+	int rc = fetch_tmp(c, k, key, tmp, sizeof(tmp), &len);
+	res->bytes += len;
+	if (rc == 0 && tmp_place(k, tmp, efd, "debug", 0644) == 0) {
+		res->debuginfo++;
+		res->files++;
+	}
+}
+
+/*
+ * One build-id: what the collector has for it into the cache.  0, a
+ * refused directory (res->refused, why says it), or -errno.
+ */
+static int entry_fill(struct collector *c, const struct cache *k, const char *hex, const char *file,
+		      struct symbols_result *res, char *why, size_t n)
 {
 	int kernel = !strcmp(file, "[kernel.kallsyms]");
 	/* perf's names for the cached file (build_id_cache__basename). */
 	const char *base = kernel ? "kallsyms" : !strcmp(file, "[vdso]") ? "vdso" : "elf";
 	const char *rel = file[0] == '/' ? file + 1 : file;
-	char d[4200], path[4300], key[128];
-	struct stat st;
+	char key[128], tmp[300];
+	uint64_t len = 0;
 
-	snprintf(d, sizeof(d), "%s/%s/%s", dir, rel, hex);
-	snprintf(path, sizeof(path), "%s/%s", d, base);
-	if (stat(path, &st) == 0) {
+	if (entry_has(k, rel, hex, base) || (kernel && entry_has(k, rel, hex, "elf"))) {
 		res->cached++;
 		return 0;
 	}
-	char tmp[4400];
-	uint64_t len = 0;
-	int rc = mkdirs(d);
-	if (rc) {
-		snprintf(msg, msglen, "cannot write %s: %s", path, strerror(-rc));
-		return rc;
-	}
 	snprintf(key, sizeof(key), "buildid/%s/executable", hex);
-	rc = fetch_tmp(c, key, path, kernel ? 0644 : 0755, tmp, sizeof(tmp), &len);
+	int rc = fetch_tmp(c, k, key, tmp, sizeof(tmp), &len);
 	res->bytes += len;
-	if (rc == -ENOENT)
-		rmdir(d); /* made for nothing: the collector has no such file */
 	if (rc)
-		return rc == -ENOENT ? 0 : rc;
+		return rc == -ENOENT ? 0 : rc; /* -ENOENT: the collector has no such file */
 	/* A kernel's entry is its symbol table; an ELF there would be a vmlinux. */
-	if (kernel && is_elf(tmp))
-		snprintf(path, sizeof(path), "%s/elf", d);
-	rc = tmp_place(tmp, path);
+	if (kernel && is_elf(k, tmp))
+		base = "elf";
+	int efd = entry_open(k, rel, hex, why, n);
+	if (efd < 0) {
+		unlinkat(k->fd, tmp, 0);
+		if (efd == -ELOOP || efd == -EPERM || efd == -ENOTDIR) {
+			res->refused++;
+			return 0;
+		}
+		return efd;
+	}
+	/* kallsyms holds the kernel's addresses as root saw them: 0600. */
+	rc = tmp_place(k, tmp, efd, base, kernel ? 0600 : 0755);
 	if (rc) {
-		snprintf(msg, msglen, "cannot write %s: %s", path, strerror(-rc));
+		snprintf(why, n, "cannot write %.400s/%.400s/%s/%s: %s", k->dir, rel, hex, base, strerror(-rc));
+		close(efd);
 		return rc;
 	}
 	res->found++;
-	snprintf(key, sizeof(key), "buildid/%s/debuginfo", hex);
-	snprintf(path, sizeof(path), "%s/debug", d);
-	if (!kernel) {
-		rc = fetch_tmp(c, key, path, 0644, tmp, sizeof(tmp), &len);
-		res->bytes += len;
-		if (rc == 0 && tmp_place(tmp, path) == 0)
-			res->debuginfo++;
-		if (rc == -EINTR)
-			return rc;
-	}
-	rc = link_put(dir, rel, hex);
-	if (rc)
-		snprintf(msg, msglen, "cannot link %s/.build-id/%.2s/%s: %s", dir, hex, hex + 2, strerror(-rc));
-	return rc;
+	res->files++;
+	if (!kernel)
+		debug_fill(c, k, hex, efd, res);
+	close(efd);
+	if (collector_stopped(c))
+		return -EINTR;
+	return link_put(k, rel, hex, why, n);
 }
 
 int symbols_fill(struct collector *c, const struct bytes *build_ids, const char *dir,
-		 struct symbols_result *res, char *msg, size_t msglen)
+		 const struct symbols_filter *want, struct symbols_result *res, char *msg, size_t msglen)
 {
+	struct cache k = { .fd = -1, .dir = dir };
+	int opened = 0;
+	char why[1024] = "";
 	size_t off = 0;
+	int rc = 0;
+
 	memset(res, 0, sizeof(*res));
+	msg[0] = '\0';
 	while (build_ids->len - off >= 8 + 4 + 24) {
 		const uint8_t *r = build_ids->p + off;
 		uint16_t misc, size;
@@ -163,25 +212,50 @@ int symbols_fill(struct collector *c, const struct bytes *build_ids, const char 
 			break;
 		unsigned n = misc & MISC_BUILD_ID_SIZE ? r[8 + 4 + 20] : 20;
 		char hex[2 * 20 + 1], file[4096];
-		if (n < 1 || n > 20) {
-			off += size;
+		off += size;
+		if (n < 1 || n > 20)
 			continue;
-		}
 		for (unsigned i = 0; i < n; i++)
 			snprintf(hex + 2 * i, 3, "%02x", r[12 + i]);
 		size_t fl = strnlen((const char *)r + 36, size - 36u);
 		snprintf(file, sizeof(file), "%.*s", (int)fl, (const char *)r + 36);
-		off += size;
 		res->build_ids++;
 		if (!path_ok(file))
 			continue;
-		int rc = entry_fill(c, dir, hex, file, res, msg, msglen);
-		if (rc == -EIO || rc == -ETIMEDOUT || rc == -EFBIG)
+		if (want && !want->need(want->ctx, file, hex)) {
+			res->not_needed++;
+			continue;
+		}
+		if (rc == 0 && !opened) {
+			opened = 1;
+			/* Opened at the first entry to fill: the cache from / checked once. */
+			k.fd = perfsink_kit_dir_open(dir, WALK, "use the build-id cache", why, sizeof(why));
+			if (k.fd < 0) {
+				rc = k.fd;
+				snprintf(msg, msglen, "%s", why);
+			}
+		}
+		if (rc) {
+			res->refused++;
+			continue;
+		}
+		unsigned refused = res->refused;
+		why[0] = '\0';
+		int e = entry_fill(c, &k, hex, file, res, why, sizeof(why));
+		if (res->refused > refused && !msg[0])
+			snprintf(msg, msglen, "%s", why); /* the first one; the others counted */
+		if (e == -EIO || e == -ETIMEDOUT || e == -EFBIG)
 			continue; /* the collector's error for one file; the others may work */
-		if (rc == -EINTR)
+		if (e == -EINTR)
 			snprintf(msg, msglen, "%s", c->err);
-		if (rc)
-			return rc;
+		if (e) {
+			if (!msg[0] || e != -EINTR)
+				snprintf(msg, msglen, "%s", why[0] ? why : strerror(-e));
+			rc = e;
+			break;
+		}
 	}
-	return 0;
+	if (k.fd >= 0)
+		close(k.fd);
+	return rc;
 }

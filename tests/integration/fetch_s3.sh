@@ -49,7 +49,7 @@ env3() { AWS_ACCESS_KEY_ID=$KID AWS_SECRET_ACCESS_KEY=$SECRET AWS_ENDPOINT_URL=$
 env3 "$PERFSINK" ls s3://bkt/runs >"$T/ls.out" 2>"$T/ls.err"
 check "ls s3://bucket/prefix with credentials and endpoint from the environment" test $? = 0 ||
 	sed 's/^/# /' "$T/ls.err"
-read -r HOST SESS _ _ PARTS BYTES STATE < <(sed -n 2p "$T/ls.out")
+read -r HOST SESS _ _ PARTS BYTES _ STATE < <(sed -n 2p "$T/ls.out")
 check "lists the session: ended, its parts and bytes" \
 	bash -c "test '$STATE' = ended && test '$PARTS' -ge 3 && test '$BYTES' -gt 10000"
 "$PERFSINK" ls --config "$T/c.ini" s3://bkt/runs >"$T/ls2.out" 2>"$T/ls2.err"

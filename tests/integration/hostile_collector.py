@@ -9,6 +9,7 @@
 # nginx's JSON autoindex (PROPFIND is answered 405, as nginx without
 # dav-ext); S3 listings are ListObjectsV2.  Modes:
 #   drip       every answer is 200 and its body one byte per --every seconds
+#              (a PUT's too, once its body is read: an upload that never ends)
 #   s3-endless ListObjectsV2 truncated forever: a new continuation token
 #              every page, or the same one with --same-token
 #   session    host "h", session "s": part 0 from --part0 FILE, then the files
@@ -95,6 +96,13 @@ class H(http.server.BaseHTTPRequestHandler):
         self.note()
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
         self.send(405, b"")
+
+    def do_PUT(self):
+        self.note()
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        if a.mode != "drip":
+            return self.send(405, b"")
+        self.get_drip()
 
     def do_GET(self):
         self.note()

@@ -100,6 +100,8 @@ symbols = true
 plugin = http
 url = http://127.0.0.1:$P/c
 spool_dir = $T/spool
+# the held program is mapped, not sampled: ship every file mapped
+symbols = all
 EOF
 
 cached() { test -e "$HOME/.debug$1/$2/elf"; } # cached PATH BUILD-ID
