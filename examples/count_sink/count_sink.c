@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <perfsink/sink.h>
 
@@ -135,6 +136,14 @@ static int write_report(const struct count_ctx *c)
 	return err;
 }
 
+/* The report's size, as the summary's "written" counts outputs. */
+static uint64_t report_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
 /*
  * close(ctx, NULL) comes after `perfsink upload` or `perfsink check`:
  * nothing was counted, and nothing may be created.  Otherwise the report is
@@ -152,7 +161,7 @@ static int count_close(void *ctx, const struct perfsink_summary *sum)
 			c->inst->host->log(c->inst, PERFSINK_LOG_ERROR, "%s: %s",
 					   c->report, strerror(-err));
 		else
-			perfsink_output(c->inst, PERFSINK_OUTPUT_DONE, c->report, 0);
+			perfsink_output(c->inst, PERFSINK_OUTPUT_DONE, c->report, report_size(c->report));
 	}
 	free(c->report);
 	free(c);

@@ -43,10 +43,11 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 3 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
+#define PERFSINK_KIT_VERSION_MINOR 4 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
                                       1.2: perfsink_kit_fsink_open_keys, perfsink_kit_buildid_cache_dir,
                                       perfsink_kit_sym_read falls back to the build-id cache;
-                                      1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open) */
+                                      1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open);
+                                      1.4: perfsink_kit_build_id.sampled */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -725,6 +726,10 @@ struct perfsink_kit_build_id {
 	char hex[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
 	const char *name;          /* points into the records walked */
 	enum perfsink_kit_sym_kind kind;
+	/* 1.4: 0 when the record says no sample fell in the file (perfsink
+	 * record marks it, reserved byte 21 = 2); 1 when one did, or the
+	 * record does not say (perf's own files). */
+	int sampled;
 };
 
 /*
@@ -819,7 +824,9 @@ int perfsink_kit_symarchive_write(int fd, const uint8_t *build_ids, size_t len,
 /*
  * The BUILD_ID feature payload of the perf.data file at path into out
  * (replaced; empty when the file has none).  0, -EBADMSG (not a perf.data
- * file, or its feature index is not readable), -errno, -ENOMEM.
+ * file, or its feature index is not readable), -errno, -ENOMEM.  Since kit
+ * 1.3 path is opened as perfsink_kit_input_open does: -ELOOP for a link,
+ * -EINVAL for a FIFO, device or anything else not a regular file.
  */
 int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *out);
 /*

@@ -47,7 +47,11 @@
  * instance that failed or never started.
  *
  * THREADS.  The engine calls every op of one instance from a single thread
- * (the engine thread), never two ops at once.  A sink may run threads of its
+ * (the engine thread), never two ops at once.  One exception (ABI 1.7): while
+ * the engine thread waits in an instance's drain(), another host thread may
+ * call that instance's stats(), about once a second, for the status line;
+ * so a sink with a drain() keeps stats() safe beside it (its counters
+ * under a lock of its own).  Sinks built for an older minor are not asked.  A sink may run threads of its
  * own; from those it may call only perfsink_host.buf_get, .buf_put and .log.
  * The format helpers (file_header, file_features, pipe_header) read the
  * stream's state, which the engine thread updates between ops: call them
@@ -105,8 +109,15 @@ extern "C" {
  *      recording, every PERFSINK_BUILD_IDS_EVERY_MS (see THREADS below);
  *      perfsink_buf.task_records.
  * 1.6: perfsink_buf.task_records counts MMAP and MMAP2 records too.
+ * 1.7: while the engine waits in an instance's drain(), it may call that
+ *      instance's stats() from another thread (see THREADS), and
+ *      perfsink_sink_stats.drain_left_ms says how long drain() will wait
+ *      still: the status line counts it down.
+ * 1.8: perfsink_sink_stats.symbols_*; the BUILD_ID records of the format
+ *      helpers say in their id's reserved byte 21 whether samples fell in
+ *      the file (1), or not (2): perfsink_kit_build_id.sampled.
  */
-#define PERFSINK_ABI_MINOR 6
+#define PERFSINK_ABI_MINOR 8
 /* How old, at most, the BUILD_ID list of a stream is while recording (1.5). */
 #define PERFSINK_BUILD_IDS_EVERY_MS 5000
 /* Alignment unit of buffer data and of the file-mode data offset (1.2). */
@@ -313,7 +324,7 @@ struct perfsink_summary {
 	uint64_t samples;
 	uint64_t lost_events;  /* from PERF_RECORD_LOST and LOST_SAMPLES */
 	uint64_t ring_bytes;   /* bytes read from the rings */
-	int64_t duration_ns;
+	int64_t duration_ns;   /* the recording time: start to stop, without the drain */
 	int stop_reason;       /* 0 normal end, else a negative errno */
 };
 
@@ -356,6 +367,15 @@ struct perfsink_sink_stats {
 	uint64_t backlog_parts;
 	uint64_t backlog_sent_bytes; /* of bytes_out, earlier runs' data sent by this run */
 	uint64_t lost_parts;      /* outputs replaced by a LOST marker or never stored */
+	/* 1.7 */
+	uint32_t drain_left_ms;   /* in drain(): how long it waits still; else 0 */
+	uint32_t reserved;
+	/* 1.8: symbol files shipped beside the data (the http sink) */
+	uint64_t symbols_files;   /* files shipped (executables, debug files, JIT files) */
+	uint64_t symbols_bytes;   /* their bytes */
+	uint64_t symbols_skipped; /* not shipped: over a size cap or the budget */
+	uint64_t symbols_skipped_bytes;
+	uint64_t symbols_unsampled; /* mapped, no sample fell in them: not shipped */
 };
 
 /* ------------------------------------------------------------------- host */
@@ -527,7 +547,10 @@ struct perfsink_sink_ops {
 	 * Optional.  Deliver what an earlier run left behind (a spool), then
 	 * return 0, or a negative errno when some of it could not be delivered
 	 * within deadline_ms.  `perfsink upload` calls open(), upload(), then
-	 * close(ctx, NULL) with no start() in between.
+	 * close(ctx, NULL) with no start() in between; that close() returns a
+	 * negative errno when anything stays undelivered (-EAGAIN: still in
+	 * the spool).  A SIGINT/SIGTERM sets host->stop_requested(): upload()
+	 * returns within about 100 ms (-EINTR) and close() sends no more.
 	 */
 	int (*upload)(void *ctx, int64_t deadline_ms);
 	/*

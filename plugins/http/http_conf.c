@@ -63,11 +63,15 @@ const struct perfsink_key http_keys[K_COUNT + 1] = {
 	[K_COMPRESS] = KEYE("compress", "none", "zstd: COMPRESSED records in the stream (perf -z style)",
 			    "none|zstd"),
 	[K_COMPRESS_LEVEL] = KEYR("compress_level", PERFSINK_KEY_INT, "1", "zstd level", 1, 19),
-	[K_SYMBOLS] = KEYE("symbols", "all",
-			   "ship to {url}/buildid/ the mapped files (executable), their debug files (debuginfo), both, or none",
-			   "none|executable|debuginfo|all"),
+	[K_SYMBOLS] = KEYE("symbols", "sampled",
+			   "ship to {url}/buildid/ the mapped files (executable), their debug files (debuginfo), both (all), "
+			   "both of the files samples fell in only (sampled), or none",
+			   "none|executable|debuginfo|all|sampled"),
 	[K_SYMBOLS_MAX] = KEYR("symbols_max", PERFSINK_KEY_SIZE, "512M",
 			       "a file larger than this is not shipped (counted)", 1, 0),
+	[K_SYMBOLS_BUDGET] = KEYR("symbols_budget", PERFSINK_KEY_SIZE, "0",
+				  "symbol bytes shipped per session at most, the rest skipped (counted); 0: no limit",
+				  0, 0),
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -101,6 +105,7 @@ static const struct perfsink_kit_key_map http_map[] = {
 	MAP(K_COMPRESS_LEVEL, compress_level),
 	MAP(K_SYMBOLS, symbols),
 	MAP(K_SYMBOLS_MAX, symbols_max),
+	MAP(K_SYMBOLS_BUDGET, symbols_budget),
 	PERFSINK_KIT_MAP_END,
 };
 #undef MAP

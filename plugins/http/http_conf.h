@@ -11,8 +11,10 @@
 
 enum http_mode { MODE_HTTP = 0, MODE_S3 };
 enum http_overflow { OVERFLOW_SPOOL = 0, OVERFLOW_DROP_OLDEST, OVERFLOW_BLOCK };
-/* symbols = ...: what is shipped to {url}/buildid/ (all: both). */
-enum http_symbols { SYMBOLS_NONE = 0, SYMBOLS_EXECUTABLE, SYMBOLS_DEBUGINFO, SYMBOLS_ALL };
+/* symbols = ...: what is shipped to {url}/buildid/ (all: both, of every
+ * file mapped; sampled: both, of the files samples fell in). */
+enum http_symbols { SYMBOLS_NONE = 0, SYMBOLS_EXECUTABLE, SYMBOLS_DEBUGINFO, SYMBOLS_ALL,
+		    SYMBOLS_SAMPLED };
 
 /* Index of each key in http_keys[]; keep both in the same order. */
 enum http_key {
@@ -21,7 +23,7 @@ enum http_key {
 	K_CONNECT_TIMEOUT, K_STALL_TIMEOUT, K_TLS_VERIFY, K_CA_FILE, K_CLIENT_CERT,
 	K_CLIENT_KEY, K_BEARER_TOKEN_FILE, K_USER, K_PASSWORD_FILE, K_HEADERS,
 	K_REGION, K_BUCKET, K_PREFIX, K_PATH_STYLE, K_CREDENTIALS_FILE, K_PROFILE,
-	K_MULTIPART_CHUNK, K_COMPRESS, K_COMPRESS_LEVEL, K_SYMBOLS, K_SYMBOLS_MAX,
+	K_MULTIPART_CHUNK, K_COMPRESS, K_COMPRESS_LEVEL, K_SYMBOLS, K_SYMBOLS_MAX, K_SYMBOLS_BUDGET,
 	K_COUNT
 };
 
@@ -61,6 +63,7 @@ struct http_conf {
 	int compress_level;
 	enum http_symbols symbols;
 	uint64_t symbols_max;   /* bytes of one shipped file at most */
+	uint64_t symbols_budget; /* bytes shipped per session at most; 0: no limit */
 	int err_key;            /* after a failed load: the key at fault, or -1 */
 };
 

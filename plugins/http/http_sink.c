@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <perfsink/kit.h>
 #include <perfsink/sink.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ struct http_sink {
 	char **urls;      /* every stream's {url}/{host}/{session}/, as reported */
 	unsigned nr_urls;
 	int64_t drain_start_ms;    /* when drain() began: symbols share its drain_timeout; 0: not yet */
+	int64_t drain_until_ms;    /* while in drain(), its deadline, else 0; stats() reads it (atomic) */
 	int64_t upload_until_ms;   /* upload()'s deadline, which symbols share; 0: no upload() */
 	int64_t next_ship_ms;      /* when the build-ids seen so far go to the shipper again */
 };
@@ -352,7 +354,12 @@ static int http_drain(void *ctx)
 				   (double)(st.pending_bytes - st.backlog_bytes) / (1024.0 * 1024.0),
 				   h->nr_urls ? h->urls[h->nr_urls - 1] : h->conf.url,
 				   (double)h->conf.drain_timeout_ms / 1000.0, h->spool.dir);
+	__atomic_store_n(&h->drain_until_ms, h->drain_start_ms + h->conf.drain_timeout_ms, __ATOMIC_RELAXED);
 	rc = uploader_drain(h->up, h->conf.drain_timeout_ms);
+	/* The symbols too, within the same drain_timeout: the summary counts them. */
+	if (h->ship)
+		symship_wait(h->ship, h->drain_start_ms + h->conf.drain_timeout_ms);
+	__atomic_store_n(&h->drain_until_ms, 0, __ATOMIC_RELAXED);
 	uploader_stats(h->up, &st);
 	for (unsigned i = 0; i < h->nr_urls && !st.spooled_parts && !st.lost_parts; i++)
 		perfsink_output(h->inst, PERFSINK_OUTPUT_DONE, h->urls[i],
@@ -376,6 +383,9 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 	rc = uploader_drain(h->up, drain);
 	uploader_stats(h->up, &st);
 	uploader_close(h->up, 0); /* joined: returns drain's error again */
+	/* upload() is over: whatever of the backlog is left waits unsent. */
+	if (!rc && h->upload_until_ms && !sum && st.backlog_bytes)
+		rc = -EAGAIN;
 	/*
 	 * Symbols went on meanwhile, on their own thread, within the same
 	 * drain_timeout (or what is left of upload()'s deadline).
@@ -403,11 +413,16 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 	return rc;
 }
 
+/* Also from a host thread while drain() waits (sink ABI 1.7): the uploader's counters are locked. */
 static void http_stats(void *ctx, struct perfsink_sink_stats *out)
 {
 	struct http_sink *h = ctx;
+	int64_t until = __atomic_load_n(&h->drain_until_ms, __ATOMIC_RELAXED), now = mono_ms();
 
 	uploader_stats(h->up, out);
+	if (h->ship)
+		symship_stats(h->ship, out);
+	out->drain_left_ms = until <= now ? 0 : until - now > UINT32_MAX ? UINT32_MAX : (uint32_t)(until - now);
 }
 
 static const struct perfsink_sink_ops http_ops = {

@@ -42,7 +42,9 @@ struct job {
 struct ship_counts {
 	unsigned files, present, over_cap, changed, missing, failed, left, jit, dumps, replaced;
 	unsigned unheld;           /* container processes whose root was not held */
-	uint64_t bytes, over_cap_bytes;
+	unsigned unsampled;        /* mapped, no sample fell in them: not shipped (sampled) */
+	unsigned over_budget;      /* not shipped: symbols_budget reached */
+	uint64_t bytes, over_cap_bytes, over_budget_bytes;
 };
 
 struct symship {
@@ -53,7 +55,11 @@ struct symship {
 	pthread_cond_t cond;
 	struct job *head, *tail;
 	int stopping;
+	int busy;                  /* a job is running (symship_wait) */
+	pthread_cond_t idle;       /* signalled when a job ends */
 	_Atomic int64_t deadline;  /* 0 until close; then CLOCK_MONOTONIC ms */
+	/* The counters stats() reads, from another thread (publish). */
+	_Atomic uint64_t st_files, st_bytes, st_skipped, st_skipped_bytes, st_unsampled;
 
 	/* Thread only. */
 	char (*done)[2 * PERFSINK_KIT_BUILD_ID_MAX + 2]; /* kind letter + hex, handled */
@@ -62,6 +68,9 @@ struct symship {
 	int interim;               /* the job being run is an interim one */
 	struct perfsink_kit_buf buf;
 	struct ship_counts c;
+	/* The counters when the session being shipped began (session_note). */
+	char *session;
+	struct ship_counts at_start;
 };
 
 #define LOG(s, lvl, ...) (s)->inst->host->log((s)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
@@ -74,11 +83,12 @@ static int64_t now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Past the deadline, or a stop asked (upload's Ctrl-C, a recording's second one). */
 static int past_deadline(struct symship *s)
 {
 	int64_t d = atomic_load(&s->deadline);
 
-	return d && now_ms() >= d;
+	return (d && now_ms() >= d) || perfsink_stop_requested(s->inst);
 }
 
 /* Time a request may take: what is left before the deadline, if any. */
@@ -169,7 +179,7 @@ static int head(struct symship *s, const char *key, uint64_t *size)
 	char msg[512];
 	int rc = transfer_head(s->conf, key, request_budget(s, s->conf->connect_timeout_ms +
 								  s->conf->stall_timeout_ms),
-			       size, msg, sizeof(msg));
+			       abort_at_deadline, s, size, msg, sizeof(msg));
 
 	if (rc < 0)
 		LOG(s, DEBUG, "symbols: %s", msg);
@@ -183,13 +193,41 @@ static void failed(struct symship *s)
 	s->fails++;
 }
 
-/* Send what buf holds to key; counts it in *sent and the bytes.  1 when sent. */
+/* The counters as stats() shows them. */
+static void publish(struct symship *s)
+{
+	const struct ship_counts *c = &s->c;
+
+	atomic_store(&s->st_files, (uint64_t)c->files + c->jit + c->dumps);
+	atomic_store(&s->st_bytes, c->bytes);
+	atomic_store(&s->st_skipped, (uint64_t)c->over_cap + c->over_budget);
+	atomic_store(&s->st_skipped_bytes, c->over_cap_bytes + c->over_budget_bytes);
+	atomic_store(&s->st_unsampled, c->unsampled);
+}
+
+/* symbols_budget would be passed by sending len bytes more. */
+static int over_budget(const struct symship *s, size_t len)
+{
+	return s->conf->symbols_budget && s->c.bytes + len > s->conf->symbols_budget;
+}
+
+/*
+ * Send what buf holds to key; counts it in *sent and the bytes.  1 when
+ * sent, or settled unsent (over symbols_budget: counted as skipped).
+ */
 static int send_buf(struct symship *s, const char *key, unsigned *sent)
 {
+	if (over_budget(s, s->buf.len)) {
+		s->c.over_budget++;
+		s->c.over_budget_bytes += s->buf.len;
+		publish(s);
+		return 1;
+	}
 	if (put(s, key, s->buf.data, s->buf.len) == 0) {
 		(*sent)++;
 		s->c.bytes += s->buf.len;
 		s->fails = 0;
+		publish(s);
 		return 1;
 	}
 	failed(s);
@@ -420,29 +458,96 @@ static void ship_dumps(struct symship *s, const struct job *j)
 	}
 }
 
+/* What this session shipped so far: the counters since its first job. */
+static void session_counts(const struct symship *s, uint64_t v[4])
+{
+	const struct ship_counts *c = &s->c, *a = &s->at_start;
+
+	v[0] = (uint64_t)(c->files + c->jit + c->dumps) - (a->files + a->jit + a->dumps);
+	v[1] = c->bytes - a->bytes;
+	v[2] = (uint64_t)(c->over_cap + c->over_budget) - (a->over_cap + a->over_budget);
+	v[3] = c->over_cap_bytes + c->over_budget_bytes - a->over_cap_bytes - a->over_budget_bytes;
+}
+
+/* A job of another session than the last: its counters start from here. */
+static void session_begin(struct symship *s, const struct job *j)
+{
+	if (s->session && !strcmp(s->session, j->key_base))
+		return;
+	free(s->session);
+	s->session = strdup(j->key_base);
+	s->at_start = s->c;
+}
+
+/*
+ * buildid/sessions/{host}/{session}: what this session shipped and
+ * skipped, for `perfsink ls`.  In the symbols' tree (no build-id is
+ * named "sessions"): the session's folder holds its parts, the host's its
+ * sessions and end markers, and readers take every other top folder for
+ * a host.
+ * Best effort, after each stream's end: a failure is only logged.
+ */
+static void session_note(struct symship *s, const struct job *j)
+{
+	char key[1100], body[256];
+	uint64_t v[4];
+	int n;
+
+	if (j->interim || past_deadline(s) || s->fails >= FAILS_MAX)
+		return;
+	session_counts(s, v);
+	n = snprintf(body, sizeof(body),
+		     "{\"files\": %" PRIu64 ", \"bytes\": %" PRIu64 ", \"skipped\": %" PRIu64
+		     ", \"skipped_bytes\": %" PRIu64 "}\n", v[0], v[1], v[2], v[3]);
+	snprintf(key, sizeof(key), "buildid/sessions/%s", j->key_base);
+	if (put(s, key, (const uint8_t *)body, (size_t)n) < 0)
+		LOG(s, DEBUG, "symbols: %s not written", key);
+}
+
+/*
+ * symbols = sampled: a file no sample fell in is not shipped, counted once
+ * at a stream's end (while recording a sample may still come).  1 to skip b.
+ */
+static int unsampled(struct symship *s, const struct job *j, const struct perfsink_kit_build_id *b)
+{
+	if (s->conf->symbols != SYMBOLS_SAMPLED || b->sampled)
+		return 0;
+	if (!j->interim && !settled(s, 'u', b->hex)) {
+		s->c.unsampled++;
+		settle(s, 'u', b->hex);
+	}
+	return 1;
+}
+
 static void run_job(struct symship *s, const struct job *j)
 {
 	const enum http_symbols what = s->conf->symbols;
+	const int all = what == SYMBOLS_ALL || what == SYMBOLS_SAMPLED;
 	struct perfsink_kit_build_id b;
 	size_t off = 0;
 
 	s->fails = 0;
 	s->interim = j->interim;
+	session_begin(s, j);
 	while (perfsink_kit_build_id_next(j->recs, j->len, &off, &b)) {
+		if (unsampled(s, j, &b))
+			continue;
 		if (past_deadline(s) || s->fails >= FAILS_MAX) {
 			s->c.left += !j->interim;
 			continue;
 		}
-		if ((what == SYMBOLS_EXECUTABLE || what == SYMBOLS_ALL) && !settled(s, 'e', b.hex) &&
+		if ((what == SYMBOLS_EXECUTABLE || all) && !settled(s, 'e', b.hex) &&
 		    ship_executable(s, &b))
 			settle(s, 'e', b.hex);
-		if ((what == SYMBOLS_DEBUGINFO || what == SYMBOLS_ALL) && b.kind == PERFSINK_KIT_SYM_ELF &&
+		if ((what == SYMBOLS_DEBUGINFO || all) && b.kind == PERFSINK_KIT_SYM_ELF &&
 		    !settled(s, 'd', b.hex) && ship_debuginfo(s, &b))
 			settle(s, 'd', b.hex);
 	}
 	ship_jit(s, j);
 	ship_dumps(s, j);
 	s->c.unheld += (unsigned)held_roots_unheld(&j->roots);
+	publish(s);
+	session_note(s, j);
 }
 
 static void job_free(struct job *j)
@@ -472,10 +577,13 @@ static void *ship_thread(void *arg)
 		s->head = j->next;
 		if (!s->head)
 			s->tail = NULL;
+		s->busy = 1;
 		pthread_mutex_unlock(&s->lock);
 		run_job(s, j);
 		job_free(j);
 		pthread_mutex_lock(&s->lock);
+		s->busy = 0;
+		pthread_cond_broadcast(&s->idle);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -493,8 +601,15 @@ int symship_new(const struct perfsink_instance *inst, const struct http_conf *co
 	s->conf = conf;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_cond_init(&s->cond, NULL);
+	pthread_condattr_t ca;
+
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* symship_wait's deadline */
+	pthread_cond_init(&s->idle, &ca);
+	pthread_condattr_destroy(&ca);
 	rc = pthread_create(&s->thread, NULL, ship_thread, s);
 	if (rc) {
+		pthread_cond_destroy(&s->idle);
 		pthread_cond_destroy(&s->cond);
 		pthread_mutex_destroy(&s->lock);
 		free(s);
@@ -575,6 +690,28 @@ int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, co
 	return queue(s, recs, len, key_base, NULL, 0, NULL, NULL, 1);
 }
 
+void symship_wait(struct symship *s, int64_t deadline_ms)
+{
+	struct timespec until;
+
+	until.tv_sec = deadline_ms / 1000;
+	until.tv_nsec = (deadline_ms % 1000) * 1000000;
+	pthread_mutex_lock(&s->lock);
+	while ((s->head || s->busy) && now_ms() < deadline_ms)
+		if (pthread_cond_timedwait(&s->idle, &s->lock, &until) == ETIMEDOUT)
+			break;
+	pthread_mutex_unlock(&s->lock);
+}
+
+void symship_stats(struct symship *s, struct perfsink_sink_stats *out)
+{
+	out->symbols_files = atomic_load(&s->st_files);
+	out->symbols_bytes = atomic_load(&s->st_bytes);
+	out->symbols_skipped = atomic_load(&s->st_skipped);
+	out->symbols_skipped_bytes = atomic_load(&s->st_skipped_bytes);
+	out->symbols_unsampled = atomic_load(&s->st_unsampled);
+}
+
 unsigned symship_close(struct symship *s, int64_t deadline_ms)
 {
 	const struct ship_counts *c = &s->c;
@@ -592,16 +729,20 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms)
 			 ", %u container processes whose root was not held (over %d): their JIT files "
 			 "only if alive at the end", c->unheld, HELD_ROOTS_MAX);
 	if (c->files || c->present || c->over_cap || c->changed || c->failed || c->left || c->jit || c->dumps ||
-	    c->unheld)
+	    c->unheld || c->unsampled || c->over_budget)
 		LOG(s, INFO,
 		    "symbols: %u files shipped (%" PRIu64 " bytes, %u replacing a stripped upload), "
-		    "%u already on the collector, %u over symbols_max (%" PRIu64 " bytes), "
+		    "%u already on the collector, %u no sample fell in (symbols = sampled), "
+		    "%u over symbols_max (%" PRIu64 " bytes), %u over symbols_budget (%" PRIu64 " bytes), "
 		    "%u JIT maps, %u jitdump files, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)%s",
-		    c->files, c->bytes, c->replaced, c->present, c->over_cap, c->over_cap_bytes, c->jit, c->dumps,
+		    c->files, c->bytes, c->replaced, c->present, c->unsampled, c->over_cap, c->over_cap_bytes,
+		    c->over_budget, c->over_budget_bytes, c->jit, c->dumps,
 		    c->changed + c->missing, c->failed, c->left, unheld);
 	unshipped = c->failed + c->left;
 	perfsink_kit_buf_free(&s->buf);
 	free(s->done);
+	free(s->session);
+	pthread_cond_destroy(&s->idle);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	free(s);

@@ -13,8 +13,9 @@
  * collector: a HEAD finds what is already there.  An executable already
  * there that is smaller than ours while ours has a symbol table (a
  * stripped upload of the same build-id) is replaced; never the other way
- * round.  Files over symbols_max are not sent.  All counted, and logged in
- * one line at close.
+ * round.  Files over symbols_max are not sent, nor any once symbols_budget
+ * bytes were sent, nor (symbols = sampled) a file no sample fell in.  All
+ * counted, and logged in one line at close.
  *
  * It has its own connections, so the sample stream never waits for it.
  * Work is queued as the stream goes (the build-ids seen so far, every
@@ -65,6 +66,13 @@ int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char
  * its failures are not counted (the stream's end tries again).
  */
 int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, const char *key_base);
+/*
+ * Wait until the queued work is done, or CLOCK_MONOTONIC ms deadline (it
+ * goes on after that): so the counters of drain()'s stats include it.
+ */
+void symship_wait(struct symship *s, int64_t deadline_ms);
+/* The symbols_* counters of out, so far.  Any thread. */
+void symship_stats(struct symship *s, struct perfsink_sink_stats *out);
 /*
  * Finish the queued work, but stop at CLOCK_MONOTONIC ms deadline (what
  * is left is counted, not sent); log the counts; stop the thread; free s.

@@ -607,8 +607,8 @@ void transfer_free(struct transfer *t)
 	free(t);
 }
 
-int transfer_head(const struct http_conf *c, const char *key, int64_t timeout_ms, uint64_t *size,
-		  char *msg, size_t msglen)
+int transfer_head(const struct http_conf *c, const char *key, int64_t timeout_ms,
+		  curl_xferinfo_callback abort_fn, void *arg, uint64_t *size, char *msg, size_t msglen)
 {
 	struct part p = { .key = (char *)key };
 	struct transfer *t = calloc(1, sizeof(*t));
@@ -629,6 +629,11 @@ int transfer_head(const struct http_conf *c, const char *key, int64_t timeout_ms
 		return -ENOMEM;
 	}
 	curl_easy_setopt(t->easy, CURLOPT_TIMEOUT_MS, (long)(timeout_ms > 1 ? timeout_ms : 1));
+	if (abort_fn) {
+		curl_easy_setopt(t->easy, CURLOPT_NOPROGRESS, 0L);
+		curl_easy_setopt(t->easy, CURLOPT_XFERINFOFUNCTION, abort_fn);
+		curl_easy_setopt(t->easy, CURLOPT_XFERINFODATA, arg);
+	}
 	cc = curl_easy_perform(t->easy);
 	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
 	curl_easy_getinfo(t->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T, &len);

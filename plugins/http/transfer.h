@@ -60,9 +60,11 @@ int64_t transfer_retry_after_parse(const char *v);
  * timeout_ms): 1 with its size in *size, 0 when it has none (404), or
  * -ETIMEDOUT, -EIO (msg says why: status or curl error), -ENOMEM.  For a
  * thread of its own (the symbol shipper), not the uploader's multi handle.
+ * abort_fn (may be NULL), called with arg about once a second and more
+ * often while bytes move, ends the request when it returns non-zero.
  */
-int transfer_head(const struct http_conf *c, const char *key, int64_t timeout_ms, uint64_t *size,
-		  char *msg, size_t msglen);
+int transfer_head(const struct http_conf *c, const char *key, int64_t timeout_ms,
+		  curl_xferinfo_callback abort_fn, void *arg, uint64_t *size, char *msg, size_t msglen);
 
 /* The URL a part goes to (no credentials): for messages and tests. */
 char *transfer_url(const struct http_conf *c, const char *key);

@@ -147,8 +147,7 @@ static void part_drop(struct uploader *u, struct part *p, const char *why)
  */
 static void end_spill(struct uploader *u, struct part *p)
 {
-	if (spool_put(u->spool, p) == 0) {
-		u->spooled_parts++;
+	if (spool_put(u->spool, p) == 0) { /* a marker is no part: not in spooled_parts */
 		u->spooled_bytes += p->body.len;
 		part_unload(p);
 	} else if (!u->end_spool_warned) {
@@ -191,12 +190,12 @@ static void part_spill(struct uploader *u, struct part *p)
 static void part_leaves(struct uploader *u, const struct part *p, int sent)
 {
 	if (p != u->q_head) {
-		u->backlog_parts--;
+		u->backlog_parts -= p->kind != PART_END;
 		u->backlog_bytes -= p->body.len;
 		if (sent)
 			u->backlog_sent += p->body.len;
 	} else if (p->spool_path) {
-		u->spooled_parts--;
+		u->spooled_parts -= p->kind != PART_END;
 		u->spooled_bytes -= p->body.len;
 	}
 }
@@ -541,13 +540,13 @@ static void backlog_scan(struct uploader *u)
 		fail(u, n);
 		return;
 	}
-	u->backlog_parts = (uint64_t)n;
 	u->backlog_bytes = u->spool->used;
 	if (n > 0) {
 		unsigned ends = 0;
 
 		for (struct part *p = u->backlog; p; p = p->next)
 			ends += p->kind == PART_END;
+		u->backlog_parts = (uint64_t)n - ends; /* parts, as st.files counts them */
 		LOG(u, INFO, "%u parts and %u end marker%s of earlier runs in %s (%" PRIu64 " bytes): "
 		    "sending them", (unsigned)n - ends, ends, ends == 1 ? "" : "s", u->spool->dir,
 		    u->spool->used);
@@ -671,9 +670,10 @@ static void shared_publish(struct uploader *u)
 		u->st.state = u->spooled_parts ? PERFSINK_STATE_SPOOLING : PERFSINK_STATE_RETRYING;
 	else
 		u->st.state = PERFSINK_STATE_OK;
-	if (u->upload_req && !u->backlog && !u->upload_done) {
+	/* Done only once the spool was read: a request taken after this
+	 * round's engine_side_take finds no backlog yet, not an empty one. */
+	if (u->upload_req && u->backlog_scanned && !u->backlog && !u->upload_done)
 		u->upload_done = 1;
-	}
 	pthread_cond_broadcast(&u->cond);
 	pthread_mutex_unlock(&u->lock);
 }
@@ -761,13 +761,13 @@ static void *uploader_main(void *arg)
 		transfers_reap(u);
 		transfers_pump(u, now_ms());
 		shared_publish(u);
-		if (stop && (!u->q_head || now >= u->t_drain_until || u->err))
-			break;
-		/* A second Ctrl-C: what is left goes to the spool now. */
-		if (stop && perfsink_stop_requested(u->inst)) {
+		/* A second Ctrl-C (upload: the first): what is left goes to the spool now. */
+		if (stop && perfsink_stop_requested(u->inst) && (u->q_head || u->backlog || u->xfer)) {
 			u->interrupted = 1;
 			break;
 		}
+		if (stop && (!u->q_head || now >= u->t_drain_until || u->err))
+			break;
 		if (n == TAKE_MAX)
 			continue;
 		curl_multi_poll(u->multi, NULL, 0, (int)poll_timeout(u, now_ms()), NULL);
@@ -954,18 +954,30 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 	struct timespec ts;
 	int rc = 0;
 
-	deadline_after(&ts, timeout_ms);
+	int64_t until = now_ms() + timeout_ms;
+
 	pthread_mutex_lock(&u->lock);
 	u->upload_req = 1;
 	pthread_mutex_unlock(&u->lock);
 	wake(u);
 	pthread_mutex_lock(&u->lock);
-	while (!u->err && !u->upload_done && rc == 0)
-		rc = pthread_cond_timedwait(&u->cond, &u->lock, &ts) == ETIMEDOUT ? -ETIMEDOUT : 0;
+	/* In 100 ms steps: a stop asked by a signal ends the wait within them. */
+	while (!u->err && !u->upload_done && rc == 0) {
+		int64_t left = until - now_ms();
+
+		if (left <= 0)
+			rc = -ETIMEDOUT;
+		else if (perfsink_stop_requested(u->inst))
+			rc = -EINTR;
+		else {
+			deadline_after(&ts, left < 100 ? left : 100);
+			pthread_cond_timedwait(&u->cond, &u->lock, &ts);
+		}
+	}
 	if (u->err)
 		rc = u->err;
 	else if (u->upload_done)
-		rc = u->quarantined ? -EBADMSG : 0;
+		rc = u->quarantined || u->st.lost_parts ? -EBADMSG : 0;
 	pthread_mutex_unlock(&u->lock);
 	return rc;
 }

@@ -14,6 +14,9 @@
 #define VDSO_NAME "[vdso]"
 #define DEBUG_ROOT "/usr/lib/debug/.build-id"
 
+/* reserved byte 21 of a build-id: mapped, no sample fell in it (perfsink record). */
+#define MAPPED_ONLY 2
+
 int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
 			       struct perfsink_kit_build_id *out)
 {
@@ -34,6 +37,7 @@ int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
 			continue;
 		perfsink_kit_build_id_hex(r + 12, n, out->hex);
 		out->name = (const char *)r + 36;
+		out->sampled = r[REC_HDR + 4 + 21] != MAPPED_ONLY;
 		out->kind = !strcmp(out->name, KERNEL_NAME) ? PERFSINK_KIT_SYM_KALLSYMS
 			    : !strcmp(out->name, VDSO_NAME) ? PERFSINK_KIT_SYM_VDSO
 							    : PERFSINK_KIT_SYM_ELF;
@@ -323,39 +327,43 @@ int perfsink_kit_debug_read(const char *hex, uint64_t max, struct perfsink_kit_b
 #define FEAT_TRACING_DATA 1
 #define FEAT_BUILD_ID 2
 
-int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *out)
+/* perfsink_kit_perf_file_build_ids on a descriptor (left open). */
+static int build_ids_of_fd(int fd, struct perfsink_kit_buf *out)
 {
 	uint8_t h[PF_FEATURES + 8];
 	uint64_t data[2], bits, sec[2];
-	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
 	size_t idx;
+	int rc;
 
 	perfsink_kit_buf_reset(out);
-	if (fd < 0)
-		return -errno;
-	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, PF_MAGIC, 8)) {
-		rc = -EBADMSG;
-		goto out;
-	}
+	if (pread(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h, PF_MAGIC, 8))
+		return -EBADMSG;
 	memcpy(data, h + PF_DATA, sizeof(data));
 	memcpy(&bits, h + PF_FEATURES, 8);
 	if (!(bits & (1ull << FEAT_BUILD_ID)))
-		goto out; /* none: an empty list */
+		return 0; /* none: an empty list */
 	/* The index has an entry per set bit, in bit order from bit 1. */
 	idx = (bits >> FEAT_TRACING_DATA) & 1;
 	if (pread(fd, sec, sizeof(sec), (off_t)(data[0] + data[1] + idx * sizeof(sec))) != (ssize_t)sizeof(sec) ||
-	    sec[1] > (64u << 20)) {
-		rc = -EBADMSG;
-		goto out;
-	}
+	    sec[1] > (64u << 20))
+		return -EBADMSG;
 	if ((rc = perfsink_kit_buf_reserve(out, (size_t)sec[1])))
-		goto out;
-	if (pread(fd, out->data, (size_t)sec[1], (off_t)sec[0]) != (ssize_t)sec[1]) {
-		rc = -EBADMSG;
-		goto out;
-	}
+		return rc;
+	if (pread(fd, out->data, (size_t)sec[1], (off_t)sec[0]) != (ssize_t)sec[1])
+		return -EBADMSG;
 	out->len = (size_t)sec[1];
-out:
+	return 0;
+}
+
+int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *out)
+{
+	/* Kit 1.3: a regular file only, never through a link, and a FIFO cannot hang it. */
+	int fd = perfsink_kit_input_open(AT_FDCWD, path, "read", NULL, 0), rc;
+
+	perfsink_kit_buf_reset(out);
+	if (fd < 0)
+		return fd;
+	rc = build_ids_of_fd(fd, out);
 	close(fd);
 	return rc;
 }
@@ -365,13 +373,18 @@ int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
 {
 	struct perfsink_kit_buf ids = { 0 };
 	struct perfsink_kit_output o;
-	int rc;
+	int rc, fd;
 
 	memset(st, 0, sizeof(*st));
-	rc = perfsink_kit_perf_file_build_ids(path, &ids);
+	rc = fd = perfsink_kit_input_open(AT_FDCWD, path, "archive", why, whylen);
+	if (fd >= 0) {
+		rc = build_ids_of_fd(fd, &ids);
+		close(fd);
+		if (rc)
+			snprintf(why, whylen, "%s: %s", path, rc == -EBADMSG ?
+				 "not a perf.data file with a readable feature index" : strerror(-rc));
+	}
 	if (rc) {
-		snprintf(why, whylen, "%s: %s", path,
-			 rc == -EBADMSG ? "not a perf.data file with a readable feature index" : strerror(-rc));
 		perfsink_kit_buf_free(&ids);
 		return rc;
 	}

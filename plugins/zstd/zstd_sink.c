@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <perfsink/kit.h>
 #include <perfsink/sink.h>
 #include "zs_batch.h"
@@ -367,9 +368,6 @@ static int zsink_finish(struct zsink *z)
 	z->st.dropped_bytes += res.lost_in;
 	z->st.dropped_records += res.lost_records;
 	zsink_say_kept(z, r, &res);
-	LOG(z, PERFSINK_LOG_INFO, "'%s': %.2f MB of ring data compressed to %.2f MB (ratio %.1f, level %d, %u thread%s)",
-	    z->file.path, in / 1048576.0, out / 1048576.0, out ? (double)in / (double)out : 0.0,
-	    z->level, z->threads, z->threads > 1 ? "s" : "");
 	if (r == 0 && z->err && !zsink_kept_samples(z, &res)) {
 		/* No ring data: perf refuses data.size 0 and says "no samples" otherwise. */
 		zsink_discard(z, "kept no samples before the error");
@@ -381,12 +379,22 @@ static int zsink_finish(struct zsink *z)
 	return r;
 }
 
-/* Close the current file; a complete one is reported to the host with its size. */
+/*
+ * Close the current file; a complete one is reported to the host with its
+ * size, and said with the bytes it took in: the two numbers the summary
+ * calls this sink's "in" and "written" (one output's share of each).
+ */
 static int zsink_close_file(struct zsink *z)
 {
 	char *path = z->file.begun && z->file.path ? strdup(z->file.path) : NULL;
 	int c = zs_file_close(&z->file);
+	struct stat st;
 
+	if (c == 0 && path && stat(path, &st) == 0)
+		LOG(z, PERFSINK_LOG_INFO, "'%s': %.3f MB compressed to %.3f MB (ratio %.1f, level %d, "
+		    "%u thread%s)", path, z->file_in / 1048576.0, st.st_size / 1048576.0,
+		    st.st_size ? (double)z->file_in / (double)st.st_size : 0.0, z->level, z->threads,
+		    z->threads > 1 ? "s" : "");
 	if (c == 0 && path)
 		perfsink_kit_output_report_done(z->inst, path);
 	free(path);

@@ -71,6 +71,8 @@ int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps
 	*d = (struct drainer){ .evl = evl, .ss = ss, .stop = stop };
 	dso_set_init(&d->dsos);
 	d->dsos.live = true; /* build-ids of containers' files through /proc/PID/root */
+	/* Which DSOs samples fell in: what symbol shipping needs (else all count). */
+	(void)dso_set_track_hits(&d->dsos);
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	d->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	d->stack_user = evl->stack_user; /* 0 when events sample different stacks */
@@ -229,6 +231,18 @@ static unsigned stack_filled(uint32_t asked, uint32_t tail, const uint8_t *rec, 
 	return dyn >= asked;
 }
 
+/* Mark the DSO the sample's ip fell in: every sample has IP and TID right
+ * before TIME (evlist_build.c), so they sit just before time_off. */
+static inline void sample_hit(struct drainer *d, const uint8_t *rec, uint16_t misc)
+{
+	uint64_t ip;
+	int32_t pid;
+
+	memcpy(&ip, rec + d->time_off - 16, sizeof(ip));
+	memcpy(&pid, rec + d->time_off - 8, sizeof(pid));
+	dso_set_sample(&d->dsos, pid, ip, misc & PERF_RECORD_MISC_CPUMODE_MASK);
+}
+
 struct scan {
 	struct drainer *d;
 	struct ring *r;
@@ -262,6 +276,7 @@ static size_t scan_records(struct scan *s, uint8_t *p, size_t len)
 			tmax = t > tmax ? t : tmax;
 			n++;
 			cut += stack_filled(d->stack_user, d->stack_tail, p + off, h->size);
+			sample_hit(d, p + off, h->misc);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&d->dsos, p + off, h->size);
 			tasks++;
@@ -270,7 +285,10 @@ static size_t scan_records(struct scan *s, uint8_t *p, size_t len)
 			if (h->type == PERF_RECORD_BPF_EVENT && d->bpf)
 				bpf_progs_event(d->bpf, p + off, h->size);
 		} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) {
+			dso_set_task(&d->dsos, p + off, h->type, h->misc, h->size);
 			tasks++;
+		} else if (h->type == PERF_RECORD_EXIT) {
+			dso_set_task(&d->dsos, p + off, h->type, h->misc, h->size);
 		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
 			uint64_t lost;
 			memcpy(&lost, p + off + 16, sizeof(lost));
@@ -353,6 +371,7 @@ unsigned drainer_pass(struct drainer *d, struct drain_batch *b)
 			pos += buf->pub.len;
 		}
 	}
+	dso_set_pass_end(&d->dsos);
 	if (!b->n)
 		return 0;
 	struct psbuf *last = b->buf[b->n - 1];

@@ -418,3 +418,36 @@ void bpf_info_free(struct ps_bpf_info *info)
 	free(info->btfs);
 	memset(info, 0, sizeof(*info));
 }
+
+bool bpf_bpil_ok(const uint8_t *p, uint64_t len, uint64_t *used)
+{
+	uint8_t info[PERF61_INFO_LEN];
+	uint32_t info_len, data_len;
+	uint64_t mask, known = 0;
+
+	if (len < BPIL_HEAD)
+		return false;
+	info_len = get32(p, 0);
+	data_len = get32(p, 4);
+	mask = get64(p, 8);
+	if (info_len > PERF61_INFO_LEN || BPIL_HEAD + (uint64_t)info_len + data_len > len)
+		return false;
+	/* perf zeroes what a shorter info lacks */
+	memset(info, 0, sizeof(info));
+	memcpy(info, p + BPIL_HEAD, info_len);
+	for (size_t i = 0; i < NR_ARRAYS; i++) {
+		const struct array_desc *d = &arrays[i];
+		uint64_t off = get64(info, d->ptr);
+		uint64_t need = (uint64_t)get32(info, d->count) * array_size(d, info);
+		known |= 1ULL << d->bit;
+		if (!(mask & 1ULL << d->bit)) {
+			/* perf follows the field anyway: an offset left unconverted is a wild pointer */
+			if (need)
+				return false;
+		} else if (off > data_len || need > data_len - off) {
+			return false;
+		}
+	}
+	*used = BPIL_HEAD + (uint64_t)info_len + data_len;
+	return !(mask & ~known); /* an array whose layout perf 6.1 keeps to itself */
+}

@@ -7,6 +7,8 @@
  */
 #ifndef PS_PROBE_BPF_PROGS_H
 #define PS_PROBE_BPF_PROGS_H
+#include <stdbool.h>
+#include <stdint.h>
 #include "base/bytes.h"
 #include "format/bpf_info.h"
 
@@ -30,5 +32,14 @@ int bpf_progs_read(struct ps_bpf_info *info, struct bytes *b, const struct ps_ev
  */
 void bpf_progs_event(struct ps_bpf_info *info, const void *rec, uint16_t size);
 void bpf_info_free(struct ps_bpf_info *info);
+/*
+ * For perfsink recover: whether the perf_bpil at p (len bytes left in its
+ * BPF_PROG_INFO section) is one perf 6.1 reads safely: its info no larger
+ * than perf's struct, every array perf 6.1 asks for that has entries named
+ * in the arrays mask and lying inside its data (perf turns their offsets
+ * into pointers and follows them; one the mask leaves out stays an offset
+ * it follows all the same), no other in the mask.  Its size in *used.
+ */
+bool bpf_bpil_ok(const uint8_t *p, uint64_t len, uint64_t *used);
 
 #endif

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <linux/perf_event.h>
 #include "probe/buildid.h"
+#include "probe/dso_hits.h"
 #include "probe/dso_set.h"
 #include "probe/map_file.h"
 #include "probe/proc_creds.h"
@@ -41,6 +42,7 @@ struct dso_entry {
 	 */
 	int state;
 	unsigned tries;    /* opens tried (live) */
+	bool hit;          /* a sample fell in it (dso_set_sample) */
 	uint8_t id[BUILDID_MAX];
 	size_t len;
 	char name[];
@@ -53,6 +55,8 @@ void dso_set_init(struct dso_set *s)
 
 void dso_set_free(struct dso_set *s)
 {
+	dso_hits_free(s->hits);
+	free(s->misses);
 	for (unsigned b = 0; b < s->nr_buckets; b++) {
 		struct dso_entry *d = s->buckets[b], *nx;
 		for (; d; d = nx) {
@@ -215,23 +219,24 @@ static bool same_dso(const struct dso_entry *d, const char *name, const struct m
 	return d->ino == mf->ino && d->maj == mf->maj && d->min == mf->min && !strcmp(d->name, name);
 }
 
-static void add(struct dso_set *s, const char *name, bool kernel, const struct map_file *mf)
+static struct dso_entry *add(struct dso_set *s, const char *name, bool kernel,
+			     const struct map_file *mf)
 {
 	if (!strncmp(name, KERNEL_NAME, strlen(KERNEL_NAME)))
 		name = KERNEL_NAME; /* "[kernel.kallsyms]_text" */
 	if ((s->n + 1) * 2 > s->nr_buckets && grow(s) < 0)
-		return;
+		return NULL;
 	unsigned h = hash_name(name) & (s->nr_buckets - 1);
 	for (struct dso_entry *d = s->buckets[h]; d; d = d->next)
 		if (same_dso(d, name, mf)) {
 			if (worth_retry(s, d))
 				take(s, d, mf);
-			return;
+			return d;
 		}
 	size_t n = strlen(name) + 1;
 	struct dso_entry *d = calloc(1, sizeof(*d) + n);
 	if (!d)
-		return;
+		return NULL;
 	memcpy(d->name, name, n);
 	d->kernel = kernel;
 	d->maj = mf->maj;
@@ -241,6 +246,7 @@ static void add(struct dso_set *s, const char *name, bool kernel, const struct m
 	s->buckets[h] = d;
 	s->n++;
 	take(s, d, mf);
+	return d;
 }
 
 /* pid and range, and for MMAP2 without an inline build-id (misc bit 14) dev, inode, generation. */
@@ -281,7 +287,9 @@ size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
 			if (memchr(name, '\0', max) && worth_an_id(name)) {
 				unsigned cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
 				struct map_file mf = map_file_of(h, p + off);
-				add(s, name, cpumode == PERF_RECORD_MISC_KERNEL, &mf);
+				struct dso_entry *d = add(s, name, cpumode == PERF_RECORD_MISC_KERNEL, &mf);
+				if (d && s->hits && strcmp(d->name, KERNEL_NAME))
+					dso_hits_map(s->hits, (int32_t)mf.pid, mf.start, mf.len, d);
 			}
 		}
 		off += h->size;
@@ -317,7 +325,7 @@ static void read_id(struct dso_entry *d)
 }
 
 /* struct perf_record_header_build_id (perf 6.1), then the padded name. */
-static void put_record(struct bytes *b, const struct dso_entry *d)
+static void put_record(struct bytes *b, const struct dso_entry *d, uint8_t hit)
 {
 	size_t nlen = strlen(d->name) + 1;
 	size_t padded = (nlen + NAME_ALIGN - 1) & ~(size_t)(NAME_ALIGN - 1);
@@ -333,9 +341,20 @@ static void put_record(struct bytes *b, const struct dso_entry *d)
 	uint8_t id[24] = { 0 };
 	memcpy(id, d->id, d->len);
 	id[20] = (uint8_t)d->len;
+	id[DSO_HIT_BYTE] = hit;
 	bytes_add(b, id, sizeof(id));
 	bytes_add(b, d->name, nlen);
 	bytes_zero(b, padded - nlen);
+}
+
+/* Whether samples fell in d (DSO_HIT_BYTE's value; 0 when not tracked). */
+static uint8_t dso_hit(const struct dso_set *s, const struct dso_entry *d)
+{
+	bool hit = d->kernel && !strcmp(d->name, KERNEL_NAME) ? s->kernel_hit : d->hit;
+
+	if (!s->hits)
+		return 0;
+	return hit ? DSO_SAMPLED : DSO_MAPPED_ONLY;
 }
 
 int dso_set_build_ids(struct dso_set *s, struct bytes *out)
@@ -346,7 +365,7 @@ int dso_set_build_ids(struct dso_set *s, struct bytes *out)
 			if (d->state == 0)
 				read_id(d);
 			if (d->state == 1 && strlen(d->name) < 4096)
-				put_record(out, d);
+				put_record(out, d, dso_hit(s, d));
 		}
 	}
 	return out->err;
@@ -377,4 +396,94 @@ const char *dso_refusal_why(int state)
 	return state == -ESTALE ? "not the file its process mapped"
 	       : state == -EACCES ? "its process could not read it"
 				  : "its process was gone and it is not a file anyone may read";
+}
+
+/* ------------------------------------------------------ sample hits */
+
+/* Misses kept for a retry at the pass's end: enough for a pass's new
+ * processes, little memory. */
+#define MISSES_MAX 4096
+
+int dso_set_track_hits(struct dso_set *s)
+{
+	if (!s->hits && !(s->hits = dso_hits_new()))
+		return -ENOMEM;
+	return 0;
+}
+
+/* 1 found (marked), 0 not. */
+static int mark(struct dso_set *s, int32_t pid, uint64_t ip, bool kernel)
+{
+	struct dso_entry *d = dso_hits_find(s->hits, kernel ? -1 : pid, ip);
+
+	if (d) {
+		d->hit = true;
+		return 1;
+	}
+	if (kernel) /* not in a module: the kernel's own text */
+		s->kernel_hit = true;
+	return kernel;
+}
+
+void dso_set_sample(struct dso_set *s, int32_t pid, uint64_t ip, unsigned cpumode)
+{
+	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL;
+
+	if (!s->hits || (!kernel && cpumode != PERF_RECORD_MISC_USER))
+		return; /* no tracking; a guest's or the hypervisor's ip */
+	if (mark(s, pid, ip, kernel))
+		return;
+	/* Its MMAP may be in a ring not walked yet this pass. */
+	if (s->nmisses == s->capmisses && s->capmisses < MISSES_MAX) {
+		size_t cap = s->capmisses ? 2 * s->capmisses : 64;
+		void *v = realloc(s->misses, cap * sizeof(*s->misses));
+
+		if (v) {
+			s->misses = v;
+			s->capmisses = cap;
+		}
+	}
+	if (s->nmisses < s->capmisses)
+		s->misses[s->nmisses++] = (struct dso_miss){ pid, ip };
+	else
+		s->unresolved++;
+}
+
+void dso_set_task(struct dso_set *s, const uint8_t *rec, uint32_t type, uint16_t misc, uint16_t size)
+{
+	int32_t pid, ppid, tid;
+
+	if (!s->hits || size < 24)
+		return;
+	/* FORK and EXIT: pid, ppid, tid, ptid; COMM: pid, tid. */
+	memcpy(&pid, rec + 8, 4);
+	memcpy(&ppid, rec + 12, 4);
+	memcpy(&tid, rec + 16, 4);
+	if (type == PERF_RECORD_FORK)
+		dso_hits_fork(s->hits, pid, ppid);
+	else if (type == PERF_RECORD_EXIT && pid == tid) /* the leader: the process is gone */
+		dso_hits_drop(s->hits, pid, 0);
+	else if (type == PERF_RECORD_COMM && (misc & PERF_RECORD_MISC_COMM_EXEC))
+		dso_hits_drop(s->hits, pid, 1);
+}
+
+void dso_set_pass_end(struct dso_set *s)
+{
+	if (!s->hits)
+		return;
+	for (size_t i = 0; i < s->nmisses; i++)
+		if (!mark(s, s->misses[i].pid, s->misses[i].ip, false))
+			s->unresolved++;
+	s->nmisses = 0;
+	dso_hits_pass_end(s->hits);
+}
+
+unsigned dso_set_hit_count(const struct dso_set *s)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < s->nr_buckets; i++)
+		for (const struct dso_entry *d = s->buckets[i]; d; d = d->next)
+			n += dso_hit(s, d) != DSO_MAPPED_ONLY && d->state == 1;
+	return n;
 }

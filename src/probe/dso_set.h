@@ -12,8 +12,26 @@
 #include "base/bytes.h"
 
 struct dso_entry;
+struct dso_hits;
 
 struct map_ref;
+
+/*
+ * The byte of a build-id record's 24-byte id field (perf's reserved1__,
+ * which perf ignores and writes 0): DSO_SAMPLED when samples fell in that
+ * DSO (dso_set_sample), DSO_MAPPED_ONLY when none did, 0 when hits were
+ * not tracked (then a reader must take it as sampled, as a perf file).
+ * Sinks that ship symbols read it (perfsink_kit_build_id.sampled).
+ */
+#define DSO_HIT_BYTE 21
+#define DSO_SAMPLED 1
+#define DSO_MAPPED_ONLY 2
+
+/* A sample whose DSO was not found yet (its MMAP may come later in the pass). */
+struct dso_miss {
+	int32_t pid;
+	uint64_t ip;
+};
 
 /* A DSO as it is first seen (on_new). */
 struct dso_seen {
@@ -59,6 +77,12 @@ struct dso_set {
 	 */
 	bool live;
 	uint64_t self_mntns; /* inode of /proc/self/ns/mnt; 0: not read yet */
+	/* Sample hits (dso_set_track_hits): NULL, every DSO counts as hit. */
+	struct dso_hits *hits;
+	bool kernel_hit;
+	struct dso_miss *misses;
+	size_t nmisses, capmisses;
+	uint64_t unresolved; /* user samples in no file mapped (anon, JIT, lost MMAP) */
 };
 
 void dso_set_init(struct dso_set *s);
@@ -86,5 +110,21 @@ const char *dso_refusal_why(int state);
  * Reads the notes of DSOs added since the last call.  out is replaced.
  */
 int dso_set_build_ids(struct dso_set *s, struct bytes *out);
+
+/*
+ * Which DSOs samples fell in (perf record finds them by reading its output
+ * back at the end).  Once tracked, dso_set_scan keeps each process's
+ * mapped ranges and the BUILD_ID records say which DSOs were hit
+ * (DSO_HIT_BYTE).  0 or -ENOMEM (then every DSO counts as hit).
+ */
+int dso_set_track_hits(struct dso_set *s);
+/* A sample: its pid, ip and cpumode (header.misc & CPUMODE_MASK). */
+void dso_set_sample(struct dso_set *s, int32_t pid, uint64_t ip, unsigned cpumode);
+/* A FORK (the child has its parent's maps), EXIT or COMM record. */
+void dso_set_task(struct dso_set *s, const uint8_t *rec, uint32_t type, uint16_t misc, uint16_t size);
+/* The end of a drain pass: samples missed in it are looked up again. */
+void dso_set_pass_end(struct dso_set *s);
+/* DSOs with a build-id that samples fell in. */
+unsigned dso_set_hit_count(const struct dso_set *s);
 
 #endif

@@ -205,7 +205,7 @@ if command -v moto_server >/dev/null && python3 -c 'import boto3' 2>/dev/null; t
 	trap 'kill $MOTO_PID 2>/dev/null; nginx_stop; rm -rf "$T"; rm -f /tmp/perf-$JIT_PID.map /tmp/perf-$JIT_PID3.map' EXIT
 	wait_port "$MP"
 	read -r AK SK < <(python3 "$TESTS_SRCDIR/integration/http_moto_setup.py" "http://127.0.0.1:$MP" bkt)
-	printf '[sink.s3]\nplugin = http\nmode = s3\nurl = http://127.0.0.1:%s\nbucket = bkt\npath_style = true\nprefix = runs\nspool_dir = %s/spool3\n' \
+	printf '[sink.s3]\nplugin = http\nmode = s3\nurl = http://127.0.0.1:%s\nbucket = bkt\npath_style = true\nprefix = runs\nspool_dir = %s/spool3\nsymbols = all\n' \
 		"$MP" "$T" > "$T/s3.ini"
 	for run in 1 2; do
 		AWS_ACCESS_KEY_ID=$AK AWS_SECRET_ACCESS_KEY=$SK "$PERFSINK" record -e cpu-clock -F 999 \

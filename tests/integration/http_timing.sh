@@ -22,11 +22,12 @@ gaps() {
 		$0 ~ s { start = t; next }
 		$0 ~ e && start != "" { printf "%d\n", t - start; start = "" }' "$1"
 }
-# tries LOG: how long each try after the first ran before "Timeout was
-# reached": the time between two such lines less the wait the first one
-# announced ("next [try ]in N ms").  Needs no line but those.
+# tries LOG: how long each try of a part after the first ran before "Timeout
+# was reached": the time between two such lines less the wait the first one
+# announced ("next [try ]in N ms").  Needs no line but those (the session
+# note's PUT, which times out too, is left out).
 tries() {
-	awk '/Timeout was reached/ {
+	awk '/stall_timeout\): Timeout was reached/ {
 		t = substr($1, 2, length($1) - 2) * 1000
 		if (prev != "") printf "%d\n", t - prev - wait
 		prev = t
@@ -73,7 +74,9 @@ NGINX_EXTRA="location /ra2/ { dav_methods PUT; create_full_put_path on;
 	if (!-f $T/open30) { add_header Retry-After 30 always; return 429; } }" \
 	nginx_conf "$T/ng" "$P"
 nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
-refusals() { [ "$(grep -c "\"PUT /$1/.* $2 " "$T/ng/access.log")" -ge "$3" ]; }
+# Parts only: the session note the sink writes after the stream (buildid/)
+# is refused too and must not count as a try.
+refusals() { [ "$(grep -c "\"PUT /$1/testhost/.* $2 " "$T/ng/access.log")" -ge "$3" ]; }
 
 # retry_run NAME STATUS CAP: replay to /NAME/ with backoff 100ms..CAP; open
 # the location once nginx has refused 4 tries.

@@ -1,0 +1,33 @@
+/*
+ * Which DSOs samples fell in: the address ranges each process mapped (its
+ * MMAP/MMAP2 records), looked up with a sample's pid and ip.  perf record
+ * learns the same by reading its whole output back at the end; here it is
+ * done as the drainer walks the records, so it must stay cheap: one hash
+ * lookup and a binary search per sample, none when the sample falls in
+ * the range the previous one did (most do).  Private to probe (dso_set.c
+ * owns one); engine thread only.
+ */
+#ifndef PS_DSO_HITS_H
+#define PS_DSO_HITS_H
+#include <stdint.h>
+
+struct dso_entry;
+struct dso_hits;
+
+struct dso_hits *dso_hits_new(void);
+void dso_hits_free(struct dso_hits *h);
+/* pid mapped [start, start + len) of d (pid -1: the kernel's modules); an
+ * older range it overlaps is dropped (the kernel replaced that mapping). */
+void dso_hits_map(struct dso_hits *h, int32_t pid, uint64_t start, uint64_t len,
+		  struct dso_entry *d);
+/* The DSO pid had mapped at ip, or NULL. */
+struct dso_entry *dso_hits_find(struct dso_hits *h, int32_t pid, uint64_t ip);
+/* A new process pid forked from ppid: it has its parent's maps. */
+void dso_hits_fork(struct dso_hits *h, int32_t pid, int32_t ppid);
+/* pid exec'd (its old maps are gone) or exited: forgotten after the next
+ * drain pass ends, as other rings may still hold its last samples. */
+void dso_hits_drop(struct dso_hits *h, int32_t pid, int exec);
+/* A drain pass ended: what was dropped two passes ago is freed. */
+void dso_hits_pass_end(struct dso_hits *h);
+
+#endif
