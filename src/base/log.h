@@ -1,4 +1,9 @@
-/* The one logging path.  Lines go to stderr as "perfsink: [prefix: ]text". */
+/*
+ * The one logging path.  Lines go to stderr as "perfsink: [prefix: ]text";
+ * when stderr is systemd's journal stream (JOURNAL_STREAM names it), each
+ * line starts with its syslog priority, <3> error, <4> warning, <6> info,
+ * <7> debug, so journald files it at that priority.
+ */
 #ifndef PS_LOG_H
 #define PS_LOG_H
 #include <stdarg.h>

@@ -4,8 +4,8 @@
  * sections, plugins and their keys, each sink's own checks in open(): url
  * syntax, paths writable, spool directory; the events, opened once on the
  * target and closed; the command; the --summary-json / --stats-file
- * directories), then the resolved configuration on stdout.  Exit 0, or 2
- * with the first problem in one line.  Nothing is recorded and no output
+ * directories), then the resolved configuration on stdout (check_ini.h;
+ * nothing with -q).  Exit 0, or 2 with the first problem in one line.  Nothing is recorded and no output
  * file is created (the http sink's open() makes its spool directory, as
  * record would).
  */
@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "base/log.h"
+#include "cli/check_ini.h"
 #include "cli/cli.h"
 #include "engine/engine.h"
 #include "engine/evlist.h"
@@ -96,83 +97,6 @@ static int check_sinks(const struct bound_sinks *b)
 	return 0;
 }
 
-static void print_record(const struct record_opts *o)
-{
-	static const char *const cg[] = { "no", "fp", "dwarf" };
-
-	printf("[record]\nevent = ");
-	for (unsigned i = 0; i < o->nr_events; i++)
-		printf("%s%s", i ? "," : "", o->events[i]);
-	if (o->period)
-		printf("\ncount = %llu", (unsigned long long)o->period);
-	else
-		printf("\nfreq = %llu", (unsigned long long)o->freq);
-	printf("\ncall-graph = %s", cg[o->callgraph]);
-	if (o->callgraph == CG_DWARF)
-		printf(",%u", o->dwarf_stack);
-	printf("\nmmap-pages = %u\naio = %u\n", o->mmap_pages, o->aio);
-	if (o->all_cpus)
-		printf("all-cpus = true\n");
-	if (o->cpu_list)
-		printf("cpu = %s\n", o->cpu_list);
-	if (o->pid)
-		printf("pid = %d\n", (int)o->pid);
-	if (o->tid)
-		printf("tid = %d\n", (int)o->tid);
-	if (o->duration_ms)
-		printf("duration = %llums\n", (unsigned long long)o->duration_ms);
-	if (o->switch_output == SWITCH_SIGNAL)
-		printf("switch-output = signal\n");
-	else if (o->switch_output == SWITCH_SIZE)
-		printf("switch-output = %lluB\n", (unsigned long long)o->switch_size);
-	else if (o->switch_output == SWITCH_TIME)
-		printf("switch-output = %llums\n", (unsigned long long)o->switch_ms);
-	if (o->switch_max_files)
-		printf("switch-max-files = %u\n", o->switch_max_files);
-	printf("overwrite = %s\nexclude-self = %s\nrealtime = %u\nstatus = %s\n",
-	       o->overwrite ? "true" : "false", o->exclude_self ? "true" : "false", o->realtime,
-	       o->status ? "true" : "false");
-	if (o->summary_json)
-		printf("summary-json = %s\n", o->summary_json);
-	if (o->stats_file)
-		printf("stats-file = %s\n", o->stats_file);
-	if (o->argv) {
-		printf("# command:");
-		for (char **a = o->argv; *a; a++)
-			printf(" %s", *a);
-		putchar('\n');
-	}
-}
-
-/* Keys whose value itself may be a credential (a key naming a file is not). */
-static bool secret(const char *key)
-{
-	size_t n = strlen(key);
-
-	if (n > 5 && !strcmp(key + n - 5, "_file"))
-		return false;
-	return strstr(key, "header") || strstr(key, "password") || strstr(key, "token") ||
-	       strstr(key, "secret");
-}
-
-/* Each sink with every key's value and where it came from. */
-static void print_sinks(const struct bound_sinks *b)
-{
-	for (unsigned i = 0; i < b->nr_sinks; i++) {
-		const struct sink_conf *c = &b->sinks[i];
-		const struct perfsink_key *k = c->plugin->ops->keys;
-
-		printf("\n[sink.%s]\t# %s\nplugin = %s\t# %s\n", c->name, c->where,
-		       c->plugin->ops->name, c->plugin->path);
-		printf("on_error = %s\nrotate = %s\n", c->on_error == ON_ERROR_DETACH ? "detach" : "stop",
-		       c->no_rotate ? "false" : "true");
-		for (unsigned v = 0; k && k[v].name && v < c->nr_values; v++)
-			printf("%s = %s\t# %s\n", k[v].name,
-			       secret(k[v].name) && c->values[v].str[0] ? "(set, not shown)" : c->values[v].str,
-			       c->values[v].set ? c->origins[v] : "default");
-	}
-}
-
 static bool wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -197,12 +121,11 @@ int cmd_check(int argc, char **argv)
 		r = check_events(&p.o);
 	if (r == 0)
 		r = check_command(p.o.argv);
-	if (r == 0) {
-		print_record(&p.o);
-		print_sinks(&p.sinks);
-		if (log_verbosity() >= 0)
-			fprintf(stderr, "perfsink check: valid: %u event%s into %u sink%s\n", p.o.nr_events,
-				p.o.nr_events == 1 ? "" : "s", p.sinks.nr_sinks, p.sinks.nr_sinks == 1 ? "" : "s");
+	/* -q: nothing on success (the unit's ExecStartPre). */
+	if (r == 0 && log_verbosity() >= 0) {
+		check_ini_print(&p.o, &p.sinks);
+		fprintf(stderr, "perfsink check: valid: %u event%s into %u sink%s\n", p.o.nr_events,
+			p.o.nr_events == 1 ? "" : "s", p.sinks.nr_sinks, p.sinks.nr_sinks == 1 ? "" : "s");
 	}
 	record_prep_free(&p);
 	return r == 0 ? 0 : EXIT_BAD_INPUT;

@@ -31,13 +31,15 @@ static void label(FILE *f, const char *v)
 
 struct sink_metric {
 	const char *name, *type, *help;
-	size_t off;  /* of a uint64_t in perfsink_sink_stats; SIZE_MAX: the state */
+	size_t off;  /* of a uint64_t in perfsink_sink_stats; or one of: */
 };
+#define M_STATE SIZE_MAX          /* the state */
+#define M_WRITTEN (SIZE_MAX - 1)  /* record_sink_report.written */
 
 #define ST(field) offsetof(struct perfsink_sink_stats, field)
 static const struct sink_metric sink_metrics[] = {
 	{ "perfsink_sink_in_bytes_total", "counter", "Bytes the sink accepted from the engine.", ST(bytes_in) },
-	{ "perfsink_sink_out_bytes_total", "counter", "Bytes the sink wrote or sent (after compression).", ST(bytes_out) },
+	{ "perfsink_sink_out_bytes_total", "counter", "Bytes the sink wrote or sent, compressed: at the end its files' sizes.", M_WRITTEN },
 	{ "perfsink_sink_buffers_total", "counter", "Buffers the sink accepted.", ST(buffers) },
 	{ "perfsink_sink_retries_total", "counter", "I/O the sink retried (short write, EAGAIN, HTTP 5xx, timeouts).", ST(retries) },
 	{ "perfsink_sink_dropped_bytes_total", "counter", "Bytes the sink accepted and lost.", ST(dropped_bytes) },
@@ -47,7 +49,12 @@ static const struct sink_metric sink_metrics[] = {
 	{ "perfsink_sink_spooled_bytes", "gauge", "This run's bytes waiting in the spool.", ST(spooled_bytes) },
 	{ "perfsink_sink_backlog_bytes", "gauge", "Earlier runs' bytes still waiting in the spool.", ST(backlog_bytes) },
 	{ "perfsink_sink_lost_parts_total", "counter", "Parts replaced by a LOST marker.", ST(lost_parts) },
-	{ "perfsink_sink_state", "gauge", "0 ok, 1 retrying, 2 spooling, 3 failed.", SIZE_MAX },
+	{ "perfsink_symbols_shipped_files_total", "counter", "Symbol files shipped beside the data.", ST(symbols_files) },
+	{ "perfsink_symbols_shipped_bytes_total", "counter", "Bytes of the symbol files shipped.", ST(symbols_bytes) },
+	{ "perfsink_symbols_skipped_files_total", "counter", "Symbol files not shipped: over symbols_budget or symbols_max.", ST(symbols_skipped) },
+	{ "perfsink_symbols_skipped_bytes_total", "counter", "Bytes of the symbol files skipped.", ST(symbols_skipped_bytes) },
+	{ "perfsink_symbols_unsampled_files_total", "counter", "Files mapped that no sample fell in, not shipped (symbols = sampled).", ST(symbols_unsampled) },
+	{ "perfsink_sink_state", "gauge", "0 ok, 1 retrying, 2 spooling, 3 failed.", M_STATE },
 };
 
 static void sink_values(FILE *f, const struct sink_metric *m, const struct record_report *r)
@@ -57,8 +64,10 @@ static void sink_values(FILE *f, const struct sink_metric *m, const struct recor
 		const struct record_sink_report *s = &r->sinks[i];
 		uint64_t v = 0;
 
-		if (m->off == SIZE_MAX)
+		if (m->off == M_STATE)
 			v = s->failed ? PERFSINK_STATE_FAILED : s->st.state;
+		else if (m->off == M_WRITTEN)
+			v = s->written;
 		else if (s->has_stats)
 			v = *(const uint64_t *)((const char *)&s->st + m->off);
 		fprintf(f, "%s{sink=\"", m->name);
@@ -82,10 +91,16 @@ int stats_file_write(const char *path, const struct record_report *r, bool final
 	metric(a.f, "perfsink_recording", "gauge", "1 while recording, 0 once the run ended.", final ? 0 : 1);
 	metric(a.f, "perfsink_last_update_timestamp_seconds", "gauge", "When this file was written (Unix time).",
 	       (double)time(NULL));
-	metric(a.f, "perfsink_duration_seconds", "gauge", "Seconds since the recording began.", r->secs);
+	metric(a.f, "perfsink_duration_seconds", "gauge", "Recording time: from the start to the stop, or now.",
+	       r->secs);
+	metric(a.f, "perfsink_drain_seconds", "gauge", "Seconds since the recording stopped (the sinks finishing).",
+	       r->drain_secs);
 	metric(a.f, "perfsink_samples_total", "counter", "Samples read from the rings.", (double)r->samples);
-	metric(a.f, "perfsink_ring_bytes_total", "counter", "Bytes read from the rings.", (double)r->ring_bytes);
-	metric(a.f, "perfsink_buffers_total", "counter", "Buffers handed to the sinks.", (double)r->buffers);
+	metric(a.f, "perfsink_bytes_total", "counter", "Bytes handed to each sink: ring data and perfsink's own records.",
+	       (double)r->bytes);
+	metric(a.f, "perfsink_ring_bytes_total", "counter", "Of those bytes, what was read from the rings.",
+	       (double)r->ring_bytes);
+	metric(a.f, "perfsink_buffers_total", "counter", "Buffers handed to each sink.", (double)r->buffers);
 	metric(a.f, "perfsink_lost_samples_total", "counter", "Samples the kernel dropped (rings full).",
 	       (double)r->kernel_lost);
 	metric(a.f, "perfsink_lost_records_total", "counter", "PERF_RECORD_LOST records they came in.",

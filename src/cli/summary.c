@@ -16,6 +16,9 @@
 #include "cli/summary.h"
 #include "cli/watch.h"
 
+/* The sinks' finishing time after the stop is said when it is this long. */
+#define DRAIN_SHOWN_S 0.1
+
 /* The failed sink that lost the most samples: its index, or -1 when none lost any. */
 static int worst_sink(const struct record_report *r)
 {
@@ -71,9 +74,14 @@ static void print_loss(const struct record_report *r, int sink)
 	}
 }
 
+static double mb(uint64_t bytes)
+{
+	return (double)bytes / (1024.0 * 1024.0);
+}
+
 static void human(char *out, size_t n, uint64_t bytes)
 {
-	snprintf(out, n, "%.3f MB", (double)bytes / (1024.0 * 1024.0));
+	snprintf(out, n, "%.3f MB", mb(bytes));
 }
 
 /* Appends to a fixed line; stops quietly when it is full. */
@@ -117,7 +125,9 @@ static bool is_url(const char *where)
 
 /*
  * "written to PATH", "sent to URL in N parts", or "written to N outputs"
- * (listed after).  Sent: the sink's outputs are URLs (a remote stream).
+ * (those kept listed after).  Sent: the sink's outputs are URLs (a remote
+ * stream).  The amount is the sink's written (engine.h): every output's
+ * size, so the outputs listed add up to it unless some were removed.
  */
 static void say_where(struct line *l, const struct record_sink_report *s, unsigned kept,
 		      const struct record_output *one)
@@ -125,7 +135,7 @@ static void say_where(struct line *l, const struct record_sink_report *s, unsign
 	const struct perfsink_sink_stats *st = &s->st;
 	char out[32];
 
-	human(out, sizeof(out), st->bytes_out);
+	human(out, sizeof(out), s->written);
 	if (one && is_url(one->where)) {
 		say(l, ", %s sent to %s", out, kept == 1 ? one->where : "");
 		if (kept > 1)
@@ -133,14 +143,13 @@ static void say_where(struct line *l, const struct record_sink_report *s, unsign
 		if (st->files)
 			say(l, " in %llu parts", (unsigned long long)st->files);
 		if (st->backlog_sent_bytes)
-			say(l, " (%.3f MB of it earlier runs' backlog)",
-			    (double)st->backlog_sent_bytes / (1024.0 * 1024.0));
-	} else if (kept == 1) {
+			say(l, " (%.3f MB of it earlier runs' backlog)", mb(st->backlog_sent_bytes));
+	} else if (kept == 1 && s->nr_outputs == 1) {
 		say(l, ", %s written to %s", out, one->where);
 	} else {
 		say(l, ", %s written%s", out, kept || !s->nr_outputs ? "" : " (no output kept)");
-		if (kept)
-			say(l, " to %u outputs", kept);
+		if (s->nr_outputs)
+			say(l, " to %u outputs", s->nr_outputs);
 	}
 	if (s->nr_outputs > kept)
 		say(l, " (%u removed: empty, or older than --switch-max-files)", s->nr_outputs - kept);
@@ -163,6 +172,20 @@ static void say_spool(struct line *l, const struct perfsink_sink_stats *st)
 		say(l, ", %llu bytes left to send later", (unsigned long long)other);
 }
 
+/* Symbol files shipped beside the data (sink ABI 1.8), and those not. */
+static void say_symbols(struct line *l, const struct perfsink_sink_stats *st)
+{
+	if (!st->symbols_files && !st->symbols_skipped && !st->symbols_unsampled)
+		return;
+	say(l, ", symbols: %llu files (%llu bytes) shipped", (unsigned long long)st->symbols_files,
+	    (unsigned long long)st->symbols_bytes);
+	if (st->symbols_skipped)
+		say(l, ", %llu skipped (%llu bytes; symbols_budget, symbols_max)",
+		    (unsigned long long)st->symbols_skipped, (unsigned long long)st->symbols_skipped_bytes);
+	if (st->symbols_unsampled)
+		say(l, ", %llu mapped but not sampled", (unsigned long long)st->symbols_unsampled);
+}
+
 /* One line per sink with stats, naming where its data went; a failed one also says what it lost. */
 static void print_sink(const struct record_sink_report *s)
 {
@@ -178,6 +201,7 @@ static void print_sink(const struct record_sink_report *s)
 	if (st->retries)
 		say(&l, ", %llu retries", (unsigned long long)st->retries);
 	say_spool(&l, st);
+	say_symbols(&l, st);
 	if ((st->dropped_bytes || st->dropped_records) && st->lost_parts)
 		say(&l, ", LOST %llu bytes (%llu records in %llu parts)", (unsigned long long)st->dropped_bytes,
 		    (unsigned long long)st->dropped_records, (unsigned long long)st->lost_parts);
@@ -190,12 +214,11 @@ static void print_sink(const struct record_sink_report *s)
 		    (unsigned long long)s->lost_records, (unsigned long long)s->lost_samples,
 		    (unsigned long long)s->lost_bytes);
 	log_summary(st->dropped_bytes || s->failed ? LOG_WARN : LOG_INFO, "%s ]", l.s);
-	if (kept > 1)
+	if (s->nr_outputs > 1)
 		for (unsigned k = 0; k < s->nr_outputs; k++)
 			if (s->outputs[k].event != PERFSINK_OUTPUT_REMOVED)
 				log_summary(LOG_INFO, "[ sink %s: %s (%.3f MB) ]", s->name,
-					    s->outputs[k].where,
-					    (double)s->outputs[k].bytes / (1024.0 * 1024.0));
+					    s->outputs[k].where, mb(s->outputs[k].bytes));
 }
 
 /*
@@ -236,9 +259,13 @@ void summary_print(const struct record_report *r)
 
 	if (sink >= 0)
 		snprintf(of, sizeof(of), " written of %llu read", (unsigned long long)r->samples);
-	log_summary(LOG_INFO, "[ perfsink record: Captured %.3f MB from %u rings in %.2f s (%llu samples%s, %llu buffers) ]",
-		(double)r->ring_bytes / (1024.0 * 1024.0), r->nr_rings, r->secs,
-		(unsigned long long)written, of, (unsigned long long)r->buffers);
+	/* The MB each sink was handed ("in"), the recording time (--duration's). */
+	log_summary(LOG_INFO, "[ perfsink record: Captured %.3f MB in %.2f s (%llu samples%s, %llu buffers; "
+		"%.3f MB from %u rings) ]", mb(r->bytes), r->secs, (unsigned long long)written, of,
+		(unsigned long long)r->buffers, mb(r->ring_bytes), r->nr_rings);
+	if (r->drain_secs >= DRAIN_SHOWN_S)
+		log_summary(LOG_INFO, "[ perfsink record: the sinks finished %.2f s after the recording stopped ]",
+			r->drain_secs);
 	print_loss(r, sink);
 	print_stack_cut(r);
 	if (r->overruns)

@@ -56,7 +56,7 @@ static void sink(FILE *f, const struct record_sink_report *s)
 	fprintf(f, ", \"state\": \"%s\", \"failed\": %s,\n     ", sink_state_name(s),
 		s->failed ? "true" : "false");
 	num(f, "bytes_in", st->bytes_in, ", ");
-	num(f, "bytes_out", st->bytes_out, ", ");
+	num(f, "bytes_out", s->written, ", ");
 	num(f, "buffers", st->buffers, ", ");
 	num(f, "retries", st->retries, ", ");
 	num(f, "outputs_done", st->files, ",\n     ");
@@ -69,6 +69,12 @@ static void sink(FILE *f, const struct record_sink_report *s)
 	num(f, "backlog_bytes", st->backlog_bytes, ", ");
 	num(f, "backlog_parts", st->backlog_parts, ", ");
 	num(f, "backlog_sent_bytes", st->backlog_sent_bytes, ",\n     ");
+	fputs("\"symbols\": {", f);
+	num(f, "files", st->symbols_files, ", ");
+	num(f, "bytes", st->symbols_bytes, ", ");
+	num(f, "skipped", st->symbols_skipped, ", ");
+	num(f, "skipped_bytes", st->symbols_skipped_bytes, ", ");
+	num(f, "unsampled", st->symbols_unsampled, "},\n     ");
 	num(f, "not_written_records", s->lost_records, ", ");
 	num(f, "not_written_samples", s->lost_samples, ", ");
 	num(f, "not_written_bytes", s->lost_bytes, ",\n     ");
@@ -87,9 +93,10 @@ int summary_json_write(const char *path, const struct record_report *r, char *wh
 		return e;
 	}
 	FILE *f = a.f;
-	fprintf(f, "{\n  \"duration_s\": %.3f,\n  ", r->secs);
+	fprintf(f, "{\n  \"duration_s\": %.3f,\n  \"drain_s\": %.3f,\n  ", r->secs, r->drain_secs);
 	num(f, "samples", r->samples, ",\n  ");
 	num(f, "samples_written", summary_samples_written(r), ",\n  ");
+	num(f, "bytes", r->bytes, ",\n  ");
 	num(f, "ring_bytes", r->ring_bytes, ",\n  ");
 	num(f, "buffers", r->buffers, ",\n  ");
 	num(f, "rings", r->nr_rings, ",\n  ");

@@ -11,6 +11,8 @@
 
 /* Seconds between two rewrites of the stats file. */
 #define STATS_EVERY_S 2.0
+/* The status line's width on a terminal that does not say its own. */
+#define STATUS_COLUMNS 80
 
 void watch_init(struct watch *w, const struct record_opts *o)
 {
@@ -25,23 +27,15 @@ void watch_observer(struct watch *w, struct record_observer *obs)
 					 .progress_ms = 1000, .arg = w };
 }
 
-const char *sink_state_name(const struct record_sink_report *s)
-{
-	static const char *const names[] = { "ok", "retrying", "spooling", "failed" };
-
-	if (s->failed)
-		return "failed";
-	return s->st.state < 4 ? names[s->st.state] : "ok";
-}
-
 static void stats_write(struct watch *w, const struct record_report *r, bool final)
 {
+	double now = r->secs + r->drain_secs; /* the recording time stops; the drain goes on */
 	char why[512];
 	int e;
 
-	if (!w->o->stats_file || (!final && r->secs < w->next_stats_secs))
+	if (!w->o->stats_file || (!final && now < w->next_stats_secs))
 		return;
-	w->next_stats_secs = r->secs + STATS_EVERY_S;
+	w->next_stats_secs = now + STATS_EVERY_S;
 	e = stats_file_write(w->o->stats_file, r, final, why, sizeof(why));
 	/* Once per kind of failure: a full disk must not flood the terminal. */
 	if (e < 0 && -e != w->stats_err)
@@ -57,12 +51,13 @@ void watch_progress(const struct record_report *p, void *arg)
 	stats_write(w, p, false);
 	if (w->status) {
 		struct winsize ws;
+		unsigned cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
+			? ws.ws_col : STATUS_COLUMNS;
 
-		status_format(w, p, line, sizeof(line));
-		/* A line that wraps could not be cleared: cut it to the terminal's width. */
-		if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1 &&
-		    strlen(line) >= ws.ws_col)
-			line[ws.ws_col - 1] = '\0';
+		status_format(w, p, cols, line, sizeof(line));
+		/* A line that wraps could not be cleared: one that still does not fit is cut. */
+		if (strlen(line) >= cols)
+			line[cols - 1] = '\0';
 		log_status(line);
 		w->drawn = true;
 	}

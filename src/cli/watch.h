@@ -31,8 +31,14 @@ void watch_observer(struct watch *w, struct record_observer *obs);
 record_progress_fn watch_progress;
 record_report_fn watch_report;
 
-/* status.c: the line for p (sinks' states), into out; rates since w's last. */
-void status_format(const struct watch *w, const struct record_report *p, char *out, size_t n);
+/*
+ * status.c: the line for p (sinks' states), into out; rates since w's
+ * last.  Shorter than width (a terminal's columns) when it can be without
+ * cutting a piece: the rates go, then the sinks say it briefly, then the
+ * totals go, then the last sinks give way to "+N more".
+ */
+void status_format(const struct watch *w, const struct record_report *p, unsigned width, char *out,
+		   size_t n);
 /* stats_file.c: write r (a progress or the final report) to path atomically. 0 or -errno. */
 int stats_file_write(const char *path, const struct record_report *r, bool final, char *why,
 		     size_t n);
@@ -40,7 +46,7 @@ int stats_file_write(const char *path, const struct record_report *r, bool final
 int summary_json_write(const char *path, const struct record_report *r, char *why, size_t n);
 /* What the summary's headline counts as written: samples minus the worst failed sink's loss. */
 uint64_t summary_samples_written(const struct record_report *r);
-/* The one name of a sink's state the status line, JSON and metrics use. */
+/* status.c: the one name of a sink's state the status line, JSON and metrics use. */
 const char *sink_state_name(const struct record_sink_report *s);
 
 #endif

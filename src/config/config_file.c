@@ -8,12 +8,15 @@
 #include <config.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ini.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <perfsink/kit.h>
 
 #include "config/config_file.h"
 #include "config/opts.h"
@@ -425,11 +428,25 @@ static void cfg_parse_free(struct cfg_parse *st)
 		fclose(st->fp);
 }
 
-static FILE *cfg_open(const char *path)
+/* NULL with the reason in why.  A FIFO or a link planted at path is refused, never waited on. */
+static FILE *cfg_open(const char *path, char *why, size_t n)
 {
-	if (!path)
-		return fmemopen((void *)config_default_text, strlen(config_default_text), "r");
-	return fopen(path, "r");
+	FILE *f;
+	int fd;
+
+	if (!path) {
+		if (!(f = fmemopen((void *)config_default_text, strlen(config_default_text), "r")))
+			snprintf(why, n, "cannot read the built-in config: %s", strerror(errno));
+		return f;
+	}
+	fd = perfsink_kit_input_open(AT_FDCWD, path, "read config", why, n);
+	if (fd < 0)
+		return NULL;
+	if (!(f = fdopen(fd, "r"))) {
+		snprintf(why, n, "cannot read config '%s': %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
 }
 
 int config_load(struct config *c, const char *path, struct record_opts *o,
@@ -440,11 +457,9 @@ int config_load(struct config *c, const char *path, struct record_opts *o,
 	int ret;
 
 	memset(c, 0, sizeof(*c));
-	st.fp = cfg_open(path);
-	if (!st.fp) {
-		snprintf(err, errlen, "%s: cannot open config: %s", st.file, strerror(errno));
+	st.fp = cfg_open(path, err, errlen);
+	if (!st.fp)
 		return -EINVAL;
-	}
 	/* a --plugin-dir the CLI set before us wins over [record] plugin-dir */
 	o->plugin_dir = NULL;
 	ret = cfg_parse_run(&st);

@@ -528,8 +528,10 @@ const char *const record_opt_names[] = {
 };
 
 #define NR_OPTS (sizeof(setters) / sizeof(setters[0]))
-/* set_mask has one bit per option. */
+/* set_mask has one bit per option, set_text one entry. */
 _Static_assert(NR_OPTS <= 64, "more options than set_mask bits");
+_Static_assert(NR_OPTS <= sizeof(((struct record_opts *)0)->set_text) / sizeof(char *),
+	       "more options than set_text entries");
 _Static_assert(NR_OPTS == sizeof(record_opt_names) / sizeof(record_opt_names[0]) - 1,
 	       "setters[] and record_opt_names[] differ in length");
 
@@ -591,6 +593,8 @@ void record_opts_free(struct record_opts *o)
 	free(o->stats_file);
 	strv_free(o->sinks, o->nr_sinks);
 	strv_free(o->argv, UINT_MAX);
+	for (unsigned i = 0; i < NR_OPTS; i++)
+		free(o->set_text[i]);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -612,8 +616,17 @@ int record_opt_set(struct record_opts *o, const char *name, const char *value,
 	if (!ret) {
 		o->set_mask |= 1ULL << i;
 		o->source_mask |= 1ULL << i;
+		free(o->set_text[i]);
+		o->set_text[i] = strdup(value); /* NULL: only check's listing misses it */
 	}
 	return ret;
+}
+
+const char *record_opt_text(const struct record_opts *o, const char *name)
+{
+	int i = opt_index(name);
+
+	return i >= 0 && (o->set_mask & (1ULL << i)) ? o->set_text[i] : NULL;
 }
 
 bool record_opt_is_set(const struct record_opts *o, const char *name)
@@ -626,6 +639,26 @@ bool record_opt_is_set(const struct record_opts *o, const char *name)
 void record_opts_source_begin(struct record_opts *o)
 {
 	o->source_mask = 0;
+}
+
+void record_opts_source_target(struct record_opts *o, bool has_command)
+{
+	uint64_t target = opt_bit("all-cpus") | opt_bit("cpu") | opt_bit("pid") | opt_bit("tid");
+	uint64_t earlier = o->set_mask & target & ~o->source_mask;
+
+	if (!earlier || (!(o->source_mask & target) && !has_command))
+		return;
+	if (earlier & opt_bit("all-cpus"))
+		o->all_cpus = false;
+	if (earlier & opt_bit("cpu")) {
+		free(o->cpu_list);
+		o->cpu_list = NULL;
+	}
+	if (earlier & opt_bit("pid"))
+		o->pid = 0;
+	if (earlier & opt_bit("tid"))
+		o->tid = 0;
+	o->set_mask &= ~earlier;
 }
 
 /* The kernel's limit on -F; 0 when it cannot be read. */

@@ -97,6 +97,8 @@ struct record_opts {
 	/* Bookkeeping of record_opt_set() */
 	uint64_t set_mask;    /* bit i: record_opt_names[i] was set explicitly */
 	uint64_t source_mask; /* the same, by the current source only */
+	char *set_text[64];   /* [i]: the text option i was last set from, while its
+	                       * set_mask bit is on (`perfsink check` prints it) */
 };
 
 void record_opts_init(struct record_opts *o);
@@ -121,8 +123,18 @@ extern const char *const record_opt_names[];
  * it has applied [record], so the CLI needs no call of its own.
  */
 void record_opts_source_begin(struct record_opts *o);
+/*
+ * What to record is one setting: all-cpus, cpu, pid, tid, or a command.
+ * Once the current source (the CLI) has been applied: when it names a
+ * target (has_command: it gave a command after --), the earlier sources'
+ * target options it did not set are dropped, so a config may carry a
+ * default target that `-p 1234` or `-- cmd` replaces whole.
+ */
+void record_opts_source_target(struct record_opts *o, bool has_command);
 /* True when option `name` was set explicitly (config or CLI). */
 bool record_opt_is_set(const struct record_opts *o, const char *name);
+/* The text option `name` was last set from; NULL when it is not set. */
+const char *record_opt_text(const struct record_opts *o, const char *name);
 
 /*
  * The ring size when -m was not given: 512 KiB (perf's, which fits the

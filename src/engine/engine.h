@@ -36,7 +36,7 @@ struct record_ring_loss {
 /* One output a sink reported through host->output (sink ABI 1.4). */
 struct record_output {
 	char *where;                 /* path or URL */
-	uint64_t bytes;              /* size once done, else 0 */
+	uint64_t bytes;              /* its size when it was done (also once removed), else 0 */
 	int event;                   /* the last enum perfsink_output_event for it */
 };
 
@@ -47,15 +47,41 @@ struct record_sink_report {
 	unsigned nr_outputs;
 	bool has_stats;              /* opened, with a stats call: st is set */
 	struct perfsink_sink_stats st;
+	/*
+	 * What it wrote (the summary's "written", JSON bytes_out, Prometheus
+	 * perfsink_sink_out_bytes_total): at the end, when every output it
+	 * named is a finished file, their sizes as finished (header, records,
+	 * features; removed ones too); else, and while recording, its own
+	 * st.bytes_out (a network sink's part bodies sent).
+	 */
+	uint64_t written;
 	bool failed;
 	/* What a failed instance did not write (zero for one that did not fail). */
 	uint64_t lost_records, lost_samples, lost_bytes;
 };
 
-/* What a recording did, for the summary the caller prints. */
+/*
+ * What a recording did, for the summary the caller prints.  Each number
+ * has one meaning wherever it is shown (perfsink(1), SUMMARY AND LOSS).
+ */
 struct record_report {
-	double secs;
-	uint64_t wakeups, ring_bytes, samples, buffers;
+	/*
+	 * The recording time: from the start (events enabled, the command
+	 * started) to the stop (its end, --duration, a signal, an error),
+	 * what --duration counts; and the time since the stop: the sinks
+	 * finishing (their last data, a network sink's drain, the files'
+	 * features), up to their close.  stopped: the stop has come.
+	 */
+	double secs, drain_secs;
+	bool stopped;
+	/*
+	 * bytes, buffers: what each sink was handed, the ring data and the
+	 * records perfsink writes itself (each output's kernel and task
+	 * maps, ...): a sink that took everything says the same "in".
+	 * ring_bytes: of bytes, what was read from the kernel's rings.
+	 */
+	uint64_t bytes, buffers;
+	uint64_t wakeups, ring_bytes, samples;
 	uint64_t kernel_lost;        /* samples the kernel dropped */
 	uint64_t lost_records;       /* LOST records they came in */
 	uint32_t stack_user;         /* --call-graph dwarf,SIZE: SIZE, else 0 */
@@ -85,7 +111,7 @@ typedef void record_report_fn(const struct record_report *r, void *arg);
 /*
  * While recording, about every progress_ms, on the engine thread, and once
  * more when recording stops (before the sinks drain): the counters so far
- * (secs, ring_bytes, samples, buffers, kernel_lost, lost_records,
+ * (secs, bytes, buffers, ring_bytes, samples, kernel_lost, lost_records,
  * rotations; rings is NULL) and every sink's current stats and outputs.
  * p lives for the call only.
  */

@@ -21,6 +21,7 @@
 #include "config/opts.h"
 #include "engine/control.h"
 #include "engine/drain.h"
+#include "engine/drain_ticker.h"
 #include "engine/evlist.h"
 #include "engine/now.h"
 #include "engine/output.h"
@@ -48,7 +49,7 @@ struct session {
 	struct pollfd *pfds;        /* rings, the signal pipe, the --control channel */
 	struct control ctl;         /* --control, -D's enable time */
 	bool rotate_requested;      /* SIGUSR2 */
-	struct timespec t0;
+	int64_t start_ns, stop_ns;  /* CLOCK_MONOTONIC of the start and the stop of recording; 0: not yet */
 	const struct record_observer *obs; /* NULL: nobody listens */
 	int64_t next_progress_ns;   /* CLOCK_MONOTONIC of the next progress report */
 	int64_t next_build_ids_ns;  /* of the next BUILD_ID refresh while recording */
@@ -56,6 +57,7 @@ struct session {
 	uint64_t unread_bytes;      /* left in the rings at the stop: every buffer was held */
 	int error;                  /* first runtime error (negative errno), from any part */
 	struct bid_worker *bidc;    /* fills perf's build-id cache; NULL with -N, -B */
+	struct drain_ticker *ticker; /* while a sink drains: the status line goes on */
 };
 
 /* Keep the first runtime error, whichever part saw it. */
@@ -168,6 +170,22 @@ static void reap_child(struct session *s)
 	}
 }
 
+/*
+ * SIGUSR2 (systemctl reload) rotates or dumps; it never re-reads the config,
+ * and says so, as an operator who edited it may expect that.
+ */
+static void usr2(struct session *s)
+{
+	if (s->o->switch_output == SWITCH_NONE && !s->o->overwrite) {
+		pr_info("SIGUSR2 ignored: no switch-output or overwrite to act on "
+			"(a reload never re-reads the config: restart to apply a change)");
+		return;
+	}
+	s->rotate_requested = true;
+	pr_info("SIGUSR2: %s now (the config is not re-read: restart to apply a change)",
+		s->o->overwrite ? "dumping the rings" : "a new output");
+}
+
 /* Returns true when recording should stop. */
 static bool handle_signals(struct session *s)
 {
@@ -182,8 +200,8 @@ static bool handle_signals(struct session *s)
 				stop = true;
 			else if (sigs[i] == SIGCHLD)
 				reap_child(s);
-			else if (sigs[i] == SIGUSR2 && (s->o->switch_output != SWITCH_NONE || s->o->overwrite))
-				s->rotate_requested = true;
+			else if (sigs[i] == SIGUSR2)
+				usr2(s);
 		}
 	}
 	return stop || s->child_done;
@@ -248,13 +266,31 @@ static int poll_timeout(int64_t deadline)
 	return left < POLL_MS ? (int)left : POLL_MS;
 }
 
-static int64_t elapsed_ns(const struct session *s);
+static void report_times(const struct session *s, struct record_report *r);
+
+/* The run so far into r, with every sink's stats in sinks (s->ss.n of them). */
+static void progress_fill(struct session *s, struct record_report *r, struct record_sink_report *sinks)
+{
+	const struct drainer *d = &s->dr;
+
+	*r = (struct record_report){
+		.bytes = s->ss.bytes, .buffers = s->ss.buffers,
+		.ring_bytes = d->ring_bytes, .samples = d->samples,
+		.kernel_lost = drainer_kernel_lost(d), .lost_records = d->lost_records,
+		/* rings: NULL; the per-ring loss is for the end */
+		.nr_rings = d->nr_rings, .rotations = s->out.rotations,
+		.sinks = sinks, .nr_sinks = s->ss.n,
+		/* The names are for the summary at the end. */
+		.files_refused = dso_set_refused(&d->dsos, NULL, 0),
+	};
+	report_times(s, r);
+	sinkset_progress(&s->ss, sinks);
+}
 
 /* The run so far, for the observer's status line and stats file. */
 static void progress_give(struct session *s)
 {
 	const struct record_observer *obs = s->obs;
-	const struct drainer *d = &s->dr;
 	int64_t now = engine_now_ns(CLOCK_MONOTONIC);
 	unsigned every = obs && obs->progress_ms ? obs->progress_ms : 1000;
 
@@ -262,19 +298,29 @@ static void progress_give(struct session *s)
 		return;
 	s->next_progress_ns = now + (int64_t)every * 1000000;
 	struct record_sink_report sinks[s->ss.n ? s->ss.n : 1];
-	char refused[1024];
-	struct record_report r = {
-		.secs = (double)elapsed_ns(s) / 1e9,
-		.ring_bytes = d->ring_bytes, .samples = d->samples, .buffers = d->buffers,
-		.kernel_lost = drainer_kernel_lost(d), .lost_records = d->lost_records,
-		/* rings: NULL; the per-ring loss is for the end */
-		.nr_rings = d->nr_rings, .rotations = s->out.rotations,
-		.sinks = sinks, .nr_sinks = s->ss.n,
-		.files_refused = dso_set_refused(&d->dsos, refused, sizeof(refused)),
-		.files_refused_names = refused,
-	};
-	sinkset_progress(&s->ss, sinks);
+	struct record_report r;
+
+	progress_fill(s, &r, sinks);
 	obs->progress(&r, obs->arg);
+}
+
+/* Around instance i's drain(): the status line ticks on from another thread meanwhile. */
+static void drain_around(void *arg, unsigned i, bool begin)
+{
+	struct session *s = arg;
+
+	if (!begin) {
+		drain_ticker_stop(s->ticker);
+		s->ticker = NULL;
+		return;
+	}
+	if (!s->obs || !s->obs->progress)
+		return;
+	struct record_sink_report sinks[s->ss.n ? s->ss.n : 1];
+	struct record_report r;
+
+	progress_fill(s, &r, sinks);
+	s->ticker = drain_ticker_start(s->obs, &r, s->stop_ns, &s->ss.v[i], i);
 }
 
 /*
@@ -294,8 +340,10 @@ static void build_ids_step(struct session *s)
 
 static void record_loop(struct session *s)
 {
-	int64_t deadline = s->o->duration_ms
-		? engine_now_ns(CLOCK_MONOTONIC) + (int64_t)s->o->duration_ms * 1000000 : 0;
+	int64_t deadline;
+
+	s->start_ns = engine_now_ns(CLOCK_MONOTONIC);
+	deadline = s->o->duration_ms ? s->start_ns + (int64_t)s->o->duration_ms * 1000000 : 0;
 	unsigned nr_rings = s->dr.nr_rings;
 	/* The first report after a whole period: a rate needs one. */
 	s->next_progress_ns = engine_now_ns(CLOCK_MONOTONIC) + 1000000000;
@@ -366,9 +414,20 @@ static int output_setup(struct session *s, int argc, char **argv)
 
 /* ------------------------------------------------------------- end */
 
-static int64_t elapsed_ns(const struct session *s)
+/* Recording time: from the start to the stop, or to now while recording. */
+static int64_t recording_ns(const struct session *s)
 {
-	return engine_now_ns(CLOCK_MONOTONIC) - ((int64_t)s->t0.tv_sec * 1000000000 + s->t0.tv_nsec);
+	if (!s->start_ns)
+		return 0;
+	return (s->stop_ns ? s->stop_ns : engine_now_ns(CLOCK_MONOTONIC)) - s->start_ns;
+}
+
+/* The recording time, and once stopped the time since (the sinks finishing). */
+static void report_times(const struct session *s, struct record_report *r)
+{
+	r->secs = (double)recording_ns(s) / 1e9;
+	r->stopped = s->stop_ns != 0;
+	r->drain_secs = s->stop_ns ? (double)(engine_now_ns(CLOCK_MONOTONIC) - s->stop_ns) / 1e9 : 0;
 }
 
 /* What the run did, for the caller's summary; after the sinks closed (their stats read before). */
@@ -379,9 +438,9 @@ static void report_give(struct session *s, const struct record_observer *obs)
 	struct record_sink_report sinks[s->ss.n ? s->ss.n : 1];
 	char refused[1024];
 	struct record_report r = {
-		.secs = (double)elapsed_ns(s) / 1e9,
+		.bytes = s->ss.bytes, .buffers = s->ss.buffers,
 		.wakeups = s->wakeups, .ring_bytes = d->ring_bytes, .samples = d->samples,
-		.buffers = d->buffers, .kernel_lost = drainer_kernel_lost(d),
+		.kernel_lost = drainer_kernel_lost(d),
 		.stack_user = d->stack_user, .stack_cut = d->stack_cut,
 		.lost_records = d->lost_records, .nr_rings = d->nr_rings, .rings = rings,
 		.unread_bytes = s->unread_bytes,
@@ -396,6 +455,7 @@ static void report_give(struct session *s, const struct record_observer *obs)
 		r.overruns += d->rings[c].overruns;
 		r.pool_waits += d->pools[c]->waits;
 	}
+	report_times(s, &r);
 	sinkset_reports(&s->ss, sinks);
 	obs->report(&r, obs->arg);
 }
@@ -484,7 +544,7 @@ static void finish(struct session *s, const char *err)
 	cache_step_settle(s->bidc, engine_now_ns(CLOCK_MONOTONIC) + CACHE_WAIT_MS * 1000000LL);
 	/* BUILD_ID first: a streaming sink sends it with its last parts in drain(). */
 	output_build_ids_update(&s->out, &s->dr.dsos);
-	sinkset_drain(&s->ss);
+	sinkset_drain(&s->ss, drain_around, s);
 	if (s->error && err[0])
 		pr_err("%s", err);
 }
@@ -506,7 +566,6 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	struct session *s = &ses;
 	char err[512] = "";
 
-	clock_gettime(CLOCK_MONOTONIC, &s->t0);
 	int r = evlist_parse(&s->evl, o, err, sizeof(err));
 	if (r < 0) {
 		pr_err("%s", err[0] ? err : strerror(-r));
@@ -545,14 +604,16 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	}
 	if (!s->error)
 		record_loop(s);
-	int64_t stopped_ns = engine_now_ns(CLOCK_MONOTONIC);
+	if (!s->start_ns)
+		s->start_ns = engine_now_ns(CLOCK_MONOTONIC); /* the command could not run */
+	s->stop_ns = engine_now_ns(CLOCK_MONOTONIC);
 	finish(s, err);
 
 	struct perfsink_summary sum = {
 		.samples = s->dr.samples,
 		.lost_events = drainer_kernel_lost(&s->dr),
 		.ring_bytes = s->dr.ring_bytes,
-		.duration_ns = elapsed_ns(s),
+		.duration_ns = recording_ns(s),
 		.stop_reason = s->error,
 	};
 	bool sink_failed = s->ss.nr_stop_failed || !sinkset_alive(&s->ss);
@@ -561,7 +622,7 @@ int engine_record(const struct record_opts *o, const struct bound_sinks *c, int 
 	if (obs && obs->report)
 		report_give(s, obs);
 	wait_child(s);
-	cache_step_end(s->bidc, &s->dr.dsos, stopped_ns + CACHE_WAIT_MS * 1000000LL);
+	cache_step_end(s->bidc, &s->dr.dsos, s->stop_ns + CACHE_WAIT_MS * 1000000LL);
 	signals_restore();
 	sinkset_free(&s->ss);
 	session_free(s);

@@ -80,8 +80,10 @@ static void host_output(const struct perfsink_instance *inst, enum perfsink_outp
 	o = ev == PERFSINK_OUTPUT_BEGUN ? NULL : output_find(si, where);
 	if (!o && !(o = output_add(si, where)))
 		return;
+	/* A removed output keeps the size it was written with: it counts as written. */
+	if (ev != PERFSINK_OUTPUT_REMOVED || o->event != PERFSINK_OUTPUT_DONE)
+		o->bytes = ev == PERFSINK_OUTPUT_DONE ? bytes : 0;
 	o->event = ev;
-	o->bytes = ev == PERFSINK_OUTPUT_DONE ? bytes : 0;
 	bool remote = strstr(where, "://") != NULL; /* a URL: said at once */
 	bool ending = !si->set || si->set->ending; /* `perfsink upload` has no set */
 	if (ev == PERFSINK_OUTPUT_BEGUN)
@@ -211,6 +213,8 @@ static void accepted(struct sink_inst *si, const struct perfsink_buf *buf, uint3
 
 int sinkset_write(struct sinkset *ss, struct perfsink_buf *buf, uint32_t samples)
 {
+	ss->bytes += buf->len;
+	ss->buffers++;
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
 		if (si->err) {
@@ -330,6 +334,25 @@ static const char *sink_plugin_label(const struct sink_inst *si)
 	return note ? note : si->ops->name;
 }
 
+/*
+ * What si wrote (record_sink_report.written): the sizes of its files as
+ * they were finished, when it named only files and finished every one;
+ * else (a URL, an output still open, no output named) its bytes_out.
+ */
+static uint64_t sink_written(const struct sink_inst *si, const struct perfsink_sink_stats *st)
+{
+	uint64_t sum = 0;
+
+	for (unsigned k = 0; k < si->nr_outputs; k++) {
+		const struct record_output *o = &si->outputs[k];
+
+		if (strstr(o->where, "://") || o->event == PERFSINK_OUTPUT_BEGUN)
+			return st->bytes_out;
+		sum += o->bytes;
+	}
+	return si->nr_outputs ? sum : st->bytes_out;
+}
+
 static struct record_sink_report report_head(const struct sink_inst *si)
 {
 	return (struct record_sink_report){
@@ -347,6 +370,7 @@ void sinkset_progress(struct sinkset *ss, struct record_sink_report *out)
 			out[i].has_stats = true;
 			si->ops->stats(si->ctx, &out[i].st);
 		}
+		out[i].written = out[i].st.bytes_out; /* its outputs are not finished yet */
 	}
 }
 
@@ -379,16 +403,22 @@ void sinkset_reports(struct sinkset *ss, struct record_sink_report *out)
 		out[i].lost_samples = loss.samples;
 		out[i].lost_bytes = loss.bytes;
 	}
+	for (unsigned i = 0; i < ss->n; i++)
+		out[i].written = sink_written(&ss->v[i], &out[i].st);
 }
 
-void sinkset_drain(struct sinkset *ss)
+void sinkset_drain(struct sinkset *ss, sinkset_drain_fn *around, void *arg)
 {
 	ss->ending = true;
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
 		if (!si->opened || si->err || !sink_ops_has(si->ops, drain))
 			continue;
+		if (around)
+			around(arg, i, true);
 		int r = si->ops->drain(si->ctx);
+		if (around)
+			around(arg, i, false);
 		if (r < 0)
 			fail(ss, si, r);
 	}

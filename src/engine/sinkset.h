@@ -52,6 +52,7 @@ struct sinkset {
 	struct sink_inst *v;
 	unsigned n;
 	unsigned nr_stop_failed; /* failed instances with on_error = stop */
+	uint64_t bytes, buffers; /* handed to the instances (each got them, or lost them) */
 	bool ending;             /* drain/close: outputs done now are in the summary, not printed */
 };
 
@@ -77,12 +78,15 @@ int sinkset_barrier(struct sinkset *ss);
 int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next);
 /* Whether every instance that rotates can; names the first that cannot. */
 bool sinkset_can_rotate(const struct sinkset *ss, const char **which);
+/* Called on the engine thread just before (begin) and after instance i's drain(). */
+typedef void sinkset_drain_fn(void *arg, unsigned i, bool begin);
 /*
  * End of the run, after sinkset_settle: drain() (sink ABI 1.4) every live
  * instance that has it, so that their stats are final; a failure marks it
  * failed.  From here on, outputs they finish are not printed one by one.
+ * around (NULL: none) is called around each drain().
  */
-void sinkset_drain(struct sinkset *ss);
+void sinkset_drain(struct sinkset *ss, sinkset_drain_fn *around, void *arg);
 /* Whether instance si's ops table has op m (appended by a later minor). */
 #define sink_ops_has(ops, m) \
 	((ops)->struct_size >= offsetof(struct perfsink_sink_ops, m) + sizeof((ops)->m) && (ops)->m)

@@ -9,7 +9,10 @@ UNIT_IN=$TOP_SRCDIR/etc/perfsink@.service.in
 # The unit as installed, but naming this build's binary and a config in $T.
 mkdir -p "$T/perfsink" "$T/man/man1" "$T/man/man5" "$T/state"
 sed -e "s|@bindir@|$TOP_BUILDDIR/src|g" -e "s|@sysconfdir@|$T|g" "$UNIT_IN" > "$T/perfsink@fleet.service"
-cp "$TOP_SRCDIR/etc/fleet.ini" "$T/perfsink/fleet.ini"
+# Its absolute paths (the package's stats and spool directories) in $T.
+mkdir -p "$T/metrics" && mkdir -m 700 "$T/spool"
+sed -e "s|/var/lib/perfsink/metrics|$T/metrics|; s|/var/spool/perfsink|$T/spool|" \
+	"$TOP_SRCDIR/etc/fleet.ini" >"$T/perfsink/fleet.ini"
 cp "$TOP_SRCDIR/man/perfsink.1" "$T/man/man1/" && cp "$TOP_SRCDIR/man/perfsink.ini.5" "$T/man/man5/"
 # verify UNIT: no complaint at all (it exits 0 on unknown directives, only saying so).
 verify() { MANPATH=$T/man systemd-analyze verify "$1" > "$1.log" 2>&1 && [ ! -s "$1.log" ]; }
@@ -38,16 +41,6 @@ else
 	skip "etc/fleet.ini records every CPU: perfsink check needs root to open its events"
 fi
 
-# Bash completion, as bash calls it: COMP_WORDS and COMP_CWORD set, the reply read.
-complete_words() { # complete_words WORD...: the completions of the last word
-	bash -c '
-		PATH=$1:$PATH; shift
-		source "$0"
-		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
-		_perfsink
-		printf "%s\n" "${COMPREPLY[@]}"' "$TOP_SRCDIR/etc/bash-completion/perfsink" \
-		"$TOP_BUILDDIR/src" "$@"
-}
 has() { local want=$1; shift; complete_words "$@" | grep -qx -- "$want"; }
 check "completion: verbs (che -> check) and options (--summary -> --summary-json)" \
 	eval "has check perfsink che && has --summary-json perfsink record --summary && has --stats-file perfsink check --stats"

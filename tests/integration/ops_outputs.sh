@@ -88,7 +88,7 @@ PY
 "$PERFSINK" record -e cpu-clock -F 999 -o max.data --switch-output=16K --switch-max-files 2 \
 	--summary-json max.json -- "$WORKLOAD" cpu 1500 > max.out 2> max.err
 check "--switch-max-files 2: two kept, the rest said removed" \
-	eval "test \$(ls max.data.* | wc -l) = 2 && grep -q 'written to 2 outputs ([0-9]* removed' max.err"
+	eval "test \$(ls max.data.* | wc -l) = 2 && grep -q 'written to [3-9][0-9]* outputs ([1-9][0-9]* removed' max.err"
 check "--summary-json: removed outputs have state removed" python3 - max.json <<'PY'
 import json, os, sys
 outs = json.load(open(sys.argv[1]))["sinks"][0]["outputs"]

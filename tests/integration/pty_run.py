@@ -9,14 +9,18 @@ Steps run in order; each has a deadline, none sleeps a fixed time:
   ctrl-c                 type Ctrl-C (the terminal sends SIGINT to the
                          foreground process group, as a real one does)
   exit:SECONDS           wait for the command to exit; print its status
+  cols:N                 make the terminal N columns wide (24 rows)
 Exit status: 0 when every step succeeded, 1 when one timed out (the step
 is named on stderr), 2 on bad usage.
 """
+import fcntl
 import os
 import pty
 import re
 import select
+import struct
 import sys
+import termios
 import time
 
 
@@ -69,6 +73,8 @@ def main():
                 return 1
         elif kind == 'ctrl-c':
             os.write(fd, b'\x03')
+        elif kind == 'cols':
+            fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack('HHHH', 24, int(rest), 0, 0))
         elif kind == 'exit':
             for _ in pump(time.monotonic() + float(rest)):
                 if status is not None:

@@ -133,3 +133,12 @@ r = subprocess.call(sys.argv[2:])
 open(sys.argv[1], "w").write("%d\n" % resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
 sys.exit(r)' "$f" "$@"
 }
+
+# one_session DIR: "HOST/SESSION" of the first session the http sink put in
+# DIR (a collector's url path), empty when none.
+one_session() {
+	local h s
+	h=$(ls "$1" 2>/dev/null | grep -v '^buildid$' | head -n 1)
+	s=$(ls "$1/$h" 2>/dev/null | grep -v '\.end$' | head -n 1)
+	[ -n "$h" ] && [ -n "$s" ] && echo "$h/$s"
+}

@@ -100,3 +100,13 @@ wait_recording() {
 	set -- $1
 	wait_for 20 data_grew "$1" "$(data_size "$1")"
 }
+# Bash completion (etc/bash-completion/perfsink), as bash calls it: COMP_WORDS and COMP_CWORD set, the reply read.
+complete_words() { # complete_words WORD...: the completions of the last word
+	bash -c '
+		PATH=$1:$PATH; shift
+		source "$0"
+		COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}
+		_perfsink
+		printf "%s\n" "${COMPREPLY[@]}"' "$TOP_SRCDIR/etc/bash-completion/perfsink" \
+		"$TOP_BUILDDIR/src" "$@"
+}

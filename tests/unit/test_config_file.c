@@ -174,7 +174,7 @@ static void test_missing_file(void **state)
 
 	assert_int_equal(config_load(&f->c, "/nonexistent/perfsink.ini", &f->o, f->err,
 				     sizeof(f->err)), -EINVAL);
-	assert_contains(f->err, "/nonexistent/perfsink.ini: cannot open config: No such file");
+	assert_contains(f->err, "cannot read config: '/nonexistent/perfsink.ini': No such file");
 }
 
 static const struct perfsink_value *value_of(const struct sink_conf *s, const char *key)

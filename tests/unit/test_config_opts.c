@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -279,6 +280,57 @@ static void test_check(void **state)
 }
 
 /* perf record's options: perf's spellings accepted, the rest refused with the accepted forms. */
+/*
+ * The target is one setting: a target from the later source (the CLI), or
+ * a command, replaces the earlier source's (the config's) whole.
+ */
+static void test_source_target(void **state)
+{
+	static const struct {
+		const char *cfg, *cli; /* "name=value" or NULL */
+		bool command;
+		bool all_cpus;
+		const char *cpu;
+		pid_t pid;
+	} cases[] = {
+		{ "all-cpus=true", NULL, false, true, NULL, 0 },     /* the config's own */
+		{ "all-cpus=true", "pid=42", false, false, NULL, 42 },
+		{ "all-cpus=true", NULL, true, false, NULL, 0 },    /* -- cmd */
+		{ "cpu=0", "all-cpus=true", false, true, NULL, 0 },
+		{ "pid=7", "cpu=0", false, false, "0", 0 },
+		{ "pid=7", "freq=99", false, false, NULL, 7 },      /* not a target: kept */
+		{ NULL, "all-cpus=true", true, true, NULL, 0 },     /* -a -- cmd, as perf */
+	};
+	char err[256], buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < N(cases); i++) {
+		struct record_opts o;
+		const char *src[2] = { cases[i].cfg, cases[i].cli };
+
+		record_opts_init(&o);
+		for (int k = 0; k < 2; k++) {
+			if (k)
+				record_opts_source_begin(&o);
+			if (!src[k])
+				continue;
+			snprintf(buf, sizeof(buf), "%s", src[k]);
+			*strchr(buf, '=') = '\0';
+			assert_int_equal(record_opt_set(&o, buf, buf + strlen(buf) + 1, err, sizeof(err)), 0);
+		}
+		record_opts_source_target(&o, cases[i].command);
+		if (o.all_cpus != cases[i].all_cpus || o.pid != cases[i].pid ||
+		    !!o.cpu_list != !!cases[i].cpu || (o.cpu_list && strcmp(o.cpu_list, cases[i].cpu)))
+			fail_msg("case %zu (%s, then %s%s): all_cpus %d, cpu %s, pid %d", i,
+				 cases[i].cfg ? cases[i].cfg : "-", cases[i].cli ? cases[i].cli : "-",
+				 cases[i].command ? " and a command" : "", o.all_cpus,
+				 o.cpu_list ? o.cpu_list : "-", (int)o.pid);
+		assert_int_equal(record_opt_is_set(&o, "all-cpus"), cases[i].all_cpus);
+		assert_int_equal(record_opts_check(&o, err, sizeof(err)), 0);
+		record_opts_free(&o);
+	}
+}
+
 static void test_perf_values(void **state)
 {
 	static const struct { const char *name, *value; const char *why; } bad[] = {
@@ -340,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_perf_values),
 		cmocka_unit_test(test_check),
+		cmocka_unit_test(test_source_target),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
