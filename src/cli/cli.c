@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +21,7 @@
 #include "base/log.h"
 #include "config/opts.h"
 #include "loader/plugin.h"
+#include "engine/signals.h"
 #include "engine/sinkset.h"
 #include "config/value_parse.h"
 
@@ -494,6 +496,7 @@ int record_prepare(int argc, char **argv, struct record_prep *p)
 	}
 	if (apply_sets(o, p->sets, p->nsets) < 0)
 		return -EINVAL;
+	record_opts_source_target(o, o->argv != NULL);
 	/* As perf record: no -o, no config and standard output a pipe: perf's
 	 * pipe format goes there (`perfsink record -- cmd | perf script -i -`). */
 	if (!o->output && !o->config_path && !o->nr_sinks && stdout_is_fifo() &&
@@ -606,6 +609,40 @@ int cmd_sinks(int argc, char **argv)
 	return code;
 }
 
+/* upload: SIGINT/SIGTERM ask the sink to stop; its requests see it within 100 ms. */
+static void upload_on_stop(int sig)
+{
+	(void)sig;
+	signals_stop_requested = 1;
+}
+
+static void upload_stop_handlers(void)
+{
+	struct sigaction sa = { .sa_handler = upload_on_stop };
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+/*
+ * One sink's spool sent: 0, or 1 when anything stays unsent or it failed.
+ * *told: its upload() was interrupted, and the sink said so in one line.
+ */
+static int upload_one(const struct sink_conf *c, uint64_t deadline_ms, bool *told)
+{
+	const struct perfsink_sink_ops *ops = c->plugin->ops;
+	struct sink_inst si;
+	void *ctx;
+	sink_inst_init(&si, c);
+	if (ops->open(&si.pub, &ctx) < 0)
+		return 1;
+	int sent = ops->upload(ctx, (int64_t)deadline_ms);
+	*told |= sent == -EINTR;
+	/* close() says whether the spool still holds anything (http: -EAGAIN). */
+	int closed = ops->close(ctx, NULL);
+	return sent < 0 || closed < 0;
+}
+
 int cmd_upload(int argc, char **argv)
 {
 	static const struct option lo[] = {
@@ -663,23 +700,19 @@ int cmd_upload(int argc, char **argv)
 	log_set_verbosity(verbose ? 1 + verbose : o.verbose);
 	code = 0;
 	unsigned done = 0;
-	for (unsigned i = 0; i < sinks.nr_sinks; i++) {
-		const struct perfsink_sink_ops *ops = sinks.sinks[i].plugin->ops;
-		if (!ops->upload)
+	bool told = false;
+	upload_stop_handlers();
+	for (unsigned i = 0; i < sinks.nr_sinks && !signals_stop_requested; i++) {
+		if (!sinks.sinks[i].plugin->ops->upload)
 			continue;
-		struct sink_inst si;
-		void *ctx;
-		sink_inst_init(&si, &sinks.sinks[i]);
 		done++; /* it has a spool, even if it cannot open it */
-		if (ops->open(&si.pub, &ctx) < 0) {
-			code = 1;
-			continue;
-		}
-		if (ops->upload(ctx, (int64_t)deadline_ms) < 0)
-			code = 1;
-		ops->close(ctx, NULL);
+		code |= upload_one(&sinks.sinks[i], deadline_ms, &told);
 	}
-	if (!done) {
+	if (signals_stop_requested) {
+		if (!told)
+			pr_err("upload: interrupted; what was not sent stays in the spool for the next run");
+		code = 1;
+	} else if (!done) {
 		pr_err("upload: no selected sink has anything to upload (only sinks with a spool do)");
 		code = EXIT_BAD_INPUT;
 	}
