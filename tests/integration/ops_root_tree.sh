@@ -18,7 +18,9 @@ cd "$T"
 umask 002
 TREE=$T/tree
 mkdir "$TREE"
-if git -C "$TOP_SRCDIR" rev-parse --git-dir > /dev/null 2>&1; then
+# Only a checkout's own top: make distcheck's tree sits untracked inside
+# a clone, where git archive fails.
+if [ "$(git -C "$TOP_SRCDIR" rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$TOP_SRCDIR" && pwd -P)" ]; then
 	git -C "$TOP_SRCDIR" archive --format=tar HEAD | tar -x -C "$TREE" || exit 1
 	diag "the tree: git archive HEAD of $TOP_SRCDIR, unpacked as root"
 else
