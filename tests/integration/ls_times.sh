@@ -4,7 +4,8 @@
 # marker), not when its parts reached the collector: after the
 # collector's files are touched to another date, START and END are still
 # those of the recording (issue 31).  A session without an end marker
-# (open) shows the start its name carries and no end.
+# (open) shows the start its name carries and no end.  With rotation,
+# each segment ends when the next one begins.
 . "$TESTS_SRCDIR/lib/http_lib.sh"
 command -v nginx >/dev/null || { echo "1..0 # SKIP nginx not installed"; exit 0; }
 [ "$(id -u)" = 0 ] || { echo "1..0 # SKIP needs root (nginx as root, perf_event_open)"; exit 0; }
@@ -13,7 +14,7 @@ T=$(mktemp -d /tmp/ls_times.XXXXXX)
 export HOME=$T/home
 mkdir -p "$HOME"
 trap 'nginx_stop; rm -rf "$T"' EXIT
-echo "1..7"
+echo "1..9"
 collector_start "$T/ng"
 printf '[sink.net]\nplugin = http\nurl = http://127.0.0.1:%s/c\nspool_dir = %s/spool\nsymbols = none\n' \
 	"$P" "$T" >"$T/net.ini"
@@ -53,4 +54,22 @@ near() { [ "$1" != - ] && [ $(($1 - $2)) -ge -1 ] && [ $(($1 - $2)) -le 1 ]; } #
 check "an open session shows the start in its name (the recording host's UTC clock)" \
 	bash -c "$(declare -f near); test '$ST' = open && near '$(epoch "${A2:--}")' '$A'"
 check "and no end (-), not an arrival time" test "$B2" = -
+
+# Rotation: every segment is a session of its own, in the order it was recorded.
+printf '[sink.net]\nplugin = http\nurl = http://127.0.0.1:%s/r\nspool_dir = %s/spool\nsymbols = none\n' \
+	"$P" "$T" >"$T/rot.ini"
+R0=$(date +%s)
+"$PERFSINK" record -e cpu-clock -F 999 --switch-output=1s --config "$T/rot.ini" -- \
+	"$TESTS_BUILDDIR/integration/workload" cpu 2500 >"$T/rot.out" 2>"$T/rot.err"
+check "a rotating recording into the collector succeeds" test $? = 0 || sed 's/^/# /' "$T/rot.err"
+R1=$(date +%s)
+find "$ROOT/r" -exec touch -h -d '2001-02-03 04:05:06' {} +
+"$PERFSINK" ls --json "http://127.0.0.1:$P/r" >"$T/rot.json"
+check "its segments (2 or more) follow each other: each ends as the next begins, within the run" \
+	python3 -c "import json, sys, calendar, time
+t = lambda s: calendar.timegm(time.strptime(s, '%Y-%m-%dT%H:%M:%SZ'))
+d = sorted(json.load(open('$T/rot.json')), key=lambda x: x['session'])
+ok = len(d) >= 2 and all(x['state'] == 'ended' and $R0 <= t(x['start']) <= t(x['end']) <= $R1 for x in d)
+ok = ok and all(a['end'] == b['start'] for a, b in zip(d, d[1:]))
+sys.exit(not ok)" || sed 's/^/# /' "$T/rot.json"
 exit $tap_fail
