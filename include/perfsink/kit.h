@@ -43,11 +43,13 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 4 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
+#define PERFSINK_KIT_VERSION_MINOR 5 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
                                       1.2: perfsink_kit_fsink_open_keys, perfsink_kit_buildid_cache_dir,
                                       perfsink_kit_sym_read falls back to the build-id cache;
                                       1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open);
-                                      1.4: perfsink_kit_build_id.sampled */
+                                      1.4: perfsink_kit_build_id.sampled;
+                                      1.5: perfsink_kit_debug_find, perfsink_kit_debug_read_of
+                                      (.gnu_debuglink) */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -787,6 +789,25 @@ void perfsink_kit_debug_path(const char *hex, char *out, size_t n);
  */
 int perfsink_kit_debug_read(const char *hex, uint64_t max, struct perfsink_kit_buf *out,
 			    uint64_t *size);
+/*
+ * Kit 1.5.  The separate debug file of b (an ELF file) where gdb and perf
+ * find one: /usr/lib/debug/.build-id/xx/yyyy.debug, else the file its
+ * .gnu_debuglink section names (b's file from the build-id cache, else at
+ * its path when anyone may read it there), looked for in b's directory,
+ * its .debug/ and /usr/lib/debug/ + its directory, each only when anyone
+ * may read it there, and taken only when its CRC32 is the link's and its
+ * build-id b's (as gdb, the first such place wins).
+ * perfsink_kit_debug_find says cheaply whether the machine has one
+ * (without the CRC check): 0, or how it was found.
+ * perfsink_kit_debug_read_of reads it into out, *how saying which way:
+ * same returns as perfsink_kit_sym_read; -ENOENT when there is none,
+ * -ESTALE when the link's places hold only other files.
+ */
+#define PERFSINK_KIT_DEBUG_BUILD_ID 1 /* /usr/lib/debug/.build-id */
+#define PERFSINK_KIT_DEBUG_LINK     2 /* .gnu_debuglink */
+int perfsink_kit_debug_find(const struct perfsink_kit_build_id *b);
+int perfsink_kit_debug_read_of(const struct perfsink_kit_build_id *b, uint64_t max,
+			       struct perfsink_kit_buf *out, uint64_t *size, int *how);
 
 /* Build-id of the ELF image img[0..len) (notes of the program headers, else
  * of the sections).  0, -ENOEXEC (not ELF), -ENOENT (no build-id). */

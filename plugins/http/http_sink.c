@@ -54,6 +54,7 @@ struct http_sink {
 	int64_t drain_until_ms;    /* while in drain(), its deadline, else 0; stats() reads it (atomic) */
 	int64_t upload_until_ms;   /* upload()'s deadline, which symbols share; 0: no upload() */
 	int64_t next_ship_ms;      /* when the build-ids seen so far go to the shipper again */
+	int64_t barrier_real_ns;   /* CLOCK_REALTIME of the last barrier(): the engine's at the stop */
 };
 
 static int64_t mono_ms(void)
@@ -62,6 +63,14 @@ static int64_t mono_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
 /* Uploader's thread: an earlier run's build-id part left the spool; ship its symbols now. */
@@ -318,6 +327,10 @@ static int http_barrier(void *ctx)
 {
 	struct http_sink *h = ctx;
 
+	/* The engine's last barrier comes as soon as the rings are read after
+	 * the stop: the recording's end, for the end marker (drain() comes
+	 * later, after the build-id cache's wait). */
+	h->barrier_real_ns = real_ns();
 	return uploader_barrier(h->up);
 }
 
@@ -343,6 +356,7 @@ static int http_drain(void *ctx)
 	int rc;
 
 	h->drain_start_ms = mono_ms();
+	uploader_ended(h->up, h->barrier_real_ns ? h->barrier_real_ns : real_ns());
 	/* The build-ids and the end marker go out with the last parts (the
 	 * host updates BUILD_ID before drain()), and the symbols start. */
 	http_stream_end(h);
@@ -375,8 +389,11 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 	unsigned unshipped;
 	int rc;
 
-	if (!h->drain_start_ms)
+	if (!h->drain_start_ms) {
 		h->drain_start_ms = mono_ms();
+		if (sum)
+			uploader_ended(h->up, h->barrier_real_ns ? h->barrier_real_ns : real_ns());
+	}
 	if (sum && sum->stop_reason >= 0)
 		http_stream_end(h);
 	/* After upload() the deadline was upload's; after drain() it is over. */

@@ -124,27 +124,57 @@ void part_cutter_destroy(struct part_cutter *c)
 	part_free(part_cutter_flush(c));
 }
 
-size_t part_end_format(char *buf, uint64_t parts)
+size_t part_end_format(char *buf, uint64_t parts, int64_t start_ns, int64_t end_ns)
 {
-	return (size_t)snprintf(buf, PART_END_MAX, "{\"parts\": %" PRIu64 "}\n", parts);
+	return (size_t)snprintf(buf, PART_END_MAX,
+				"{\"parts\": %" PRIu64 ", \"start_ns\": %" PRId64 ", \"end_ns\": %" PRId64 "}\n",
+				parts, start_ns, end_ns);
 }
 
-int part_end_parse(const uint8_t *data, size_t len, uint64_t *parts)
+/* lit at *p (advanced past it): 0, or -1. */
+static int take_lit(const uint8_t **p, const uint8_t *end, const char *lit)
 {
-	static const char head[] = "{\"parts\": ";
-	char buf[PART_END_MAX], digits[24];
-	size_t n = sizeof(head) - 1, d;
+	size_t n = strlen(lit);
 
-	if (len < n + 3 || len >= sizeof(digits) + n || memcmp(data, head, n))
+	if ((size_t)(end - *p) < n || memcmp(*p, lit, n))
 		return -1;
-	d = len - n - 2; /* the digits, then "}\n" */
-	memcpy(digits, data + n, d);
-	digits[d] = '\0';
-	if (d > 19 || strspn(digits, "0123456789") != d || (d > 1 && digits[0] == '0'))
+	*p += n;
+	return 0;
+}
+
+/* 1 to 19 decimal digits at *p, no leading zero: 0 and *v, or -1. */
+static int take_digits(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	size_t d = 0;
+
+	*v = 0;
+	while (*p + d < end && (*p)[d] >= '0' && (*p)[d] <= '9' && d < 20)
+		*v = *v * 10 + (uint64_t)((*p)[d++] - '0');
+	if (d == 0 || d > 19 || (d > 1 && (*p)[0] == '0'))
 		return -1;
-	*parts = strtoull(digits, NULL, 10);
-	/* Byte for byte what part_end_format writes: nothing else is sent. */
-	if (*parts == 0 || part_end_format(buf, *parts) != len || memcmp(buf, data, len))
+	*p += d;
+	return 0;
+}
+
+int part_end_parse(const uint8_t *data, size_t len, uint64_t *parts, int64_t *start_ns,
+		   int64_t *end_ns)
+{
+	const uint8_t *p = data, *end = data + len;
+	uint64_t n, t0 = 0, t1 = 0;
+
+	/* Byte for byte what part_end_format writes (or wrote before the times). */
+	if (take_lit(&p, end, "{\"parts\": ") || take_digits(&p, end, &n) || n == 0)
 		return -1;
+	if (take_lit(&p, end, "}\n") &&
+	    (take_lit(&p, end, ", \"start_ns\": ") || take_digits(&p, end, &t0) ||
+	     take_lit(&p, end, ", \"end_ns\": ") || take_digits(&p, end, &t1) || take_lit(&p, end, "}\n")))
+		return -1;
+	if (p != end)
+		return -1;
+	*parts = n;
+	if (start_ns)
+		*start_ns = (int64_t)t0;
+	if (end_ns)
+		*end_ns = (int64_t)t1;
 	return 0;
 }

@@ -76,13 +76,19 @@ struct part *part_cutter_meta(struct part_cutter *c, const void *data, size_t le
 void part_cutter_destroy(struct part_cutter *c);
 
 /*
- * The end marker's bytes: {"parts": N}\n, N the stream's part count.
+ * The end marker's bytes: {"parts": N, "start_ns": S, "end_ns": E}\n, N the
+ * stream's part count, S and E the recording host's CLOCK_REALTIME (ns
+ * since the epoch) when the stream began and when it ended, so `perfsink
+ * ls` shows when it was recorded, not when its parts arrived.
  * part_end_format writes them to buf (at least PART_END_MAX bytes) and
  * returns their length.  part_end_parse accepts exactly what it writes,
- * with N >= 1 (part 0, the prologue, always exists): 0 and *parts, or -1.
+ * and the {"parts": N}\n of sinks before the times (a spool of an older
+ * run; *start_ns = *end_ns = 0), with N >= 1 (part 0, the prologue, always
+ * exists): 0 and *parts, or -1.  start_ns, end_ns may be NULL.
  */
-#define PART_END_MAX 48
-size_t part_end_format(char *buf, uint64_t parts);
-int part_end_parse(const uint8_t *data, size_t len, uint64_t *parts);
+#define PART_END_MAX 96
+size_t part_end_format(char *buf, uint64_t parts, int64_t start_ns, int64_t end_ns);
+int part_end_parse(const uint8_t *data, size_t len, uint64_t *parts, int64_t *start_ns,
+		   int64_t *end_ns);
 
 #endif

@@ -482,7 +482,7 @@ static const char *end_refusal(int sess_fd, const struct part *p, char *buf, siz
 	DIR *d;
 	int fd;
 
-	if (part_end_parse(p->body.data, p->body.len, &n) < 0)
+	if (part_end_parse(p->body.data, p->body.len, &n, NULL, NULL) < 0)
 		return "not an end marker ({\"parts\": N} as the sink writes it)";
 	if (n < p->seq) {
 		snprintf(buf, len, "says %" PRIu64 " parts, but part %010" PRIu64 " was in the spool", n,

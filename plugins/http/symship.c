@@ -44,6 +44,7 @@ struct ship_counts {
 	unsigned unheld;           /* container processes whose root was not held */
 	unsigned unsampled;        /* mapped, no sample fell in them: not shipped (sampled) */
 	unsigned over_budget;      /* not shipped: symbols_budget reached */
+	unsigned debuglinks;       /* of files, debug files found through .gnu_debuglink */
 	uint64_t bytes, over_cap_bytes, over_budget_bytes;
 };
 
@@ -307,15 +308,17 @@ static int ship_executable(struct symship *s, const struct perfsink_kit_build_id
 	return send_buf(s, key, &s->c.files);
 }
 
+/*
+ * Its separate debug file, when the machine has one: in
+ * /usr/lib/debug/.build-id, else where its .gnu_debuglink leads (kit.h).
+ */
 static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id *b)
 {
-	char key[128], path[256];
+	char key[128];
 	uint64_t remote, size = 0;
-	struct stat st;
-	int have, rc;
+	int have, rc, how;
 
-	perfsink_kit_debug_path(b->hex, path, sizeof(path));
-	if (stat(path, &st) < 0)
+	if (!perfsink_kit_debug_find(b))
 		return 1; /* the machine has none: nothing to count */
 	snprintf(key, sizeof(key), "buildid/%s/debuginfo", b->hex);
 	have = head(s, key, &remote);
@@ -327,12 +330,15 @@ static int ship_debuginfo(struct symship *s, const struct perfsink_kit_build_id 
 		s->c.present++;
 		return 1;
 	}
-	rc = perfsink_kit_debug_read(b->hex, s->conf->symbols_max, &s->buf, &size);
+	rc = perfsink_kit_debug_read_of(b, s->conf->symbols_max, &s->buf, &size, &how);
 	if (rc) {
 		read_failed(s, rc, size);
 		return 1;
 	}
-	return send_buf(s, key, &s->c.files);
+	have = (int)s->c.files;
+	rc = send_buf(s, key, &s->c.files);
+	s->c.debuglinks += s->c.files != (unsigned)have && how == PERFSINK_KIT_DEBUG_LINK;
+	return rc;
 }
 
 /*
@@ -731,11 +737,12 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms)
 	if (c->files || c->present || c->over_cap || c->changed || c->failed || c->left || c->jit || c->dumps ||
 	    c->unheld || c->unsampled || c->over_budget)
 		LOG(s, INFO,
-		    "symbols: %u files shipped (%" PRIu64 " bytes, %u replacing a stripped upload), "
+		    "symbols: %u files shipped (%" PRIu64 " bytes, %u replacing a stripped upload, "
+		    "%u debug files found through .gnu_debuglink), "
 		    "%u already on the collector, %u no sample fell in (symbols = sampled), "
 		    "%u over symbols_max (%" PRIu64 " bytes), %u over symbols_budget (%" PRIu64 " bytes), "
 		    "%u JIT maps, %u jitdump files, %u changed or gone since mapped, %u failed, %u not tried (drain_timeout, or the collector failing)%s",
-		    c->files, c->bytes, c->replaced, c->present, c->unsampled, c->over_cap, c->over_cap_bytes,
+		    c->files, c->bytes, c->replaced, c->debuglinks, c->present, c->unsampled, c->over_cap, c->over_cap_bytes,
 		    c->over_budget, c->over_budget_bytes, c->jit, c->dumps,
 		    c->changed + c->missing, c->failed, c->left, unheld);
 	unshipped = c->failed + c->left;

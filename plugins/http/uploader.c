@@ -45,6 +45,8 @@ struct uploader {
 	uint8_t *epilogue;         /* handed over by uploader_epilogue */
 	size_t epilogue_len;
 	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
+	int64_t next_start_ns;     /* its CLOCK_REALTIME start (stream->start_realtime_ns) */
+	int64_t end_ns;            /* CLOCK_REALTIME the last stream ended; 0: not told */
 	int upload_req, upload_done;
 	uploader_buildids_fn on_buildids; /* set by uploader_on_buildids */
 	void *on_buildids_arg;
@@ -69,6 +71,8 @@ struct uploader {
 	struct perfsink_kit_lost_template lt;
 	int have_lt;
 	char *key_base;            /* "{host}/{session}" of the parts being cut */
+	int64_t start_ns;          /* CLOCK_REALTIME its stream began */
+	int64_t t_end_ns;          /* copy of end_ns, taken with stopping */
 	struct compressor *comp;   /* compress = zstd, else NULL */
 	uint64_t lost_parts;
 	int loss_warned;
@@ -449,7 +453,7 @@ static void transfers_reap(struct uploader *u)
  * so does the marker, after it, and `perfsink upload` or the next run sends
  * it last.
  */
-static void end_enqueue(struct uploader *u)
+static void end_enqueue(struct uploader *u, int64_t end_ns)
 {
 	char body[PART_END_MAX];
 	struct part *p;
@@ -458,7 +462,13 @@ static void end_enqueue(struct uploader *u)
 	if (!u->have_stream || u->end_queued)
 		return;
 	u->end_queued = 1;
-	n = part_end_format(body, u->cut.next_seq);
+	if (end_ns <= 0) { /* not told (a failed run): when the stream's end reached us */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		end_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	}
+	n = part_end_format(body, u->cut.next_seq, u->start_ns > 0 ? u->start_ns : 0, end_ns);
 	p = part_new(u->cut.next_seq, PART_END);
 	if (p && part_append(p, body, n) == 0 &&
 	    (p->key = malloc(strlen(u->key_base) + 5))) {
@@ -473,16 +483,19 @@ static void end_enqueue(struct uploader *u)
 
 /*
  * A new stream (start, or a rotation): the last part of the previous one is
- * sealed under its name, then numbering starts again at 0 under the new one.
+ * sealed under its name (it ended when the new one began), then numbering
+ * starts again at 0 under the new one.
  */
-static void prologue_take(struct uploader *u, char *key_base, uint8_t *bytes, size_t len)
+static void prologue_take(struct uploader *u, char *key_base, int64_t start_ns, uint8_t *bytes,
+			  size_t len)
 {
 	struct part *p;
 
 	part_enqueue(u, part_cutter_flush(&u->cut));
-	end_enqueue(u);
+	end_enqueue(u, start_ns);
 	free(u->key_base);
 	u->key_base = key_base;
+	u->start_ns = start_ns;
 	u->cut.next_seq = 0;
 	u->end_queued = 0;
 	u->have_stream = 1;
@@ -604,6 +617,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 {
 	uint8_t *pro = NULL, *epi = NULL;
 	char *key_base;
+	int64_t start_ns;
 	size_t pro_len = 0, epi_len = 0, n = 0;
 	int upload_req, throttled;
 
@@ -619,6 +633,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	u->prologue = NULL;
 	key_base = u->next_key_base;
 	u->next_key_base = NULL;
+	start_ns = u->next_start_ns;
 	throttled = u->conf->overflow == OVERFLOW_BLOCK && u->q_mem >= u->conf->queue_size &&
 		    !u->flushing && !u->stopping;
 	while (!throttled && n < TAKE_MAX && u->bq_len) {
@@ -629,6 +644,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	u->taking = n > 0;
 	u->t_stopping = u->stopping;
 	u->t_drain_until = u->drain_until;
+	u->t_end_ns = u->end_ns;
 	*stop = u->stopping && !u->bq_len;
 	*flush = u->flushing && !u->bq_len;
 	upload_req = u->upload_req;
@@ -640,7 +656,7 @@ static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, i
 	if (pro) {
 		u->recording = 1;
 		backlog_scan(u);
-		prologue_take(u, key_base, pro, pro_len);
+		prologue_take(u, key_base, start_ns, pro, pro_len);
 	}
 	if (upload_req)
 		backlog_scan(u);
@@ -755,7 +771,7 @@ static void *uploader_main(void *arg)
 		if (stop || flush)
 			part_enqueue(u, part_cutter_flush(&u->cut));
 		if (stop)
-			end_enqueue(u);
+			end_enqueue(u, u->t_end_ns);
 		transfers_pump(u, now);
 		curl_multi_perform(u->multi, &running);
 		transfers_reap(u);
@@ -863,6 +879,7 @@ int uploader_start(struct uploader *u, const struct perfsink_stream *s, const ch
 	}
 	free(u->next_key_base);
 	u->next_key_base = base;
+	u->next_start_ns = s->start_realtime_ns;
 	free(u->prologue);
 	u->prologue = copy;
 	u->prologue_len = len;
@@ -916,6 +933,13 @@ static void deadline_after(struct timespec *ts, int64_t ms)
 		ts->tv_sec++;
 		ts->tv_nsec -= 1000000000;
 	}
+}
+
+void uploader_ended(struct uploader *u, int64_t end_ns)
+{
+	pthread_mutex_lock(&u->lock);
+	u->end_ns = end_ns;
+	pthread_mutex_unlock(&u->lock);
 }
 
 int uploader_barrier(struct uploader *u)

@@ -37,6 +37,11 @@ int uploader_start(struct uploader *u, const struct perfsink_stream *s, const ch
  * marker.  Bytes are copied.  0 or -ENOMEM.
  */
 int uploader_epilogue(struct uploader *u, const uint8_t *bytes, size_t len);
+/*
+ * When the recording stopped (CLOCK_REALTIME ns), for the last stream's end
+ * marker; before uploader_drain.  Not told: the time its end is queued.
+ */
+void uploader_ended(struct uploader *u, int64_t end_ns);
 /* Queue one buffer (a reference is taken); blocks only with overflow = block. */
 int uploader_write(struct uploader *u, struct perfsink_buf *buf);
 /*

@@ -161,7 +161,7 @@ static int entry(struct archive *a, const struct perfsink_kit_build_id *b, struc
 	size_t n = strlen(rel) + 128;
 	char *name = malloc(n), *link = malloc(n), ln[2 * PERFSINK_KIT_BUILD_ID_MAX + 16];
 	uint64_t size;
-	int rc = 0, r;
+	int rc = 0, r, how;
 
 	if (!name || !link) {
 		rc = -ENOMEM;
@@ -181,7 +181,7 @@ static int entry(struct archive *a, const struct perfsink_kit_build_id *b, struc
 		    NULL);
 	st->files++;
 	st->bytes += buf->len;
-	if (!rc && b->kind == PERFSINK_KIT_SYM_ELF && perfsink_kit_debug_read(b->hex, 0, buf, &size) == 0) {
+	if (!rc && b->kind == PERFSINK_KIT_SYM_ELF && perfsink_kit_debug_read_of(b, 0, buf, &size, &how) == 0) {
 		snprintf(name, n, "%s/%s/debug", rel, b->hex);
 		rc = member(a, name, buf->data, buf->len, 0644, NULL);
 		st->debug++;

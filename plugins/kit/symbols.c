@@ -1,5 +1,6 @@
 /* The files behind a recording's build-ids; see kit.h. */
 #include <perfsink/kit.h>
+#include "debuglink.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -318,6 +319,113 @@ int perfsink_kit_debug_read(const char *hex, uint64_t max, struct perfsink_kit_b
 
 	perfsink_kit_debug_path(hex, path, sizeof(path));
 	return perfsink_kit_file_read(path, max, out, size);
+}
+
+/* The debug file a .gnu_debuglink names, where gdb and perf look for it (NULL past the last). */
+static const char *link_place(int i, const char *dir, const char *name, char *out, size_t n)
+{
+	static const char *const sub[] = { "", "/.debug" };
+	int k = i < 2 ? snprintf(out, n, "%s%s/%s", dir, sub[i], name)
+		      : i == 2 ? snprintf(out, n, "/usr/lib/debug%s/%s", dir, name) : -1;
+
+	return k < 0 || (size_t)k >= n ? NULL : out;
+}
+
+/*
+ * The name and CRC32 b's own file gives in .gnu_debuglink, and the
+ * directory it was recorded in: 0, or -ENOENT.  The file is b's in the
+ * build-id cache, else at its path when anyone may read it there.
+ */
+static int link_of(const struct perfsink_kit_build_id *b, char *dir, size_t dn, char *name,
+		   size_t nn, uint32_t *crc)
+{
+	const char *slash = strrchr(b->name, '/');
+	int fd, rc;
+
+	if (b->kind != PERFSINK_KIT_SYM_ELF || !slash || (size_t)(slash - b->name) >= dn)
+		return -ENOENT;
+	fd = cache_open(b);
+	if (fd < 0)
+		fd = public_open(b->name);
+	if (fd < 0)
+		return -ENOENT;
+	rc = kit_debuglink_of_fd(fd, name, nn, crc);
+	close(fd);
+	memcpy(dir, b->name, (size_t)(slash - b->name));
+	dir[slash - b->name] = '\0';
+	return rc ? -ENOENT : 0;
+}
+
+int perfsink_kit_debug_find(const struct perfsink_kit_build_id *b)
+{
+	char path[4096 + 300], dir[4096], name[256];
+	struct stat st;
+	uint32_t crc;
+
+	perfsink_kit_debug_path(b->hex, path, sizeof(path));
+	if (stat(path, &st) == 0)
+		return PERFSINK_KIT_DEBUG_BUILD_ID;
+	if (link_of(b, dir, sizeof(dir), name, sizeof(name), &crc))
+		return 0;
+	for (int i = 0; link_place(i, dir, name, path, sizeof(path)); i++) {
+		int fd = public_open(path);
+
+		if (fd >= 0) {
+			close(fd);
+			return PERFSINK_KIT_DEBUG_LINK;
+		}
+	}
+	return 0;
+}
+
+/* The debug file open as fd into out when it is the one the link names: CRC32 and build-id. */
+static int link_read(int fd, const struct perfsink_kit_build_id *b, uint32_t crc, uint64_t max,
+		     struct perfsink_kit_buf *out, uint64_t *size)
+{
+	int rc = fd_read(fd, max, out, size);
+
+	close(fd);
+	if (rc == 0 && kit_debuglink_crc32(0, out->data, out->len) != crc)
+		rc = -ESTALE;
+	if (rc == 0) {
+		uint8_t id[PERFSINK_KIT_BUILD_ID_MAX];
+		char hex[2 * PERFSINK_KIT_BUILD_ID_MAX + 1];
+		size_t idlen;
+
+		if (perfsink_kit_elf_build_id(out->data, out->len, id, &idlen) ||
+		    (perfsink_kit_build_id_hex(id, idlen, hex), strcmp(hex, b->hex)))
+			rc = -ESTALE;
+	}
+	if (rc)
+		perfsink_kit_buf_reset(out);
+	return rc;
+}
+
+int perfsink_kit_debug_read_of(const struct perfsink_kit_build_id *b, uint64_t max,
+			       struct perfsink_kit_buf *out, uint64_t *size, int *how)
+{
+	char path[4096 + 300], dir[4096], name[256];
+	uint32_t crc;
+	int rc = perfsink_kit_debug_read(b->hex, max, out, size), found = -ENOENT;
+
+	*how = PERFSINK_KIT_DEBUG_BUILD_ID;
+	if (rc != -ENOENT)
+		return rc;
+	*how = PERFSINK_KIT_DEBUG_LINK;
+	if (link_of(b, dir, sizeof(dir), name, sizeof(name), &crc))
+		return -ENOENT;
+	/* As gdb: the first place whose file has the CRC32 the link gives. */
+	for (int i = 0; link_place(i, dir, name, path, sizeof(path)); i++) {
+		int fd = public_open(path);
+
+		if (fd < 0)
+			continue;
+		rc = link_read(fd, b, crc, max, out, size);
+		if (rc == 0 || rc == -EFBIG)
+			return rc;
+		found = rc;
+	}
+	return found;
 }
 
 /* perf.data file header offsets (perf's struct perf_file_header). */

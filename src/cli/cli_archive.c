@@ -18,8 +18,9 @@ static void usage_archive(FILE *to)
 	      "\n"
 	      "Write FILE.symbols.tar.zst beside each perf.data FILE: for every build-id the\n"
 	      "recording lists, the file (the kernel's: a copy of /proc/kallsyms), its separate\n"
-	      "debug file when /usr/lib/debug/.build-id has one, and the .build-id link, laid\n"
-	      "out as perf's build-id cache.  On the machine that reads the recording:\n"
+	      "debug file when /usr/lib/debug/.build-id has one (else the one its\n"
+	      ".gnu_debuglink names, as gdb finds it), and the .build-id link, laid out as\n"
+	      "perf's build-id cache.  On the machine that reads the recording:\n"
 	      "\n"
 	      "    mkdir -p ~/.debug && tar -I zstd -xf FILE.symbols.tar.zst -C ~/.debug\n",
 	      to);

@@ -22,7 +22,9 @@ struct session_info {
 	char *host, *session;
 	uint64_t parts, bytes;   /* part objects present and their bytes */
 	uint64_t max_seq;        /* highest seq present (valid when parts) */
-	int64_t first, last;     /* mtime of the oldest and newest part (s) */
+	int64_t first, last;     /* mtime of the oldest and newest part (s): arrival */
+	int64_t start, end;      /* the recording's own start and end (s, the recording
+				  * host's clock, from the end marker); 0: not known */
 	int ended;               /* {session}.end present */
 	uint64_t end_parts;      /* parts the end marker announces */
 	int has_symbols;         /* {session}.symbols present */

@@ -55,6 +55,35 @@ static void symbols_note(struct collector *c, struct session_info *si)
 	bytes_free(&b);
 }
 
+/*
+ * When a session without times in an end marker began, on the recording
+ * host's clock: the engine names it YYYYmmddTHHMMSSZ-XXXXXXXXXXXX (UTC, at
+ * its start).  A rotated segment's name adds local time; not used: 0.
+ */
+static int64_t session_name_start(const char *name)
+{
+	struct tm tm = { 0 };
+	const char *rest = strptime(name, "%Y%m%dT%H%M%SZ-", &tm);
+
+	if (!rest || strlen(name) != 29 || strspn(rest, "0123456789abcdef") != 12)
+		return 0;
+	return (int64_t)timegm(&tm);
+}
+
+/* The end marker {"parts": N, "start_ns": S, "end_ns": E} into si. */
+static void end_marker_read(struct session_info *si, const struct bytes *b)
+{
+	int64_t n = end_marker_parts((const char *)b->p, b->len);
+	int64_t t0 = json_number((const char *)b->p, b->len, "\"start_ns\"");
+	int64_t t1 = json_number((const char *)b->p, b->len, "\"end_ns\"");
+
+	si->end_parts = n > 0 ? (uint64_t)n : 0;
+	if (t0 > 0 && t1 >= t0) { /* a sink before 2026-12 wrote no times */
+		si->start = t0 / 1000000000;
+		si->end = t1 / 1000000000;
+	}
+}
+
 static int by_name(const void *a, const void *b)
 {
 	return strcmp(((const struct coll_entry *)a)->name, ((const struct coll_entry *)b)->name);
@@ -85,12 +114,12 @@ static int session_scan(struct collector *c, struct session_info *si)
 		struct bytes b;
 		bytes_init(&b);
 		snprintf(rel, sizeof(rel), "%s/%s.end", si->host, si->session);
-		if (collector_get(c, rel, &b, END_MARKER_MAX) == 0) {
-			int64_t n = end_marker_parts((const char *)b.p, b.len);
-			si->end_parts = n > 0 ? (uint64_t)n : 0;
-		}
+		if (collector_get(c, rel, &b, END_MARKER_MAX) == 0)
+			end_marker_read(si, &b);
 		bytes_free(&b);
 	}
+	if (!si->start) /* open, or an older sink's marker: only the start is known */
+		si->start = session_name_start(si->session);
 	return rc;
 }
 
@@ -113,12 +142,12 @@ static const char *state_of(const struct session_info *si)
 
 static void print_text(FILE *out, const struct session_info *si, size_t n)
 {
-	fprintf(out, "%-16s %-34s %-20s %-20s %7s %12s %12s %s\n", "HOST", "SESSION", "FIRST (UTC)",
-		"LAST (UTC)", "PARTS", "BYTES", "SYMBOLS", "STATE");
+	fprintf(out, "%-16s %-34s %-20s %-20s %7s %12s %12s %s\n", "HOST", "SESSION", "START (UTC)",
+		"END (UTC)", "PARTS", "BYTES", "SYMBOLS", "STATE");
 	for (size_t i = 0; i < n; i++) {
 		char a[32], b[32], sym[24] = "-";
-		time_fmt(si[i].first, a, sizeof(a));
-		time_fmt(si[i].last, b, sizeof(b));
+		time_fmt(si[i].start, a, sizeof(a));
+		time_fmt(si[i].end, b, sizeof(b));
 		if (si[i].symbol_bytes >= 0)
 			snprintf(sym, sizeof(sym), "%" PRId64, si[i].symbol_bytes);
 		fprintf(out, "%-16s %-34s %-20s %-20s %7" PRIu64 " %12" PRIu64 " %12s %s\n", si[i].host,
@@ -130,14 +159,17 @@ static void print_json(FILE *out, const struct session_info *si, size_t n)
 {
 	fputs("[", out);
 	for (size_t i = 0; i < n; i++) {
-		char a[32], b[32];
+		char a[32], b[32], t0[32], t1[32];
 		time_fmt(si[i].first, a, sizeof(a));
 		time_fmt(si[i].last, b, sizeof(b));
+		time_fmt(si[i].start, t0, sizeof(t0));
+		time_fmt(si[i].end, t1, sizeof(t1));
 		/* Names are [A-Za-z0-9._-] (the sink's layout): no escaping needed. */
-		fprintf(out, "%s\n  {\"host\": \"%s\", \"session\": \"%s\", \"first\": \"%s\", "
-			"\"last\": \"%s\", \"parts\": %" PRIu64 ", \"bytes\": %" PRIu64 ", "
-			"\"symbol_bytes\": %" PRId64 ", \"ended\": %s, \"state\": \"%s\"}", i ? "," : "",
-			si[i].host, si[i].session, a, b, si[i].parts, si[i].bytes, si[i].symbol_bytes,
+		fprintf(out, "%s\n  {\"host\": \"%s\", \"session\": \"%s\", \"start\": \"%s\", "
+			"\"end\": \"%s\", \"first\": \"%s\", \"last\": \"%s\", \"parts\": %" PRIu64 ", "
+			"\"bytes\": %" PRIu64 ", \"symbol_bytes\": %" PRId64 ", \"ended\": %s, "
+			"\"state\": \"%s\"}", i ? "," : "",
+			si[i].host, si[i].session, t0, t1, a, b, si[i].parts, si[i].bytes, si[i].symbol_bytes,
 			si[i].ended ? "true" : "false", state_of(&si[i]));
 	}
 	fputs(n ? "\n]\n" : "]\n", out);

@@ -68,7 +68,7 @@ check "record fanned out to aio_file and http" test $? = 0
 HOST=$(ls "$ROOT/c" | grep -vx buildid)
 S1=$(session_of c)
 check "the end marker {session}.end says how many parts" \
-	grep -qx "{\"parts\": $(ls "$ROOT/c/$HOST/$S1" | wc -l)}" "$ROOT/c/$HOST/$S1.end"
+	grep -Eqx "\{\"parts\": $(ls "$ROOT/c/$HOST/$S1" | wc -l), \"start_ns\": [0-9]+, \"end_ns\": [0-9]+\}" "$ROOT/c/$HOST/$S1.end"
 config "$T/c2.ini" "$T/l2.data" "$URL/c" "compress = zstd"
 (cd "$T" && "$PERFSINK" record -e cpu-clock -e sched:sched_switch -a -F 999 -g --config c2.ini -- \
 	"$WORKLOAD" cpu 800 >"$T/r2.out" 2>"$T/r2.err")

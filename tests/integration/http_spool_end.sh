@@ -51,7 +51,7 @@ N1=$(spool_parts "$S1")
 check "its parts ($N1) and its end marker wait in the spool" \
 	bash -c "test $N1 -ge 3 && test -f '$SPOOL/$HOST/$S1/end'"
 check "the spooled marker says how many parts the stream has" \
-	grep -qx "{\"parts\": $N1}" "$SPOOL/$HOST/$S1/end"
+	grep -Eqx "\{\"parts\": $N1, \"start_ns\": [0-9]+, \"end_ns\": [0-9]+\}" "$SPOOL/$HOST/$S1/end"
 check "the run says the end marker waits, and what ls shows until it is sent" \
 	grep -q "parts ([0-9]* bytes) and 1 end marker not sent; they wait in $SPOOL .*(until then \`perfsink ls\` shows the session not ended)" "$T/r1.err" ||
 	show "$T/r1.err"
@@ -84,7 +84,7 @@ check "it says it sent the parts and one end marker" \
 	show "$T/u.err"
 check "the spool is empty" test -z "$(find "$T/spool" -type f)"
 check "the collector has every part and the marker beside them" \
-	bash -c "test \$(ls '$ROOT/$HOST/$S1' | wc -l) = $N1 && grep -qx '{\"parts\": $N1}' '$ROOT/$HOST/$S1.end'"
+	bash -c "test \$(ls '$ROOT/$HOST/$S1' | wc -l) = $N1 && grep -q '^{\"parts\": $N1, ' '$ROOT/$HOST/$S1.end'"
 # The marker tells a reader the stream is whole: it must come after the parts.
 last_put() { grep -o "PUT /c/$HOST/$1[^ ]*" "$T/ng/access.log" | tail -n 1; }
 check "the marker was the session's last PUT" test "$(last_put "$S1")" = "PUT /c/$HOST/$S1.end" ||

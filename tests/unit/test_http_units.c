@@ -529,6 +529,16 @@ static void test_end_marker_format(void **state)
 		{ "{\"parts\": }\n", 0, 0 },
 		{ "{\"parts\": 8, \"x\": 1}\n", 0, 0 },
 		{ "", 0, 0 },
+		/* With the recording's wall-clock start and end (ns). */
+		{ "{\"parts\": 3, \"start_ns\": 1765000000123456789, \"end_ns\": 1765000002000000000}\n", 1, 3 },
+		{ "{\"parts\": 3, \"start_ns\": 0, \"end_ns\": 5}\n", 1, 3 },
+		{ "{\"parts\": 3, \"start_ns\": 1}\n", 0, 0 },
+		{ "{\"parts\": 3, \"start_ns\": -1, \"end_ns\": 5}\n", 0, 0 },
+		{ "{\"parts\": 3, \"start_ns\": 01, \"end_ns\": 5}\n", 0, 0 },
+		{ "{\"parts\": 3, \"start_ns\": 1, \"end_ns\": 5}", 0, 0 },
+		{ "{\"parts\": 3, \"start_ns\": 1, \"end_ns\": 5}\n\n", 0, 0 },
+		{ "{\"parts\": 3, \"end_ns\": 5, \"start_ns\": 1}\n", 0, 0 },
+		{ "{\"parts\": 3, \"start_ns\": 1, \"end_ns\": 12345678901234567890}\n", 0, 0 },
 	};
 	char buf[PART_END_MAX];
 	size_t i;
@@ -536,13 +546,21 @@ static void test_end_marker_format(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint64_t parts = 7;
-		int ok = part_end_parse((const uint8_t *)cases[i].text, strlen(cases[i].text), &parts) == 0;
+		int ok = part_end_parse((const uint8_t *)cases[i].text, strlen(cases[i].text), &parts, NULL, NULL) == 0;
 
 		if (ok != cases[i].ok || (ok && parts != cases[i].parts))
 			fail_msg("'%s': ok %d parts %llu", cases[i].text, ok, (unsigned long long)parts);
 	}
-	assert_int_equal(part_end_format(buf, 42), strlen("{\"parts\": 42}\n"));
-	assert_memory_equal(buf, "{\"parts\": 42}\n", strlen(buf));
+	{
+		static const char want[] = "{\"parts\": 42, \"start_ns\": 7, \"end_ns\": 9}\n";
+		int64_t t0 = 0, t1 = 0;
+		uint64_t parts = 0;
+
+		assert_int_equal(part_end_format(buf, 42, 7, 9), strlen(want));
+		assert_memory_equal(buf, want, strlen(want));
+		assert_int_equal(part_end_parse((const uint8_t *)buf, strlen(buf), &parts, &t0, &t1), 0);
+		assert_true(parts == 42 && t0 == 7 && t1 == 9);
+	}
 }
 
 static struct part *mkend(const char *key, const char *text)
