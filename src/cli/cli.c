@@ -598,8 +598,8 @@ int cmd_sinks(int argc, char **argv)
 			printf("\n  %s: cannot load: %s\n", names[i], err);
 			code = 1;
 		} else {
-			printf("\n  %s - %s\n    %s\n", p->ops->name, p->ops->description, p->path);
-			for (const struct perfsink_key *k = p->ops->keys; k && k->name; k++)
+			printf("\n  %s - %s\n    %s\n", plugin_sink_name(p), plugin_description(p), p->path);
+			for (const struct perfsink_key *k = plugin_keys(p); k && k->name; k++)
 				print_key(k);
 			plugin_unload(p);
 		}
@@ -622,25 +622,6 @@ static void upload_stop_handlers(void)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-}
-
-/*
- * One sink's spool sent: 0, or 1 when anything stays unsent or it failed.
- * *told: its upload() was interrupted, and the sink said so in one line.
- */
-static int upload_one(const struct sink_conf *c, uint64_t deadline_ms, bool *told)
-{
-	const struct perfsink_sink_ops *ops = c->plugin->ops;
-	struct sink_inst si;
-	void *ctx;
-	sink_inst_init(&si, c);
-	if (ops->open(&si.pub, &ctx) < 0)
-		return 1;
-	int sent = ops->upload(ctx, (int64_t)deadline_ms);
-	*told |= sent == -EINTR;
-	/* close() says whether the spool still holds anything (http: -EAGAIN). */
-	int closed = ops->close(ctx, NULL);
-	return sent < 0 || closed < 0;
 }
 
 int cmd_upload(int argc, char **argv)
@@ -698,21 +679,15 @@ int cmd_upload(int argc, char **argv)
 	}
 	/* -v on the command line wins over [record] verbose, as for record. */
 	log_set_verbosity(verbose ? 1 + verbose : o.verbose);
-	code = 0;
-	unsigned done = 0;
-	bool told = false;
+	struct sinkset_upload_result res;
 	upload_stop_handlers();
-	for (unsigned i = 0; i < sinks.nr_sinks && !signals_stop_requested; i++) {
-		if (!sinks.sinks[i].plugin->ops->upload)
-			continue;
-		done++; /* it has a spool, even if it cannot open it */
-		code |= upload_one(&sinks.sinks[i], deadline_ms, &told);
-	}
+	sinkset_upload(&sinks, deadline_ms, &res);
+	code = res.failed;
 	if (signals_stop_requested) {
-		if (!told)
+		if (!res.told)
 			pr_err("upload: interrupted; what was not sent stays in the spool for the next run");
 		code = 1;
-	} else if (!done) {
+	} else if (!res.spools) {
 		pr_err("upload: no selected sink has anything to upload (only sinks with a spool do)");
 		code = EXIT_BAD_INPUT;
 	}
