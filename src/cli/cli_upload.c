@@ -19,7 +19,7 @@
 static void upload_on_stop(int sig)
 {
 	(void)sig;
-	signals_stop_requested = 1;
+	atomic_store(&signals_stop_requested, 1);
 }
 
 static void upload_stop_handlers(void)
@@ -89,7 +89,7 @@ int cmd_upload(int argc, char **argv)
 	upload_stop_handlers();
 	sinkset_upload(&sinks, deadline_ms, &res);
 	code = res.failed;
-	if (signals_stop_requested) {
+	if (atomic_load(&signals_stop_requested)) {
 		if (!res.told)
 			pr_err("upload: interrupted; what was not sent stays in the spool for the next run");
 		code = 1;

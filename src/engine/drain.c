@@ -66,7 +66,7 @@ static int stack_tail(uint64_t st, uint32_t *tail)
 }
 
 int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps_evlist *evl,
-		 struct sinkset *ss, const volatile int *stop, char *err, size_t errlen)
+		 struct sinkset *ss, const atomic_int *stop, char *err, size_t errlen)
 {
 	*d = (struct drainer){ .evl = evl, .ss = ss, .stop = stop };
 	dso_set_init(&d->dsos);

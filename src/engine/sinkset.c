@@ -99,7 +99,7 @@ static void host_output(const struct perfsink_instance *inst, enum perfsink_outp
 static int host_stop_requested(const struct perfsink_instance *inst)
 {
 	(void)inst;
-	return signals_stop_requested != 0; /* "Any thread": a flag read */
+	return atomic_load(&signals_stop_requested) != 0; /* "Any thread" */
 }
 
 static int host_pool_regions(const struct perfsink_stream *s, struct perfsink_region *out,

@@ -51,7 +51,7 @@ void sinkset_upload(const struct bound_sinks *b, uint64_t deadline_ms,
 		    struct sinkset_upload_result *res)
 {
 	*res = (struct sinkset_upload_result){ 0 };
-	for (unsigned i = 0; i < b->nr_sinks && !signals_stop_requested; i++) {
+	for (unsigned i = 0; i < b->nr_sinks && !atomic_load(&signals_stop_requested); i++) {
 		if (!b->sinks[i].plugin->ops->upload)
 			continue;
 		res->spools++; /* it has a spool, even if it cannot open it */
