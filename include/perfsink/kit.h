@@ -20,13 +20,15 @@
  *     a link anywhere, in directories no untrusted user can change;
  *   - output files: safe creation of perf.data outputs (no symlinks, no
  *     other user's files, NAME.old kept), segment names, pwrite_all;
- *   - the POSIX AIO writer: ordered asynchronous appends to one file;
+ *   - the POSIX AIO writer: ordered asynchronous appends to one file
+ *     (1.5: also as the file sink's writer ops);
  *   - O_DIRECT record streams: block splitting, buffer ends (data.size);
  *   - the perf.data file sink, all but its writer (aio_file, uring_file);
  *   - a growable byte buffer;
  *   - the PERF_RECORD_COMPRESSED framer (zstd);
  *   - perf records: counting, validating, LOST records;
- *   - filling a sink's config struct from its key table by offset;
+ *   - filling a sink's config struct from its key table by offset
+ *     (1.5: the keys declared once, PERFSINK_KIT_KEYS);
  *   - symbols (1.1): the files behind a recording's build-ids, and the
  *     symbol archive (a tar.zst laid out as perf's ~/.debug).
  */
