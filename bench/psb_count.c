@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#ifdef HAVE_ZSTD_COUNT
+#ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
 
@@ -56,7 +57,7 @@ struct counter {
 	/* decompressed bytes not yet parsed into whole records */
 	uint8_t *carry;
 	size_t carry_len, carry_cap;
-#ifdef HAVE_ZSTD_COUNT
+#ifdef HAVE_ZSTD
 	ZSTD_DStream *ds;
 #endif
 };
@@ -219,7 +220,7 @@ static int carry_append(struct counter *k, const uint8_t *p, size_t n)
 
 static void count_decompressed(struct counter *k, const uint8_t *p, size_t len)
 {
-#ifdef HAVE_ZSTD_COUNT
+#ifdef HAVE_ZSTD
 	if (!k->ds) {
 		k->ds = ZSTD_createDStream();
 		ZSTD_initDStream(k->ds);

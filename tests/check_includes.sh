@@ -1,7 +1,7 @@
 #!/bin/sh
 # The include rules: which part of src/ may include which, and that sinks
-# include only the public headers.  The folders are the architecture; this
-# check keeps them so.
+# include only the public headers; and that the CLI never uses a sink's ops.
+# The folders are the architecture; this check keeps them so.
 #   check_includes.sh TOPDIR   check the tree at TOPDIR: each bad include is
 #                              printed as FILE:LINE: reason; exit 1 if any.
 #   check_includes.sh          (make check) TAP: the real tree passes, and a
@@ -129,11 +129,27 @@ check_plugins() {
 	return $_bad
 }
 
+# check_cli_ops TOP: the CLI reaches sinks through the sinkset (engine/sinkset.h)
+# and plugins through loader/plugin.h, never through a plugin's ops table, so
+# the sink lifecycle (open, upload, close, ...) is driven from one place.
+check_cli_ops() {
+	_bad=0
+	for _f in $(cd "$1" && find src/cli -name '*.[ch]' | sort); do
+		grep -n 'ops->' "$1/$_f" > "$_tmp" || continue
+		while IFS=: read -r _line _rest; do
+			echo "$_f:$_line: the CLI may not use a sink's ops (use engine/sinkset.h, loader/plugin.h)"
+		done < "$_tmp"
+		_bad=1
+	done
+	return $_bad
+}
+
 check_tree() {
 	_tmp=$(mktemp)
 	_rc=0
 	check_src "$1" || _rc=1
 	check_plugins "$1" || _rc=1
+	check_cli_ops "$1" || _rc=1
 	rm -f "$_tmp"
 	return $_rc
 }
@@ -152,7 +168,7 @@ n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 diag() { sed 's/^/# /' "$1"; }
-echo "1..5"
+echo "1..6"
 
 if sh "$self" "$TOP_SRCDIR" > "$T/real.out" 2>&1; then
 	ok "src/ and plugins/ keep the include rules"
@@ -179,15 +195,28 @@ fi
 grep -q "^$bad:$line: format may not include \"engine/sinkset.h\"" "$T/bad.out" &&
 	ok "... naming $bad:$line" || { not_ok "... naming $bad:$line"; diag "$T/bad.out"; }
 
-# A sink reaching into src/.
+# fails_naming WHAT PATTERN: the check fails on the copy, with a line matching PATTERN.
+fails_naming() {
+	if sh "$self" "$T/tree" > "$T/out" 2>&1; then
+		not_ok "$1 fails"
+	elif grep -q "$2" "$T/out"; then
+		ok "$1 fails, naming it"
+	else
+		not_ok "$1 fails, naming it"
+		diag "$T/out"
+	fi
+}
+
+# The CLI calling a sink op itself.
 cp "$TOP_SRCDIR/$bad" "$T/tree/$bad"
+cli=src/cli/main.c
+line=$(($(wc -l < "$T/tree/$cli") + 1))
+echo 'static int f(const struct perfsink_sink_ops *ops) { return ops->barrier(0); }' >> "$T/tree/$cli"
+fails_naming "$cli calling a sink op" "^$cli:$line: the CLI may not use a sink's ops"
+cp "$TOP_SRCDIR/$cli" "$T/tree/$cli"
+
+# A sink reaching into src/.
 sink=$(cd "$T/tree" && find plugins -name '*.c' | sort | head -n 1)
 echo '#include "engine/drain.h"' >> "$T/tree/$sink"
-if sh "$self" "$T/tree" > "$T/sink.out" 2>&1; then
-	not_ok "a sink including src/engine/drain.h fails"
-else
-	grep -q "^$sink:[0-9]*: a sink may not include" "$T/sink.out" &&
-		ok "a sink including src/engine/drain.h fails, naming $sink" ||
-		{ not_ok "a sink including src/engine/drain.h fails, naming $sink"; diag "$T/sink.out"; }
-fi
+fails_naming "$sink including src/engine/drain.h" "^$sink:[0-9]*: a sink may not include"
 exit $((failed > 0))

@@ -20,15 +20,18 @@
  *     a link anywhere, in directories no untrusted user can change;
  *   - output files: safe creation of perf.data outputs (no symlinks, no
  *     other user's files, NAME.old kept), segment names, pwrite_all;
- *   - the POSIX AIO writer: ordered asynchronous appends to one file;
+ *   - the POSIX AIO writer: ordered asynchronous appends to one file
+ *     (1.5: also as the file sink's writer ops);
  *   - O_DIRECT record streams: block splitting, buffer ends (data.size);
  *   - the perf.data file sink, all but its writer (aio_file, uring_file);
  *   - a growable byte buffer;
  *   - the PERF_RECORD_COMPRESSED framer (zstd);
  *   - perf records: counting, validating, LOST records;
- *   - filling a sink's config struct from its key table by offset;
+ *   - filling a sink's config struct from its key table by offset
+ *     (1.5: the keys declared once, PERFSINK_KIT_KEYS);
  *   - symbols (1.1): the files behind a recording's build-ids, and the
- *     symbol archive (a tar.zst laid out as perf's ~/.debug).
+ *     symbol archive (a tar.zst laid out as perf's ~/.debug); 1.5: their
+ *     separate debug files found through .gnu_debuglink.
  */
 #ifndef PERFSINK_KIT_H
 #define PERFSINK_KIT_H
@@ -48,7 +51,8 @@ extern "C" {
                                       perfsink_kit_sym_read falls back to the build-id cache;
                                       1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open);
                                       1.4: perfsink_kit_build_id.sampled;
-                                      1.5: perfsink_kit_debug_find, perfsink_kit_debug_read_of
+                                      1.5: perfsink_kit_aiow_writer_ops, PERFSINK_KIT_KEYS,
+                                      perfsink_kit_debug_find, perfsink_kit_debug_read_of
                                       (.gnu_debuglink) */
 
 /* ------------------------------------------------------------- safe paths */
@@ -495,6 +499,21 @@ int perfsink_kit_fsink_rotate(void *ctx, const struct perfsink_stream *next);
 int perfsink_kit_fsink_close(void *ctx, const struct perfsink_summary *sum);
 void perfsink_kit_fsink_stats(void *ctx, struct perfsink_sink_stats *out);
 
+/*
+ * Kit 1.5.  The POSIX AIO writer (perfsink_kit_aiow_*) as writer ops, so a
+ * file sink written with POSIX AIO brings none of its own: its config
+ * struct is (or starts with) a perfsink_kit_aiow_conf, calloc'd in open()
+ * and passed as conf to perfsink_kit_fsink_open_keys (fini frees it).
+ * cblocks: AIO control blocks in flight, 0 for one per pooled buffer of
+ * the stream (twice that with O_DIRECT, where a buffer may make two
+ * writes); nr_buffers is the writer's own (begin sets it).
+ */
+struct perfsink_kit_aiow_conf {
+	unsigned cblocks;
+	unsigned nr_buffers;
+};
+extern const struct perfsink_kit_writer_ops perfsink_kit_aiow_writer_ops;
+
 /* ------------------------------------------------------------ byte buffer */
 
 /*
@@ -696,6 +715,42 @@ struct perfsink_kit_key_map {
 #define PERFSINK_KIT_MAP(key, type, field) \
 	{ (key), offsetof(type, field), sizeof(((type *)0)->field) }
 #define PERFSINK_KIT_MAP_END { 0, 0, 0 }
+
+/*
+ * Kit 1.5: one declaration per key, from which come the key indices, the
+ * key table of sink.h and the map above, so the three cannot disagree.  A
+ * sink lists its keys once, in a macro of two: KEY for a key stored in its
+ * config struct (type, field), ONLY for one it does not store (the kit's
+ * file sink reads path, fsync and direct itself):
+ *
+ *     #define MY_KEYS(KEY, ONLY) \
+ *         KEY(MY_LEVEL, "level", PERFSINK_KEY_INT, "3", 1, 22, NULL, \
+ *             "compression level", struct my_conf, level) \
+ *         ONLY(MY_PATH, "path", PERFSINK_KEY_PATH, "perf.data", 0, 0, NULL, \
+ *              "output file")
+ *     PERFSINK_KIT_KEYS(MY_KEYS, my_keys, my_map);
+ *
+ * defines enum { MY_LEVEL, MY_PATH } (in the order listed), my_keys (the
+ * ops' key table, ended) and my_map (for perfsink_kit_conf_fill, ended).
+ * The arguments are those of struct perfsink_key: name, type, default,
+ * min, max, choices, description.
+ */
+#define PERFSINK_KIT_KEY_INDEX_(idx, n, t, def, min, max, ch, doc, type, field) idx,
+#define PERFSINK_KIT_ONLY_INDEX_(idx, n, t, def, min, max, ch, doc) idx,
+#define PERFSINK_KIT_KEY_ABI_(idx, n, t, def, min, max, ch, doc, type, field) \
+	{ n, t, def, doc, min, max, ch },
+#define PERFSINK_KIT_ONLY_ABI_(idx, n, t, def, min, max, ch, doc) \
+	{ n, t, def, doc, min, max, ch },
+#define PERFSINK_KIT_KEY_MAP_(idx, n, t, def, min, max, ch, doc, type, field) \
+	PERFSINK_KIT_MAP(idx, type, field),
+#define PERFSINK_KIT_ONLY_MAP_(idx, n, t, def, min, max, ch, doc)
+#define PERFSINK_KIT_KEYS(list, keys, map)                                               \
+	enum { list(PERFSINK_KIT_KEY_INDEX_, PERFSINK_KIT_ONLY_INDEX_) };                    \
+	static const struct perfsink_key keys[] = {                                          \
+		list(PERFSINK_KIT_KEY_ABI_, PERFSINK_KIT_ONLY_ABI_)                          \
+		{ NULL, (enum perfsink_key_type)0, NULL, NULL, 0, 0, NULL } };               \
+	static const struct perfsink_kit_key_map map[] = {                                   \
+		list(PERFSINK_KIT_KEY_MAP_, PERFSINK_KIT_ONLY_MAP_) PERFSINK_KIT_MAP_END }
 
 /*
  * Store every mapped value into conf.  Any thread; nothing allocated.

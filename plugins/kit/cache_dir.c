@@ -1,9 +1,10 @@
 /*
- * Where perf's build-id cache is: see kit.h.  The same rule as the
- * engine's src/probe/buildid_cache.c (buildid_cache_dir), which fills that
- * cache while recording; the kit may not include src/, so the rule is
- * written twice and tests/unit/test_buildid_cache.c checks that the two
- * give the same directory in every case.
+ * Where perf's build-id cache is: see kit.h.  The same rule as
+ * src/base/buildid_dir.c (buildid_cache_dir), by which the engine fills that
+ * cache while recording (probe/buildid_cache.c) and fetch reads it; the kit
+ * may not include src/, so the rule is written twice and
+ * tests/unit/test_buildid_cache.c checks that the two give the same
+ * directory in every case.
  */
 #include <perfsink/kit.h>
 

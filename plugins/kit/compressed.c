@@ -4,7 +4,7 @@
 #include <string.h>
 #include <perfsink/kit.h>
 
-#ifdef PERFSINK_KIT_WITH_ZSTD
+#ifdef HAVE_ZSTD
 #include <zstd.h>
 
 int perfsink_kit_zframe_init(struct perfsink_kit_zframe *f, int level)
@@ -180,7 +180,7 @@ int perfsink_kit_zframe_records(struct perfsink_kit_zframe *f, struct perfsink_k
 		rc = perfsink_kit_buf_append(out, data + body, len - body);
 	return rc;
 }
-#else /* !PERFSINK_KIT_WITH_ZSTD: the kit was built without libzstd */
+#else /* !HAVE_ZSTD: the kit was built without libzstd */
 
 int perfsink_kit_zframe_init(struct perfsink_kit_zframe *f, int level)
 {

@@ -1,5 +1,4 @@
 /* O_DIRECT splitting of a record stream; see kit.h (perfsink_kit_dio_*). */
-#define _GNU_SOURCE
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <perfsink/kit.h>

@@ -23,7 +23,6 @@
  * existing file kept as .old); a run that ends before any ring data reached
  * this sink removes its output and puts the .old back.
  */
-#define _GNU_SOURCE /* O_DIRECT */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -1,5 +1,4 @@
 /* One fallocate at a time on a helper thread (grow_ahead.h). */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include "grow_ahead.h"

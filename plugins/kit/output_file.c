@@ -1,5 +1,4 @@
 /* perfsink_kit_output: see include/perfsink/kit.h. */
-#define _GNU_SOURCE /* O_PATH, renameat2 */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

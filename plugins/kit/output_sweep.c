@@ -1,5 +1,4 @@
 /* perfsink_kit_output_sweep: see include/perfsink/kit.h. */
-#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

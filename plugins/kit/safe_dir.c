@@ -1,5 +1,4 @@
 /* perfsink_kit_dir_open and friends: see include/perfsink/kit.h. */
-#define _GNU_SOURCE /* O_PATH */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

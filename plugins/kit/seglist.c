@@ -1,5 +1,4 @@
 /* perfsink_kit_seglist: see include/perfsink/kit.h. */
-#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>

@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef PERFSINK_KIT_WITH_ZSTD
+#ifdef HAVE_ZSTD
 #include <zstd.h>
 
 #define BLOCK 512

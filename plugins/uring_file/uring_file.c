@@ -42,27 +42,6 @@
 #include "uring_io.h"
 #include "uring_writer.h"
 
-enum { KEY_PATH, KEY_DEPTH, KEY_FSYNC, KEY_DIRECT, KEY_FIXED, KEY_SPILL };
-
-static const struct perfsink_key uring_file_keys[] = {
-	[KEY_PATH] = { "path", PERFSINK_KEY_PATH, "perf.data",
-		       "output file (perf.data format); -o sets it", 0, 0, NULL },
-	[KEY_DEPTH] = { "depth", PERFSINK_KEY_INT, "0",
-			"writes in flight at most; 0 = every pooled buffer's (two each with O_DIRECT)",
-			0, 4096, NULL },
-	[KEY_FSYNC] = { "fsync", PERFSINK_KEY_BOOL, "false",
-			"fdatasync the file before it is closed", 0, 0, NULL },
-	[KEY_DIRECT] = { "direct", PERFSINK_KEY_BOOL, "true",
-			 "write records with O_DIRECT where the file system supports it", 0, 0, NULL },
-	[KEY_FIXED] = { "fixed_buffers", PERFSINK_KEY_BOOL, "true",
-			"register the pooled buffers with io_uring once (no page pinning per write)",
-			0, 0, NULL },
-	[KEY_SPILL] = { "spill_size", PERFSINK_KEY_SIZE, "256M",
-			"memory that holds writes while the disk is behind, so pooled buffers go back "
-			"at once; 0 = none (needs fixed_buffers)", 0, 1LL << 40, NULL },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
-};
-
 /* The writer's config and ring; path, fsync and direct go to the kit's file sink (uring_file_fkeys). */
 struct uring_file {
 	const struct perfsink_instance *inst;
@@ -82,12 +61,24 @@ struct uring_sink {
 	struct uring_file *u; /* owned by f (its wctx): freed by its close */
 };
 
-static const struct perfsink_kit_key_map uring_file_map[] = {
-	PERFSINK_KIT_MAP(KEY_DEPTH, struct uring_file, depth),
-	PERFSINK_KIT_MAP(KEY_FIXED, struct uring_file, fixed),
-	PERFSINK_KIT_MAP(KEY_SPILL, struct uring_file, spill_size),
-	PERFSINK_KIT_MAP_END,
-};
+/* path, fsync and direct are the kit's file sink's; the others the writer's. */
+#define URING_FILE_KEYS(KEY, ONLY)                                                        \
+	ONLY(KEY_PATH, "path", PERFSINK_KEY_PATH, "perf.data", 0, 0, NULL,                \
+	     "output file (perf.data format); -o sets it")                                \
+	KEY(KEY_DEPTH, "depth", PERFSINK_KEY_INT, "0", 0, 4096, NULL,                     \
+	    "writes in flight at most; 0 = every pooled buffer's (two each with O_DIRECT)", \
+	    struct uring_file, depth)                                                     \
+	ONLY(KEY_FSYNC, "fsync", PERFSINK_KEY_BOOL, "false", 0, 0, NULL,                 \
+	     "fdatasync the file before it is closed")                                    \
+	ONLY(KEY_DIRECT, "direct", PERFSINK_KEY_BOOL, "true", 0, 0, NULL,                \
+	     "write records with O_DIRECT where the file system supports it")             \
+	KEY(KEY_FIXED, "fixed_buffers", PERFSINK_KEY_BOOL, "true", 0, 0, NULL,            \
+	    "register the pooled buffers with io_uring once (no page pinning per write)", \
+	    struct uring_file, fixed)                                                     \
+	KEY(KEY_SPILL, "spill_size", PERFSINK_KEY_SIZE, "256M", 0, 1LL << 40, NULL,       \
+	    "memory that holds writes while the disk is behind, so pooled buffers go back " \
+	    "at once; 0 = none (needs fixed_buffers)", struct uring_file, spill_size)
+PERFSINK_KIT_KEYS(URING_FILE_KEYS, uring_file_keys, uring_file_map);
 
 static const struct perfsink_kit_fsink_keys uring_file_fkeys = { KEY_PATH, KEY_FSYNC, KEY_DIRECT };
 

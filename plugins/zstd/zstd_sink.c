@@ -42,31 +42,6 @@
 #include "zs_file.h"
 #include "zs_pipe.h"
 
-enum { KEY_PATH, KEY_LEVEL, KEY_THREADS, KEY_MIN_BATCH, KEY_MAX_PENDING, KEY_CBLOCKS, KEY_SYMBOLS };
-
-static const struct perfsink_key zstd_keys[] = {
-	[KEY_PATH] = { "path", PERFSINK_KEY_PATH, "perf.data",
-		       "output file (perf.data, zstd-compressed like perf record -z); -o sets it",
-		       0, 0, NULL },
-	[KEY_LEVEL] = { "level", PERFSINK_KEY_INT, "1",
-			"zstd compression level (1 fastest, 22 smallest)", 1, 22, NULL },
-	[KEY_THREADS] = { "threads", PERFSINK_KEY_INT, "2",
-			  "compression threads; 1 keeps one zstd stream per file",
-			  1, 64, NULL },
-	[KEY_MIN_BATCH] = { "min_batch", PERFSINK_KEY_SIZE, "128K",
-			    "ring bytes gathered before a compress call (like --mmap-flush)",
-			    0, 1LL << 30, NULL },
-	[KEY_MAX_PENDING] = { "max_pending", PERFSINK_KEY_SIZE, "64M",
-			      "input bytes queued for compression and writing before write() waits",
-			      1LL << 20, 0, NULL },
-	[KEY_CBLOCKS] = { "cblocks", PERFSINK_KEY_INT, "4",
-			  "AIO writes in flight", 1, 64, NULL },
-	[KEY_SYMBOLS] = { "symbols", PERFSINK_KEY_BOOL, "false",
-			  "write OUTPUT.symbols.tar.zst (its binaries, as perfsink archive) as each output closes",
-			  0, 0, NULL },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
-};
-
 struct zsink {
 	const struct perfsink_instance *inst;
 	const struct perfsink_host *host;
@@ -94,17 +69,27 @@ struct zsink {
 	unsigned names_taken;     /* segments written under another name (.1, ...) */
 };
 
-/* Where open() stores each key's value. */
-static const struct perfsink_kit_key_map zstd_map[] = {
-	PERFSINK_KIT_MAP(KEY_PATH, struct zsink, base_path),
-	PERFSINK_KIT_MAP(KEY_LEVEL, struct zsink, level),
-	PERFSINK_KIT_MAP(KEY_THREADS, struct zsink, threads),
-	PERFSINK_KIT_MAP(KEY_MIN_BATCH, struct zsink, min_batch),
-	PERFSINK_KIT_MAP(KEY_MAX_PENDING, struct zsink, max_pending),
-	PERFSINK_KIT_MAP(KEY_CBLOCKS, struct zsink, cblocks),
-	PERFSINK_KIT_MAP(KEY_SYMBOLS, struct zsink, symbols),
-	PERFSINK_KIT_MAP_END,
-};
+/* Each key, and where open() stores its value. */
+#define ZSTD_KEYS(KEY, ONLY)                                                              \
+	KEY(KEY_PATH, "path", PERFSINK_KEY_PATH, "perf.data", 0, 0, NULL,                 \
+	    "output file (perf.data, zstd-compressed like perf record -z); -o sets it",   \
+	    struct zsink, base_path)                                                      \
+	KEY(KEY_LEVEL, "level", PERFSINK_KEY_INT, "1", 1, 22, NULL,                       \
+	    "zstd compression level (1 fastest, 22 smallest)", struct zsink, level)       \
+	KEY(KEY_THREADS, "threads", PERFSINK_KEY_INT, "2", 1, 64, NULL,                   \
+	    "compression threads; 1 keeps one zstd stream per file", struct zsink, threads) \
+	KEY(KEY_MIN_BATCH, "min_batch", PERFSINK_KEY_SIZE, "128K", 0, 1LL << 30, NULL,    \
+	    "ring bytes gathered before a compress call (like --mmap-flush)",             \
+	    struct zsink, min_batch)                                                      \
+	KEY(KEY_MAX_PENDING, "max_pending", PERFSINK_KEY_SIZE, "64M", 1LL << 20, 0, NULL, \
+	    "input bytes queued for compression and writing before write() waits",        \
+	    struct zsink, max_pending)                                                    \
+	KEY(KEY_CBLOCKS, "cblocks", PERFSINK_KEY_INT, "4", 1, 64, NULL,                   \
+	    "AIO writes in flight", struct zsink, cblocks)                                \
+	KEY(KEY_SYMBOLS, "symbols", PERFSINK_KEY_BOOL, "false", 0, 0, NULL,               \
+	    "write OUTPUT.symbols.tar.zst (its binaries, as perfsink archive) as each output closes", \
+	    struct zsink, symbols)
+PERFSINK_KIT_KEYS(ZSTD_KEYS, zstd_keys, zstd_map);
 
 #define LOG(z, lvl, ...) (z)->host->log((z)->inst, (lvl), __VA_ARGS__)
 

@@ -92,7 +92,7 @@ static bool secret(const char *key)
 static void print_sink(const struct sink_conf *c)
 {
 	const struct plugin *p = c->plugin;
-	const struct perfsink_key *k = p->ops->keys;
+	const struct perfsink_key *k = plugin_keys(p);
 
 	printf("\n# %s\n[sink.%s]\n", c->where, c->name);
 	if (p->note)

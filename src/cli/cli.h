@@ -28,15 +28,27 @@ struct record_prep {
 int record_prepare(int argc, char **argv, struct record_prep *p);
 void record_prep_free(struct record_prep *p);
 
-/* Each returns the process exit code. */
+/*
+ * The record options in argv (record_args.c): into sets, applied after the
+ * config; config path, sinks, verbosity and argv straight into o.  0, 1
+ * for --help (printed), or a negative errno with its line logged.
+ */
+int record_args_parse(int argc, char **argv, struct record_opts *o, struct cli_set **sets,
+		      unsigned *nsets);
+/* --sink NAME (record, upload): one more instance to select. */
+int cli_add_sink(struct record_opts *o, const char *name);
+
+/*
+ * The verbs, one file each (cli_<verb>.c), listed in main.c's commands[].
+ * argv[0] is the verb; each returns the process exit code.
+ */
 int cmd_record(int argc, char **argv);
 int cmd_sinks(int argc, char **argv);
 int cmd_upload(int argc, char **argv);
-int cmd_recover(int argc, char **argv); /* cli_recover.c */
+int cmd_check(int argc, char **argv);
+int cmd_recover(int argc, char **argv);
 int cmd_ls(int argc, char **argv);      /* cli_fetch.c */
 int cmd_fetch(int argc, char **argv);   /* cli_fetch.c */
-int cmd_archive(int argc, char **argv); /* cli_archive.c */
-int cmd_check(int argc, char **argv);   /* cli_check.c */
-void usage_main(void);
+int cmd_archive(int argc, char **argv);
 
 #endif

@@ -22,7 +22,6 @@
 #include "engine/engine.h"
 #include "engine/evlist.h"
 #include "engine/sinkset.h"
-#include "loader/plugin.h"
 
 static const char check_usage[] =
 	"usage: perfsink check [--config FILE] [record options] [-- command [args]]\n"
@@ -76,27 +75,6 @@ static int check_command(char *const *argv)
 	return -ENOENT;
 }
 
-/* open() every selected sink, as record does, and close it (no start: nothing written). */
-static int check_sinks(const struct bound_sinks *b)
-{
-	for (unsigned i = 0; i < b->nr_sinks; i++) {
-		const struct perfsink_sink_ops *ops = b->sinks[i].plugin->ops;
-		struct sink_inst si;
-		void *ctx;
-		int r;
-
-		sink_inst_init(&si, &b->sinks[i]);
-		if ((r = ops->open(&si.pub, &ctx)) < 0) {
-			if (!si.logged_error)
-				pr_err("sink '%s' (%s) could not be opened: %s", si.pub.name, ops->name,
-				       strerror(-r));
-			return r;
-		}
-		ops->close(ctx, NULL);
-	}
-	return 0;
-}
-
 static bool wants_help(int argc, char **argv)
 {
 	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -116,7 +94,7 @@ int cmd_check(int argc, char **argv)
 	}
 	r = record_prepare(argc, argv, &p);
 	if (r == 0)
-		r = check_sinks(&p.sinks);
+		r = sinkset_check(&p.sinks); /* open() and close() each, as record opens them */
 	if (r == 0)
 		r = check_events(&p.o);
 	if (r == 0)

@@ -66,7 +66,7 @@ static int stack_tail(uint64_t st, uint32_t *tail)
 }
 
 int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps_evlist *evl,
-		 struct sinkset *ss, const volatile int *stop, char *err, size_t errlen)
+		 struct sinkset *ss, const atomic_int *stop, char *err, size_t errlen)
 {
 	*d = (struct drainer){ .evl = evl, .ss = ss, .stop = stop };
 	dso_set_init(&d->dsos);
@@ -405,9 +405,11 @@ uint64_t drainer_kernel_lost(const struct drainer *d)
 	return d->lost_samples > d->lost_in_records ? d->lost_samples : d->lost_in_records;
 }
 
-/* perf 6.1 puts the kernel's per-event loss count (PERF_FORMAT_LOST) here. */
-/* u64s that read() of one counter returns (no GROUP): value, times, ID, LOST. */
-
+/*
+ * One LOST_SAMPLES per counter fd the kernel says lost samples
+ * (PERF_FORMAT_LOST, read by evlist_fd_lost), with that fd's ID and CPU,
+ * as perf 6.1 writes them at the end.
+ */
 int drainer_lost_samples(struct drainer *d)
 {
 	const struct ps_evlist *evl = d->evl;

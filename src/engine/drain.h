@@ -11,6 +11,7 @@
  */
 #ifndef PS_DRAIN_H
 #define PS_DRAIN_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,7 +48,7 @@ struct drainer {
 	/* Borrowed from the session, which outlives the drainer. */
 	const struct ps_evlist *evl;
 	struct sinkset *ss;
-	const volatile int *stop;    /* non-zero: waits for a free buffer give up */
+	const atomic_int *stop;    /* non-zero: waits for a free buffer give up */
 	struct ps_bpf_info *bpf;     /* the output's: BPF_EVENT PROG_LOAD adds to it; NULL: not */
 
 	struct ring *rings;          /* one per CPU of evl */
@@ -82,7 +83,7 @@ struct drainer {
  * calls drainer_free either way.
  */
 int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps_evlist *evl,
-		 struct sinkset *ss, const volatile int *stop, char *err, size_t errlen);
+		 struct sinkset *ss, const atomic_int *stop, char *err, size_t errlen);
 /* Unmap the rings, release the pools (buffers in flight keep theirs). Safe on a zeroed d. */
 void drainer_free(struct drainer *d);
 /* Bytes of every buffer: a ring's size and room for FINISHED_ROUND. */

@@ -91,13 +91,13 @@ static struct psbuf *take(struct pool *p)
 	return b;
 }
 
-struct psbuf *pool_get(struct pool *p, const volatile int *cancel)
+struct psbuf *pool_get(struct pool *p, const atomic_int *cancel)
 {
 	pthread_mutex_lock(&p->lock);
 	if (!p->free_list) {
 		p->waits++;
 		while (!p->free_list) {
-			if (cancel && *cancel) {
+			if (cancel && atomic_load(cancel)) {
 				pthread_mutex_unlock(&p->lock);
 				return NULL;
 			}

@@ -12,6 +12,7 @@
 #define PS_POOL_H
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -49,7 +50,7 @@ void pool_release(struct pool *p);
  * With cancel, gives up and returns NULL once *cancel is non-zero (a stop
  * was requested while a sink holds every buffer); it looks every 50 ms.
  */
-struct psbuf *pool_get(struct pool *p, const volatile int *cancel);
+struct psbuf *pool_get(struct pool *p, const atomic_int *cancel);
 /* Non-blocking: NULL when all are out. */
 struct psbuf *pool_try_get(struct pool *p);
 /*

@@ -12,7 +12,7 @@
  */
 static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t nr_interrupts;
-volatile int signals_stop_requested;
+atomic_int signals_stop_requested;
 static bool hup_handled; /* SIGHUP was not ignored (nohup) when we started */
 
 bool signals_is_stop(int sig)
@@ -32,7 +32,7 @@ static void on_signal(int sig)
 	int saved = errno;
 	unsigned char c = (unsigned char)sig;
 	if (signals_is_stop(sig) && ++nr_interrupts >= 2)
-		signals_stop_requested = 1;
+		atomic_store(&signals_stop_requested, 1);
 	if (write(sig_pipe[1], &c, 1) < 0) {
 		/* pipe full: a wakeup is pending anyway */
 	}

@@ -10,15 +10,17 @@
  */
 #ifndef PS_SIGNALS_H
 #define PS_SIGNALS_H
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
 /*
  * Set by the handler at the second stop signal: waits for a buffer give up
  * (pool_get), so a stuck sink cannot hold the exit.  The one mutable global
- * outside signals.c; read by any code on the engine thread.
+ * outside signals.c.  Atomic (lock-free, so a handler may store it): read on
+ * the engine thread and, through host->stop_requested, on sinks' threads.
  */
-extern volatile int signals_stop_requested;
+extern atomic_int signals_stop_requested;
 
 /* Install the handlers and make the pipe; 0 or a negative errno. */
 int signals_setup(void);

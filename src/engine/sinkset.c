@@ -99,7 +99,7 @@ static void host_output(const struct perfsink_instance *inst, enum perfsink_outp
 static int host_stop_requested(const struct perfsink_instance *inst)
 {
 	(void)inst;
-	return signals_stop_requested != 0; /* "Any thread": a flag read */
+	return atomic_load(&signals_stop_requested) != 0; /* "Any thread" */
 }
 
 static int host_pool_regions(const struct perfsink_stream *s, struct perfsink_region *out,
@@ -141,6 +141,41 @@ void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
 	si->pub.host_priv = si;
 }
 
+int sink_inst_open(struct sink_inst *si)
+{
+	int r = si->ops->open(&si->pub, &si->ctx);
+
+	if (r < 0) {
+		/* One line: the sink's own, or this one if it said nothing. */
+		if (!si->logged_error)
+			pr_err("sink '%s' (%s) could not be opened: %s", si->pub.name,
+			       si->ops->name, strerror(-r));
+		return r;
+	}
+	si->opened = true;
+	return 0;
+}
+
+int sink_inst_close(struct sink_inst *si, const struct perfsink_summary *sum)
+{
+	int r = si->ops->close(si->ctx, sum);
+
+	si->opened = false;
+	si->ctx = NULL;
+	return r;
+}
+
+void sink_inst_release(struct sink_inst *si)
+{
+	free(si->hist);
+	si->hist = NULL;
+	for (unsigned k = 0; k < si->nr_outputs; k++)
+		free(si->outputs[k].where);
+	free(si->outputs);
+	si->outputs = NULL;
+	si->nr_outputs = si->cap_outputs = 0;
+}
+
 int sinkset_open(struct sinkset *ss, const struct bound_sinks *c)
 {
 	memset(ss, 0, sizeof(*ss));
@@ -157,16 +192,11 @@ int sinkset_open(struct sinkset *ss, const struct bound_sinks *c)
 			sinkset_close(ss, NULL);
 			return -ENOMEM;
 		}
-		int r = si->ops->open(&si->pub, &si->ctx);
+		int r = sink_inst_open(si);
 		if (r < 0) {
-			/* One line: the sink's own, or this one if it said nothing. */
-			if (!si->logged_error)
-				pr_err("sink '%s' (%s) could not be opened: %s", si->pub.name,
-				       si->ops->name, strerror(-r));
 			sinkset_close(ss, NULL);
 			return r;
 		}
-		si->opened = true;
 	}
 	return 0;
 }
@@ -440,9 +470,7 @@ int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum)
 				si->ops->stats(si->ctx, &si->final_st);
 			si->final = true;
 		}
-		int r = si->ops->close(si->ctx, sum);
-		si->opened = false;
-		si->ctx = NULL;
+		int r = sink_inst_close(si, sum);
 		if (r < 0 && !first)
 			first = r;
 	}
@@ -451,12 +479,8 @@ int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum)
 
 void sinkset_free(struct sinkset *ss)
 {
-	for (unsigned i = 0; ss->v && i < ss->n; i++) {
-		free(ss->v[i].hist);
-		for (unsigned k = 0; k < ss->v[i].nr_outputs; k++)
-			free(ss->v[i].outputs[k].where);
-		free(ss->v[i].outputs);
-	}
+	for (unsigned i = 0; ss->v && i < ss->n; i++)
+		sink_inst_release(&ss->v[i]);
 	free(ss->v);
 	memset(ss, 0, sizeof(*ss));
 }

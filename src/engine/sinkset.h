@@ -60,6 +60,38 @@ extern const struct perfsink_host sinkset_host;
 
 /* si as the instance of c that open() gets (c must outlive it). */
 void sink_inst_init(struct sink_inst *si, const struct sink_conf *c);
+/*
+ * open() si; on failure one error line (the sink's own, or "could not be
+ * opened" when it logged none) and the negative errno.
+ */
+int sink_inst_open(struct sink_inst *si);
+/* close() an opened si with sum (NULL: none); returns close()'s result. */
+int sink_inst_close(struct sink_inst *si, const struct perfsink_summary *sum);
+/* Free what si gathered (its history, the outputs it named). */
+void sink_inst_release(struct sink_inst *si);
+
+/*
+ * Instances opened outside a recording, one at a time, no stream started
+ * (sinkset_once.c); the CLI's way to the sinks, never their ops.
+ *
+ * `perfsink check`: open() and close() every instance of b, so that each
+ * runs its own checks (url syntax, paths, spool).  0, or the first
+ * failure's negative errno with its one line logged.
+ */
+int sinkset_check(const struct bound_sinks *b);
+/* What `perfsink upload` did. */
+struct sinkset_upload_result {
+	unsigned spools;  /* instances with a spool (an upload op), opened or not */
+	bool failed;      /* one could not be opened, or left something unsent */
+	bool told;        /* one's upload() was interrupted and said so in one line */
+};
+/*
+ * `perfsink upload`: every instance of b with a spool, in order, until a
+ * stop is requested (signals_stop_requested): open(), upload() within
+ * deadline_ms, close() (which says whether the spool still holds parts).
+ */
+void sinkset_upload(const struct bound_sinks *b, uint64_t deadline_ms,
+		    struct sinkset_upload_result *res);
 
 /* open() every instance; on failure closes those opened and returns the error. */
 int sinkset_open(struct sinkset *ss, const struct bound_sinks *c);

@@ -33,6 +33,20 @@ struct plugin {
 int plugin_load(const char *name, const char *extra_dir, struct plugin **out,
 		char *err, size_t errlen);
 void plugin_unload(struct plugin *p);
+/* What the plugin says of itself, for `perfsink sinks` and `check` (never its ops). */
+static inline const char *plugin_sink_name(const struct plugin *p)
+{
+	return p->ops->name;
+}
+static inline const char *plugin_description(const struct plugin *p)
+{
+	return p->ops->description;
+}
+/* Its key table, ended by a key with no name. */
+static inline const struct perfsink_key *plugin_keys(const struct plugin *p)
+{
+	return p->ops->keys;
+}
 /*
  * Names of the plugins in the search path (NAME of NAME.so), sorted, without
  * duplicates and without loading them; for `perfsink sinks`.  The caller

@@ -844,7 +844,7 @@ static void test_transfer_url(void **state)
 	free(u);
 }
 
-#ifdef HTTP_WITH_ZSTD
+#ifdef HAVE_ZSTD
 #include <zstd.h>
 
 /* Decode a compressor's output back to records (COMPRESSED expanded). */
@@ -930,7 +930,7 @@ int main(void)
 		cmocka_unit_test(test_spool_unwritable),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_transfer_url),
-#ifdef HTTP_WITH_ZSTD
+#ifdef HAVE_ZSTD
 		cmocka_unit_test(test_compress),
 #endif
 	};

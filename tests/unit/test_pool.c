@@ -139,11 +139,11 @@ static void pool_outlives_buffers_in_flight(void **state)
 static void cancelled_wait_returns_null(void **state)
 {
 	struct pool *p;
-	volatile int stop = 0;
+	atomic_int stop = 0;
 	assert_int_equal(pool_create(1, 64, &p), 0);
 	struct psbuf *a = pool_get(p, &stop);
 	assert_non_null(a);
-	stop = 1;
+	atomic_store(&stop, 1);
 	assert_null(pool_get(p, &stop));
 	assert_int_equal(pool_out(p), 1);
 	psbuf_put(&a->pub);

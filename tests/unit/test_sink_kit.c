@@ -1,6 +1,7 @@
 /*
  * The sink kit (libperfsink-sink) through its installed header: the config
- * fill by offset and the growable buffer.  The framer, records and output
+ * fill by offset, the one-table key declaration (1.5), the AIO writer ops
+ * (1.5) and the growable buffer.  The framer, records and output
  * files have their own tests (test_zstd_frame, test_http_units,
  * test_output_file), all linking the same library.
  */
@@ -88,6 +89,61 @@ static void test_conf_fill_bad_maps(void **state)
 	assert_int_equal(c.small, 0);
 }
 
+/* Kit 1.5: the same keys declared once; ONLY keys get no map entry. */
+#define ONE_TABLE_KEYS(KEY, ONLY)                                                    \
+	ONLY(D_NAME, "name", PERFSINK_KEY_PATH, "x", 0, 0, NULL, "a path")           \
+	KEY(D_LEVEL, "level", PERFSINK_KEY_INT, "1", 1, 19, NULL, "an int", struct conf, level) \
+	ONLY(D_ON, "on", PERFSINK_KEY_BOOL, "false", 0, 0, NULL, "a bool")           \
+	KEY(D_MODE, "mode", PERFSINK_KEY_ENUM, "a", 0, 0, "a|b", "an enum", struct conf, mode)
+PERFSINK_KIT_KEYS(ONE_TABLE_KEYS, one_keys, one_map);
+
+static void test_one_table(void **state)
+{
+	/* Each generated row, against the hand-written one of the same key. */
+	static const struct { unsigned gen, hand; } rows[] = {
+		{ D_NAME, K_NAME }, { D_LEVEL, K_LEVEL }, { D_ON, K_ON }, { D_MODE, K_MODE },
+	};
+	const struct perfsink_value v[] = {
+		[D_NAME] = { "/tmp/out", 0, 1 }, [D_LEVEL] = { "7", 7, 1 },
+		[D_ON] = { "yes", 1, 1 }, [D_MODE] = { "b", MODE_B, 1 },
+	};
+	struct conf c = { 0 };
+
+	(void)state;
+	assert_int_equal(D_MODE, 3); /* indices in the order listed */
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct perfsink_key *g = &one_keys[rows[i].gen], *h = &keys[rows[i].hand];
+
+		assert_string_equal(g->name, h->name);
+		assert_int_equal(g->type, h->type);
+		assert_string_equal(g->def, h->def);
+		assert_string_equal(g->description, h->description);
+		assert_int_equal(g->min, h->min);
+		assert_int_equal(g->max, h->max);
+		if (h->choices)
+			assert_string_equal(g->choices, h->choices);
+		else
+			assert_null(g->choices);
+	}
+	assert_null(one_keys[D_MODE + 1].name); /* ended */
+	assert_int_equal(one_map[2].size, 0);   /* two map entries, then the end */
+	assert_int_equal(perfsink_kit_conf_fill(one_keys, v, one_map, &c), 0);
+	assert_int_equal(c.level, 7);
+	assert_int_equal(c.mode, MODE_B);
+	assert_null(c.name); /* ONLY: not stored */
+	assert_int_equal(c.on, 0);
+}
+
+/* Kit 1.5: the POSIX AIO writer as writer ops, every one set. */
+static void test_aiow_writer_ops(void **state)
+{
+	const struct perfsink_kit_writer_ops *w = &perfsink_kit_aiow_writer_ops;
+
+	(void)state;
+	assert_true(w->create && w->write && w->drain && w->offset && w->committed && w->stats &&
+		    w->destroy && w->begin && w->fini);
+}
+
 static void test_buf(void **state)
 {
 	struct perfsink_kit_buf b = { 0 };
@@ -117,6 +173,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_conf_fill),
 		cmocka_unit_test(test_conf_fill_bad_maps),
+		cmocka_unit_test(test_one_table),
+		cmocka_unit_test(test_aiow_writer_ops),
 		cmocka_unit_test(test_buf),
 	};
 

@@ -1,29 +1,19 @@
+/*
+ * `perfsink record` options (and `check`'s, the same): the usage text, the
+ * getopt tables of perfsink's own options and of perf's it accepts or
+ * refuses (perf_compat.c), and the parse into the list of sets applied
+ * after the config (record_prep.c).
+ */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/time.h>
-#include <time.h>
-#include <unistd.h>
-#include "cli/atomic_file.h"
 #include "cli/cli.h"
 #include "cli/perf_compat.h"
-#include "cli/summary.h"
-#include "cli/watch.h"
-#include "config/config_file.h"
-#include "loader/bind.h"
-#include "engine/engine.h"
 #include "base/log.h"
 #include "config/opts.h"
-#include "loader/plugin.h"
-#include "engine/signals.h"
-#include "engine/sinkset.h"
-#include "config/value_parse.h"
 
 static const char record_usage[] =
 	"usage: perfsink record [options] [-- command [args]]\n"
@@ -296,7 +286,7 @@ static int push(struct cli_set **v, unsigned *n, const char *name, const char *v
 	return 0;
 }
 
-static int add_sink(struct record_opts *o, const char *name)
+int cli_add_sink(struct record_opts *o, const char *name)
 {
 	char **nv = realloc(o->sinks, (o->nr_sinks + 1) * sizeof(*nv));
 	if (!nv)
@@ -306,9 +296,8 @@ static int add_sink(struct record_opts *o, const char *name)
 	return nv[o->nr_sinks++] ? 0 : -ENOMEM;
 }
 
-/* Parse argv into sets; fills config path, sinks, verbosity and argv. */
-static int parse_record_args(int argc, char **argv, struct record_opts *o, struct cli_set **sets,
-			     unsigned *nsets)
+int record_args_parse(int argc, char **argv, struct record_opts *o, struct cli_set **sets,
+		      unsigned *nsets)
 {
 	int c, verbose = 0, li, ret = 0;
 	bool quiet = false;
@@ -361,7 +350,7 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 			free(o->config_path);
 			o->config_path = strdup(optarg);
 			break;
-		case OPT_SINK: r = add_sink(o, optarg); break;
+		case OPT_SINK: r = cli_add_sink(o, optarg); break;
 		case 'q': quiet = true; break;
 		case 'v': verbose++; break;
 		case 'h': fputs(record_usage, stdout); ret = 1; break;
@@ -388,353 +377,4 @@ static int parse_record_args(int argc, char **argv, struct record_opts *o, struc
 		o->argv = &argv[optind];
 	}
 	return 0;
-}
-
-static int apply_sets(struct record_opts *o, const struct cli_set *sets, unsigned n)
-{
-	char err[256];
-	for (unsigned i = 0; i < n; i++) {
-		int r = record_opt_set(o, sets[i].name, sets[i].value, err, sizeof(err));
-		if (r < 0) {
-			pr_err("record: --%s %s: %s", sets[i].name, sets[i].value, err);
-			return r;
-		}
-	}
-	return 0;
-}
-
-/*
- * --timestamp-filename: the finished output renamed PATH.<YYYYmmddHHMMSScc>
- * (the end time, to the hundredth of a second), as perf names it.  Outputs
- * of --switch-output and --overwrite carry their time already.
- */
-static void timestamp_rename(const char *path)
-{
-	char stamp[32], why[512], *to;
-	const char *name;
-	struct timeval tv;
-	struct stat st;
-	struct tm tm;
-	int dfd;
-
-	if (!path)
-		return;
-	gettimeofday(&tv, NULL);
-	localtime_r(&tv.tv_sec, &tm);
-	strftime(stamp, sizeof(stamp), "%Y%m%d%H%M%S", &tm);
-	if (asprintf(&to, "%s.%s%02u", path, stamp, (unsigned)(tv.tv_usec / 10000)) < 0)
-		return;
-	/* Within the directory the sink wrote in, our own file, replacing nothing. */
-	dfd = perfsink_kit_parent_open(path, 0, &name, "rename the output", why, sizeof(why));
-	if (dfd < 0)
-		pr_err("record: --timestamp-filename: %s", why);
-	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISREG(st.st_mode) ||
-		 st.st_uid != geteuid())
-		pr_err("record: --timestamp-filename: '%s' is no longer our output file", path);
-	else if (renameat2(dfd, name, dfd, strrchr(to, '/') ? strrchr(to, '/') + 1 : to,
-			   RENAME_NOREPLACE) == 0)
-		log_summary(LOG_INFO, "[ perfsink record: Dump %s ]", to);
-	else
-		pr_err("record: --timestamp-filename: cannot rename %s to %s: %s", path, to,
-		       strerror(errno));
-	if (dfd >= 0)
-		close(dfd);
-	free(to);
-}
-
-static bool stdout_is_fifo(void)
-{
-	struct stat st;
-	return fstat(STDOUT_FILENO, &st) == 0 && S_ISFIFO(st.st_mode);
-}
-
-/*
- * The files the run writes beside the recording (--summary-json,
- * --stats-file) are checked as outputs are, before anything is recorded:
- * no link anywhere in the path, a trusted directory, no other user's file.
- */
-static int side_outputs_check(const struct record_opts *o)
-{
-	const struct { const char *opt, *path; } outs[] = {
-		{ "summary-json", o->summary_json }, { "stats-file", o->stats_file },
-	};
-	char why[512];
-
-	for (size_t i = 0; i < sizeof(outs) / sizeof(outs[0]); i++) {
-		if (outs[i].path && atomic_file_check(outs[i].path, why, sizeof(why)) < 0) {
-			pr_err("record: --%s: %s", outs[i].opt, why);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-int record_prepare(int argc, char **argv, struct record_prep *p)
-{
-	char err[512] = "";
-	struct record_opts *o = &p->o;
-
-	memset(p, 0, sizeof(*p));
-	record_opts_init(o);
-	int r = parse_record_args(argc, argv, o, &p->sets, &p->nsets);
-	if (r > 0)
-		return 1; /* --help */
-	if (r < 0)
-		return -EINVAL;
-	/* The config's plugins must be looked up in --plugin-dir too. */
-	for (unsigned i = 0; i < p->nsets; i++) {
-		if (!strcmp(p->sets[i].name, "plugin-dir")) {
-			free(o->plugin_dir);
-			o->plugin_dir = strdup(p->sets[i].value);
-		}
-	}
-	int cli_verbose = o->verbose;
-	if (config_load(&p->cfg, o->config_path, o, err, sizeof(err)) < 0 ||
-	    bind_load(&p->sinks, &p->cfg, o->plugin_dir, err, sizeof(err)) < 0) {
-		pr_err("%s", err);
-		return -EINVAL;
-	}
-	if (apply_sets(o, p->sets, p->nsets) < 0)
-		return -EINVAL;
-	record_opts_source_target(o, o->argv != NULL);
-	/* As perf record: no -o, no config and standard output a pipe: perf's
-	 * pipe format goes there (`perfsink record -- cmd | perf script -i -`). */
-	if (!o->output && !o->config_path && !o->nr_sinks && stdout_is_fifo() &&
-	    !(o->output = strdup("-"))) {
-		pr_err("out of memory");
-		return -ENOMEM;
-	}
-	/* -q / -v on the command line win over [record] verbose. */
-	if (cli_verbose != 1)
-		o->verbose = cli_verbose;
-	log_set_verbosity(o->verbose);
-	if (record_opts_check(o, err, sizeof(err)) < 0 ||
-	    bind_select(&p->sinks, o, err, sizeof(err)) < 0) {
-		pr_err("%s", err);
-		return -EINVAL;
-	}
-	if (side_outputs_check(o) < 0)
-		return -EINVAL;
-	if (!o->argv && !o->all_cpus && !o->cpu_list && !o->pid && !o->tid && !o->dry_run) {
-		pr_err("record: nothing to record: give a command after --, or -a, -C, -p or -t");
-		return -EINVAL;
-	}
-	record_opts_default_ring(o);
-	return 0;
-}
-
-void record_prep_free(struct record_prep *p)
-{
-	free(p->sets);
-	bind_free(&p->sinks);
-	config_free(&p->cfg);
-	p->o.argv = NULL; /* points into argv */
-	record_opts_free(&p->o);
-}
-
-int cmd_record(int argc, char **argv)
-{
-	struct record_prep p;
-	int code = EXIT_BAD_INPUT;
-	int r = record_prepare(argc, argv, &p);
-
-	if (r > 0)
-		code = 0; /* --help */
-	if (r == 0 && p.o.dry_run)
-		code = 0; /* as perf --dry-run: the options were parsed, nothing runs */
-	else if (r == 0) {
-		struct watch w;
-		struct record_observer obs;
-		watch_init(&w, &p.o);
-		watch_observer(&w, &obs);
-		code = engine_record(&p.o, &p.sinks, argc, argv, &obs);
-		if (p.o.pf.timestamp_filename && p.o.switch_output == SWITCH_NONE && !p.o.overwrite &&
-		    code != EXIT_BAD_INPUT)
-			timestamp_rename(bind_output_path(&p.sinks));
-	}
-	record_prep_free(&p);
-	return code;
-}
-
-static void print_key(const struct perfsink_key *k)
-{
-	static const char *const types[] = { "", "string", "int", "size", "bool", "enum", "duration", "path" };
-	const char *type = k->type < sizeof(types) / sizeof(types[0]) ? types[k->type] : "?";
-	printf("    %-18s %-8s %-14s %s", k->name, type, k->def ? k->def : "(required)",
-	       k->description ? k->description : "");
-	if (k->type == PERFSINK_KEY_ENUM && k->choices)
-		printf(" [%s]", k->choices);
-	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && k->max)
-		printf(" [%lld..%lld]", (long long)k->min, (long long)k->max);
-	else if ((k->type == PERFSINK_KEY_INT || k->type == PERFSINK_KEY_SIZE) && k->min)
-		printf(" [%lld..]", (long long)k->min);
-	putchar('\n');
-}
-
-int cmd_sinks(int argc, char **argv)
-{
-	const char *dir = NULL;
-	if (argc > 2 && !strcmp(argv[1], "--plugin-dir"))
-		dir = argv[2];
-	else if (argc > 1) {
-		fputs("usage: perfsink sinks [--plugin-dir DIR]\n", argc > 1 && !strcmp(argv[1], "--help") ? stdout : stderr);
-		return argc > 1 && !strcmp(argv[1], "--help") ? 0 : EXIT_BAD_INPUT;
-	}
-	char **names = NULL;
-	unsigned n = 0;
-	int r = plugin_list(dir, &names, &n);
-	if (r < 0) {
-		pr_err("sinks: cannot list plugins: %s", strerror(-r));
-		return 1;
-	}
-	printf("Sinks (each [sink.NAME] section sets plugin = one of these, or file: uring_file\n"
-	       "where io_uring works, else aio_file; and may set on_error = stop|detach and\n"
-	       "rotate = true|false):\n");
-	int code = 0;
-	for (unsigned i = 0; i < n; i++) {
-		struct plugin *p;
-		char err[512];
-		if (plugin_load(names[i], dir, &p, err, sizeof(err)) < 0) {
-			printf("\n  %s: cannot load: %s\n", names[i], err);
-			code = 1;
-		} else {
-			printf("\n  %s - %s\n    %s\n", p->ops->name, p->ops->description, p->path);
-			for (const struct perfsink_key *k = p->ops->keys; k && k->name; k++)
-				print_key(k);
-			plugin_unload(p);
-		}
-		free(names[i]);
-	}
-	free(names);
-	return code;
-}
-
-/* upload: SIGINT/SIGTERM ask the sink to stop; its requests see it within 100 ms. */
-static void upload_on_stop(int sig)
-{
-	(void)sig;
-	signals_stop_requested = 1;
-}
-
-static void upload_stop_handlers(void)
-{
-	struct sigaction sa = { .sa_handler = upload_on_stop };
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-}
-
-/*
- * One sink's spool sent: 0, or 1 when anything stays unsent or it failed.
- * *told: its upload() was interrupted, and the sink said so in one line.
- */
-static int upload_one(const struct sink_conf *c, uint64_t deadline_ms, bool *told)
-{
-	const struct perfsink_sink_ops *ops = c->plugin->ops;
-	struct sink_inst si;
-	void *ctx;
-	sink_inst_init(&si, c);
-	if (ops->open(&si.pub, &ctx) < 0)
-		return 1;
-	int sent = ops->upload(ctx, (int64_t)deadline_ms);
-	*told |= sent == -EINTR;
-	/* close() says whether the spool still holds anything (http: -EAGAIN). */
-	int closed = ops->close(ctx, NULL);
-	return sent < 0 || closed < 0;
-}
-
-int cmd_upload(int argc, char **argv)
-{
-	static const struct option lo[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "sink", required_argument, NULL, 's' },
-		{ "deadline", required_argument, NULL, 'd' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct record_opts o;
-	struct config cfg = { 0 };
-	struct bound_sinks sinks = { 0 };
-	uint64_t deadline_ms = 60000;
-	char err[512] = "";
-	int c, code = EXIT_BAD_INPUT, verbose = 0;
-	record_opts_init(&o);
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":hv", lo, NULL)) != -1) {
-		if (c == 'v') {
-			verbose++;
-		} else if (c == 'c') {
-			free(o.config_path);
-			o.config_path = strdup(optarg);
-		} else if (c == 's') {
-			add_sink(&o, optarg);
-		} else if (c == 'd') {
-			if (parse_duration_ms(optarg, &deadline_ms) < 0) {
-				pr_err("upload: --deadline '%s': not a duration (e.g. 30s, 5m)", optarg);
-				goto out;
-			}
-		} else if (c == 'h') {
-			puts("usage: perfsink upload --config FILE [--sink NAME]... [--deadline 60s] [-v]\n\n"
-			     "Send what earlier recordings left in the spool of each sink that has one.\n"
-			     "Exit 1 when something could not be sent or a bad part was quarantined.");
-			code = 0;
-			goto out;
-		} else {
-			pr_err("upload: bad option '%s' (see perfsink upload --help)", argv[optind - 1]);
-			goto out;
-		}
-	}
-	if (!o.config_path) {
-		pr_err("upload: --config FILE is required (the spool is configured there)");
-		goto out;
-	}
-	if (config_load(&cfg, o.config_path, &o, err, sizeof(err)) < 0 ||
-	    bind_load(&sinks, &cfg, o.plugin_dir, err, sizeof(err)) < 0 ||
-	    bind_select(&sinks, &o, err, sizeof(err)) < 0) {
-		pr_err("%s", err);
-		goto out;
-	}
-	/* -v on the command line wins over [record] verbose, as for record. */
-	log_set_verbosity(verbose ? 1 + verbose : o.verbose);
-	code = 0;
-	unsigned done = 0;
-	bool told = false;
-	upload_stop_handlers();
-	for (unsigned i = 0; i < sinks.nr_sinks && !signals_stop_requested; i++) {
-		if (!sinks.sinks[i].plugin->ops->upload)
-			continue;
-		done++; /* it has a spool, even if it cannot open it */
-		code |= upload_one(&sinks.sinks[i], deadline_ms, &told);
-	}
-	if (signals_stop_requested) {
-		if (!told)
-			pr_err("upload: interrupted; what was not sent stays in the spool for the next run");
-		code = 1;
-	} else if (!done) {
-		pr_err("upload: no selected sink has anything to upload (only sinks with a spool do)");
-		code = EXIT_BAD_INPUT;
-	}
-out:
-	bind_free(&sinks);
-	config_free(&cfg);
-	record_opts_free(&o);
-	return code;
-}
-
-void usage_main(void)
-{
-	fputs("usage: perfsink <command> [options]\n"
-	      "\n"
-	      "  record    record perf events into sinks (perfsink record --help)\n"
-	      "  sinks     list the sink plugins and their config keys\n"
-	      "  upload    send what earlier runs left in a sink's spool\n"
-	      "  check     validate a config and record options; print the result\n"
-	      "  recover   repair perf.data files a killed recorder left behind\n"
-	      "  ls        list the hosts and sessions on a collector (http, s3)\n"
-	      "  fetch     get a session back from a collector as a perf.data file\n"
-	      "  archive   FILE.symbols.tar.zst: a recording's binaries for another machine\n"
-	      "\n"
-	      "  perfsink --version | --help\n", stdout);
 }
