@@ -735,6 +735,7 @@ void usage_main(void)
 	      "  ls        list the hosts and sessions on a collector (http, s3)\n"
 	      "  fetch     get a session back from a collector as a perf.data file\n"
 	      "  archive   FILE.symbols.tar.zst: a recording's binaries for another machine\n"
+	      "  pprof     recordings to one pprof profile (go tool pprof, Pyroscope, Parca)\n"
 	      "\n"
 	      "  perfsink --version | --help\n", stdout);
 }

@@ -37,6 +37,7 @@ int cmd_ls(int argc, char **argv);      /* cli_fetch.c */
 int cmd_fetch(int argc, char **argv);   /* cli_fetch.c */
 int cmd_archive(int argc, char **argv); /* cli_archive.c */
 int cmd_check(int argc, char **argv);   /* cli_check.c */
+int cmd_pprof(int argc, char **argv);   /* cli_pprof.c */
 void usage_main(void);
 
 #endif

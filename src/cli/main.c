@@ -38,6 +38,8 @@ int main(int argc, char **argv)
 		return cmd_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "recover"))
 		return cmd_recover(argc - 1, argv + 1);
+	if (!strcmp(cmd, "pprof"))
+		return cmd_pprof(argc - 1, argv + 1);
 	if (!strcmp(cmd, "archive"))
 		return cmd_archive(argc - 1, argv + 1);
 	pr_err("unknown command '%s' (perfsink --help lists them)", cmd);
