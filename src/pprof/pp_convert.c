@@ -1,6 +1,7 @@
 /* Recordings to one pprof profile; see pp_convert.h. */
 #include "pprof/pp_convert.h"
 #include "pprof/pp_input.h"
+#include "pprof/pp_order.h"
 #include "pprof/pp_procs.h"
 #include "pprof/pp_profile.h"
 #include "pprof/pp_sample.h"
@@ -195,10 +196,15 @@ static int on_record(void *ctx, const struct pp_input *in, const uint8_t *r, uin
 static int one_input(struct conv *c, const char *path, char *err, size_t errlen)
 {
 	struct pp_input in;
+	struct pp_order ord;
 	char why[256] = "";
+	pp_order_init(&ord, on_record, c);
 	int rc = pp_input_open(&in, path, why, sizeof(why));
 	if (!rc)
-		rc = pp_input_run(&in, on_record, c, why, sizeof(why));
+		rc = pp_input_run(&in, pp_order_record, &ord, why, sizeof(why));
+	if (!rc)
+		rc = pp_order_flush(&ord, &in);
+	pp_order_free(&ord);
 	if (rc)
 		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(-rc));
 	pp_input_close(&in);

@@ -1,6 +1,6 @@
 /*
  * `perfsink pprof`: recordings in, one pprof profile out.  Reads each input
- * in turn (pp_input), follows its processes' maps (pp_procs), turns each
+ * in turn (pp_input), in time order (pp_order), follows its processes' maps (pp_procs), turns each
  * sample's call chain (frame pointers as recorded, or DWARF stacks unwound
  * by pp_unwind) into locations named by pp_symbols, and adds them to one
  * profile (pp_profile), written by pp_write.  Single-threaded.
