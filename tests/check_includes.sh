@@ -66,7 +66,7 @@ includes() {
 # check_src TOP: every quoted include under TOP/src.
 check_src() {
 	_bad=0
-	for _f in $(cd "$1" && find src -name '*.[ch]' | sort); do
+	for _f in $(cd "$1" && find src -name '*.[ch]' ! -name '*.pb-c.[ch]' | sort); do
 		_rel=${_f#src/}
 		case $_rel in
 		*/*) _part=${_rel%%/*} ;;

@@ -25,6 +25,13 @@ struct pp_symbols {
 	int k_loaded;
 };
 
+/* A function symbol, at its module address. */
+struct fsym {
+	GElf_Addr addr, size;
+	const char *name;  /* libdwfl's, valid while the Dwfl lives */
+	unsigned char bind;
+};
+
 /* What a DSO's file gave. */
 struct dso_sym {
 	char *path;
@@ -33,6 +40,8 @@ struct dso_sym {
 	GElf_Addr bias;
 	GElf_Phdr *load;   /* its PT_LOAD headers */
 	size_t nload;
+	struct fsym *fs;   /* sorted by addr, one per address */
+	size_t nfs;
 };
 
 static const Dwfl_Callbacks offline_cb = {
@@ -65,6 +74,7 @@ void pp_symbols_dso_free(void *state)
 	if (s->dwfl)
 		dwfl_end(s->dwfl);
 	free(s->load);
+	free(s->fs);
 	free(s->path);
 	free(s);
 }
@@ -125,6 +135,77 @@ static void load_phdrs(struct dso_sym *s)
 	}
 }
 
+static int underscores(const char *n)
+{
+	int k = 0;
+	while (n[k] == '_')
+		k++;
+	return k;
+}
+
+/* Of two symbols at one address, the one perf's choose_best_symbol keeps
+ * first: sized, not weak, global, fewer leading underscores, longer name. */
+static int fsym_cmp(const void *a, const void *b)
+{
+	const struct fsym *x = a, *y = b;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (!x->size != !y->size)
+		return x->size ? -1 : 1;
+	if ((x->bind == STB_WEAK) != (y->bind == STB_WEAK))
+		return x->bind == STB_WEAK ? 1 : -1;
+	if ((x->bind == STB_GLOBAL) != (y->bind == STB_GLOBAL))
+		return x->bind == STB_GLOBAL ? -1 : 1;
+	if (underscores(x->name) != underscores(y->name))
+		return underscores(x->name) - underscores(y->name);
+	size_t lx = strlen(x->name), ly = strlen(y->name);
+	return lx == ly ? strcmp(x->name, y->name) : lx > ly ? -1 : 1;
+}
+
+/* The module's function symbols, sorted once: libdwfl's own lookup scans
+ * the whole table on every call. */
+static void load_symbols(struct dso_sym *s)
+{
+	int n = dwfl_module_getsymtab(s->mod);
+	if (n <= 0 || !(s->fs = calloc((size_t)n, sizeof(*s->fs))))
+		return;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		GElf_Word shndx;
+		const char *name = dwfl_module_getsym_info(s->mod, i, &sym, &addr, &shndx, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		if (!name || !*name || sym.st_shndx == SHN_UNDEF || !addr ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		s->fs[s->nfs++] = (struct fsym){ addr, sym.st_size, name, GELF_ST_BIND(sym.st_info) };
+	}
+	qsort(s->fs, s->nfs, sizeof(*s->fs), fsym_cmp);
+	size_t w = 0;
+	for (size_t i = 0; i < s->nfs; i++)
+		if (!w || s->fs[w - 1].addr != s->fs[i].addr)
+			s->fs[w++] = s->fs[i];
+	s->nfs = w;
+}
+
+/* The function at module address a, or NULL: the last one starting at or
+ * before a, when a is inside it (a symbol without a size reaches the next). */
+static const char *fsym_find(const struct dso_sym *s, GElf_Addr a)
+{
+	size_t lo = 0, hi = s->nfs;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (s->fs[mid].addr <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return NULL;
+	const struct fsym *f = &s->fs[lo - 1];
+	return !f->size || a < f->addr + f->size ? f->name : NULL;
+}
+
 /* Find d's file: the build-id cache, then its own path. */
 static struct dso_sym *dso_open(struct pp_symbols *sy, struct pp_dso *d)
 {
@@ -150,6 +231,7 @@ static struct dso_sym *dso_open(struct pp_symbols *sy, struct pp_dso *d)
 		return NULL;
 	}
 	load_phdrs(s);
+	load_symbols(s);
 	d->sym = s;
 	return s;
 }
@@ -188,9 +270,7 @@ void pp_symbols_user(struct pp_symbols *sy, struct pp_dso *d, const struct pp_ma
 	if (!a)
 		return;
 	a -= caller && a > 0;
-	GElf_Off off;
-	GElf_Sym sym;
-	out->name = dwfl_module_addrinfo(s->mod, a, &off, &sym, NULL, NULL, NULL);
+	out->name = fsym_find(s, a);
 	Dwfl_Line *l = out->name ? dwfl_module_getsrc(s->mod, a) : NULL;
 	if (l)
 		out->file = dwfl_lineinfo(l, NULL, &out->line, NULL, NULL, NULL);

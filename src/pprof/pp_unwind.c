@@ -22,9 +22,20 @@ struct unwind_state {
 	unsigned n, max;
 };
 
+/* No separate debug files: .eh_frame in the mapped file is what unwinds
+ * (a Dwfl per process would decompress each library's debug file again). */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name, (void)debuglink_file;
+	(void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
 static const Dwfl_Callbacks offline_cb = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = no_debuginfo,
 };
 
 int pp_unwind_supported(void)
