@@ -1,9 +1,11 @@
 /* Processes and their maps; see pp_procs.h. */
 #include "pprof/pp_procs.h"
 #include "pprof/pp_input.h"
+#include "pprof/pp_search.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,15 +92,9 @@ static int64_t dso_of(struct pp_procs *ps, const char *name, size_t n, const cha
 
 struct pp_map *pp_proc_find(struct pp_proc *p, uint64_t addr)
 {
-	size_t lo = 0, hi = p->n;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (p->m[mid].end <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < p->n && p->m[lo].start <= addr ? &p->m[lo] : NULL;
+	/* The maps do not overlap: the last one starting at or before addr. */
+	size_t i = pp_upper(p->m, p->n, sizeof(*p->m), offsetof(struct pp_map, start), addr);
+	return i && addr < p->m[i - 1].end ? &p->m[i - 1] : NULL;
 }
 
 int pp_proc_map(struct pp_proc *p, const struct pp_map *m)

@@ -1,11 +1,13 @@
 /* Names for code addresses; see pp_symbols.h. */
 #include "pprof/pp_symbols.h"
 #include "pprof/pp_procs.h"
+#include "pprof/pp_search.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,14 +194,7 @@ static void load_symbols(struct dso_sym *s)
  * before a, when a is inside it (a symbol without a size reaches the next). */
 static const char *fsym_find(const struct dso_sym *s, GElf_Addr a)
 {
-	size_t lo = 0, hi = s->nfs;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (s->fs[mid].addr <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = pp_upper(s->fs, s->nfs, sizeof(*s->fs), offsetof(struct fsym, addr), a);
 	if (!lo)
 		return NULL;
 	const struct fsym *f = &s->fs[lo - 1];
@@ -327,14 +322,7 @@ void pp_symbols_kernel(struct pp_symbols *sy, const char *kernel_bid, uint64_t a
 		if (!sy->nk)
 			kallsyms_load(sy, "/proc/kallsyms");
 	}
-	size_t lo = 0, hi = sy->nk;
-	while (lo < hi) { /* the first symbol after addr */
-		size_t mid = (lo + hi) / 2;
-		if (sy->k[mid].addr <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = pp_upper(sy->k, sy->nk, sizeof(*sy->k), offsetof(struct ksym, addr), addr);
 	if (lo)
 		out->name = sy->names + sy->k[lo - 1].name;
 }
