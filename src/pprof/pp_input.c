@@ -186,7 +186,8 @@ static int file_header(struct pp_input *in, const uint8_t *h, char *err, size_t 
 		free(p);
 	}
 	if (rc)
-		return fail(err, n, rc, rc == -ENOMEM ? "out of memory" : "the header's sections are cut short");
+		return fail(err, n, rc, rc == -ENOMEM ? "out of memory"
+					      : "the header's sections are cut short (perfsink recover repairs a cut file)");
 	in->left = data_len;
 	return fseeko(in->f, (off_t)data_off, SEEK_SET) ? fail(err, n, -EIO, "cannot seek to the data") : 0;
 }
