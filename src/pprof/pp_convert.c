@@ -199,6 +199,7 @@ static int one_input(struct conv *c, const char *path, char *err, size_t errlen)
 	struct pp_order ord;
 	char why[256] = "";
 	pp_order_init(&ord, on_record, c);
+	pp_procs_forget(&c->procs);
 	int rc = pp_input_open(&in, path, why, sizeof(why));
 	if (!rc)
 		rc = pp_input_run(&in, pp_order_record, &ord, why, sizeof(why));

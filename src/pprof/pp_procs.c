@@ -24,13 +24,20 @@ void pp_procs_init(struct pp_procs *ps)
 	pp_intern_init(&ps->dso_keys);
 }
 
-void pp_procs_free(struct pp_procs *ps)
+void pp_procs_forget(struct pp_procs *ps)
 {
 	for (uint32_t i = 0; i < ps->pids.n; i++) {
 		if (ps->proc[i].unwind && ps->free_unwind)
 			ps->free_unwind(ps->proc[i].unwind);
 		free(ps->proc[i].m);
 	}
+	pp_intern_free(&ps->pids);
+	pp_intern_init(&ps->pids);
+}
+
+void pp_procs_free(struct pp_procs *ps)
+{
+	pp_procs_forget(ps);
 	for (uint32_t i = 0; i < ps->dso_keys.n; i++) {
 		if (ps->dso[i].sym && ps->free_sym)
 			ps->free_sym(ps->dso[i].sym);
@@ -65,8 +72,9 @@ struct pp_proc *pp_procs_get(struct pp_procs *ps, uint32_t pid)
 	if (added) {
 		memset(&ps->proc[i], 0, sizeof(ps->proc[i]));
 		ps->proc[i].pid = pid;
-		snprintf(ps->proc[i].comm, sizeof(ps->proc[i].comm), pid == PP_KERNEL_PID ? "[kernel]" : ":%u",
-			 pid);
+		/* perf's names for a task no COMM named. */
+		snprintf(ps->proc[i].comm, sizeof(ps->proc[i].comm),
+			 pid == PP_KERNEL_PID ? "[kernel]" : pid ? ":%u" : "swapper", pid);
 	}
 	return &ps->proc[i];
 }

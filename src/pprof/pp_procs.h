@@ -51,6 +51,9 @@ struct pp_procs {
 
 void pp_procs_init(struct pp_procs *ps);
 void pp_procs_free(struct pp_procs *ps);
+/* Forget the processes (another recording's pids are other tasks); the
+ * DSOs and what their symbols cost to read stay. */
+void pp_procs_forget(struct pp_procs *ps);
 /* Take a record if it is MMAP, MMAP2, COMM or FORK; in names the build-ids
  * of its recording.  0 or -ENOMEM. */
 int pp_procs_record(struct pp_procs *ps, const struct pp_input *in, const uint8_t *r, uint16_t size);

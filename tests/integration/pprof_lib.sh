@@ -17,10 +17,15 @@ go_top() {
 		     /^ *flat  *flat%/ { f = 1 }'
 }
 
-# perf_shares DATA: "SHARE NAME" per symbol, as perf report --no-children --sort sym shows them.
+# perf_shares DATA: "SHARE NAME" per symbol name, as perf report --no-children
+# --sort sym shows them, largest first.  perf keeps one entry per symbol, so
+# two files with a function of one name (two builds of the workload in a
+# system-wide recording) are two entries; pprof's -top is per function name:
+# their shares are added up.
 perf_shares() {
 	"$PERF" report -i "$1" --no-children --stdio --sort sym -g none 2>/dev/null |
-		awk '/^ +[0-9.]+%/ { n = $3; for (i = 4; i <= NF; i++) n = n " " $i; sub(/%$/, "", $1); print $1, n }'
+		awk '/^ +[0-9.]+%/ { n = $3; for (i = 4; i <= NF; i++) n = n " " $i; sub(/%$/, "", $1); s[n] += $1 }
+		     END { for (n in s) printf "%.2f %s\n", s[n], n }' | sort -k1,1 -rn
 }
 
 # same_top DATA PROFILE: the top 10 named functions of each (addresses
