@@ -111,8 +111,9 @@ int cmd_pprof(int argc, char **argv)
 #ifdef PS_HAVE_PPROF
 	return convert(argv + optind, (unsigned)(argc - optind), out, labels);
 #else
-	pr_err("pprof: this perfsink was built without pprof support (configure found no libprotobuf-c, "
-	       "libdw, zlib or protoc-c; install libprotobuf-c-dev libdw-dev zlib1g-dev protobuf-c-compiler)");
+	pr_err("pprof: this perfsink was built without pprof support (configure --without-pprof, or "
+	       "libprotobuf-c, libdw, zlib or protoc-c missing: libprotobuf-c-dev libdw-dev zlib1g-dev "
+	       "protobuf-c-compiler)");
 	return EXIT_BAD_INPUT;
 #endif
 }
