@@ -1,5 +1,6 @@
 /* Recordings to one pprof profile; see pp_convert.h. */
 #include "pprof/pp_convert.h"
+#include "pprof/pp_demangle.h"
 #include "pprof/pp_input.h"
 #include "pprof/pp_order.h"
 #include "pprof/pp_procs.h"
@@ -133,7 +134,9 @@ static int64_t location(struct conv *c, struct pp_proc *p, unsigned i)
 		pp_symbols_kernel(c->sy, c->kernel_bid, f->addr, &sym);
 	else if (m)
 		pp_symbols_user(c->sy, &c->procs.dso[m->dso], m, f->addr, i > 0, &sym);
-	int64_t fn = pp_function(&c->prof, sym.name ? sym.name : UNKNOWN, sym.name, sym.file);
+	char dm[1024];
+	const char *name = sym.name && !pp_demangle(sym.name, dm, sizeof(dm)) ? dm : sym.name;
+	int64_t fn = pp_function(&c->prof, name ? name : UNKNOWN, sym.name, sym.file);
 	if (fn < 0)
 		return fn;
 	struct pp_line line = { (uint64_t)fn, sym.line };

@@ -6,7 +6,7 @@
  * from DWARF, both through elfutils (libdwfl).  Kernel addresses are named
  * from the recording's shipped kallsyms (~/.debug/[kernel.kallsyms]/ID/),
  * else /proc/kallsyms.  Nothing found: name NULL (the caller says
- * "[unknown]").  Names are not demangled (name = system name).
+ * "[unknown]").  Names are as the file has them (pp_demangle.c demangles).
  * Single-threaded.
  */
 #ifndef PS_PPROF_SYMBOLS_H

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <zlib.h>
+#include "pprof/pp_demangle.h"
 #include "pprof/pp_intern.h"
 #include "pprof/pp_order.h"
 #include "pprof/pp_procs.h"
@@ -278,6 +279,42 @@ static void order_rounds(void **state)
 	(void)state;
 }
 
+/* C++ names cut as perf report shows them (checked against perf 6.1). */
+static void demangle_table(void **state)
+{
+	static const struct {
+		const char *full, *want;
+	} t[] = {
+		{ "ns::K::spin(std::vector<double, std::allocator<double> >&, int)", "ns::K::spin" },
+		{ "ns::K::cspin(int) const", "ns::K::cspin" },
+		{ "long ns::tspin<long>(long)", "ns::tspin<long>" },
+		{ "(anonymous namespace)::anon(int)", "(anonymous namespace)::anon" },
+		{ "std::vector<int, std::allocator<int> >::push_back(int const&)",
+		  "std::vector<int, std::allocator<int> >::push_back" },
+		{ "f(void (*)(int))", "f" },
+		{ "ns::K::spin(int) [clone .constprop.0]", "ns::K::spin [clone .constprop.0]" },
+		{ "A::operator()(int) const", "A::operator()" },
+		{ "plain", "plain" },
+	};
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char buf[256];
+		snprintf(buf, sizeof(buf), "%s", t[i].full);
+		pp_demangle_simplify(buf);
+		print_message("case %zu\n", i);
+		assert_string_equal(buf, t[i].want);
+	}
+	char out[256];
+	assert_int_equal(pp_demangle("main", out, sizeof(out)), -1);
+#ifdef HAVE_CXA_DEMANGLE
+	assert_int_equal(pp_demangle("_ZNK2ns1K5cspinEi", out, sizeof(out)), 0);
+	assert_string_equal(out, "ns::K::cspin");
+	assert_int_equal(pp_demangle("_ZN2ns5tspinIlEET_S1_", out, sizeof(out)), 0);
+	assert_string_equal(out, "ns::tspin<long>");
+	assert_int_equal(pp_demangle("_Znot-a-name", out, sizeof(out)), -1);
+#endif
+	(void)state;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +324,7 @@ int main(void)
 		cmocka_unit_test(sample_decode),
 		cmocka_unit_test(procs_overlap),
 		cmocka_unit_test(order_rounds),
+		cmocka_unit_test(demangle_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
