@@ -172,7 +172,7 @@ static int sample(struct conv *c, const struct pp_input *in, const uint8_t *r, u
 	}
 	int64_t v[PP_MAX_VALUES] = { 1 };
 	v[vi] = (int64_t)s.period;
-	struct pp_label lab[4] = { { "pid", NULL, s.pid }, { "tid", NULL, s.tid }, { "comm", p->comm, 0 },
+	struct pp_label lab[4] = { { "pid", NULL, s.pid }, { "tid", NULL, s.tid }, { "comm", pp_procs_comm(&c->procs, p, s.tid), 0 },
 				   { "cpu", NULL, s.cpu } };
 	unsigned nl = c->o->labels ? 3 + !!(ev->attr.sample_type & PERF_SAMPLE_CPU) : 0;
 	c->rep->samples++;

@@ -21,6 +21,7 @@ void pp_procs_init(struct pp_procs *ps)
 {
 	memset(ps, 0, sizeof(*ps));
 	pp_intern_init(&ps->pids);
+	pp_intern_init(&ps->tids);
 	pp_intern_init(&ps->dso_keys);
 }
 
@@ -33,6 +34,8 @@ void pp_procs_forget(struct pp_procs *ps)
 	}
 	pp_intern_free(&ps->pids);
 	pp_intern_init(&ps->pids);
+	pp_intern_free(&ps->tids);
+	pp_intern_init(&ps->tids);
 }
 
 void pp_procs_free(struct pp_procs *ps)
@@ -44,7 +47,9 @@ void pp_procs_free(struct pp_procs *ps)
 		free(ps->dso[i].name);
 	}
 	pp_intern_free(&ps->pids);
+	pp_intern_free(&ps->tids);
 	pp_intern_free(&ps->dso_keys);
+	free(ps->tcomm);
 	free(ps->proc);
 	free(ps->dso);
 }
@@ -217,9 +222,23 @@ static int take_comm(struct pp_procs *ps, const uint8_t *r, uint16_t size)
 		p->n = 0;
 		p->gen++;
 	}
-	if (misc & MISC_COMM_EXEC || rd32(r + 8) == rd32(r + 12))
+	uint32_t tid = rd32(r + 12);
+	if (misc & MISC_COMM_EXEC || rd32(r + 8) == tid) {
 		snprintf(p->comm, sizeof(p->comm), "%.*s", (int)(size - 16u), (const char *)r + 16);
+		return 0;
+	}
+	int added;
+	int64_t i = pp_intern(&ps->tids, &tid, sizeof(tid), &added);
+	if (i < 0 || grow(&ps->tcomm, (uint32_t)i, &ps->cap_tcomm, sizeof(*ps->tcomm)))
+		return -ENOMEM;
+	snprintf(ps->tcomm[i], sizeof(ps->tcomm[i]), "%.*s", (int)(size - 16u), (const char *)r + 16);
 	return 0;
+}
+
+const char *pp_procs_comm(const struct pp_procs *ps, const struct pp_proc *p, uint32_t tid)
+{
+	int64_t i = tid == p->pid ? -1 : pp_intern_find(&ps->tids, &tid, sizeof(tid));
+	return i < 0 ? p->comm : ps->tcomm[i];
 }
 
 int pp_procs_record(struct pp_procs *ps, const struct pp_input *in, const uint8_t *r, uint16_t size)

@@ -42,6 +42,9 @@ struct pp_proc {
 
 struct pp_procs {
 	struct pp_intern pids, dso_keys;
+	struct pp_intern tids;        /* threads a COMM named apart from their process */
+	char (*tcomm)[32];            /* their names, by tids index */
+	uint32_t cap_tcomm;
 	struct pp_proc *proc;
 	struct pp_dso *dso;
 	uint32_t cap_proc, cap_dso;
@@ -59,6 +62,8 @@ void pp_procs_forget(struct pp_procs *ps);
 int pp_procs_record(struct pp_procs *ps, const struct pp_input *in, const uint8_t *r, uint16_t size);
 /* Process pid (PP_KERNEL_PID: the kernel's maps), made when missing; NULL: no memory. */
 struct pp_proc *pp_procs_get(struct pp_procs *ps, uint32_t pid);
+/* The name of thread tid of p, as perf shows it: its own COMM, else its process's. */
+const char *pp_procs_comm(const struct pp_procs *ps, const struct pp_proc *p, uint32_t tid);
 /* The map of p holding addr, or NULL. */
 struct pp_map *pp_proc_find(struct pp_proc *p, uint64_t addr);
 /* Add a map to p (what MMAP does); 0 or -ENOMEM. */

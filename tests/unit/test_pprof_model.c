@@ -232,6 +232,42 @@ static void procs_overlap(void **state)
 	(void)state;
 }
 
+/* A COMM record: pid, tid, the name (and no sample_id trailer). */
+static uint16_t comm_rec(uint8_t *r, uint16_t misc, uint32_t pid, uint32_t tid, const char *name)
+{
+	uint32_t type = PERF_RECORD_COMM;
+	uint16_t size = 8 + 8 + 16;
+	memset(r, 0, size);
+	memcpy(r, &type, 4);
+	memcpy(r + 4, &misc, 2);
+	memcpy(r + 6, &size, 2);
+	memcpy(r + 8, &pid, 4);
+	memcpy(r + 12, &tid, 4);
+	memcpy(r + 16, name, strlen(name));
+	return size;
+}
+
+/* Thread names: a thread's own COMM, else its process's; exec renames. */
+static void procs_comm(void **state)
+{
+	struct pp_procs ps;
+	uint8_t r[64];
+	pp_procs_init(&ps);
+	assert_int_equal(pp_procs_record(&ps, NULL, r, comm_rec(r, 0, 10, 10, "proc")), 0);
+	assert_int_equal(pp_procs_record(&ps, NULL, r, comm_rec(r, 0, 10, 11, "worker")), 0);
+	struct pp_proc *p = pp_procs_get(&ps, 10);
+	assert_string_equal(pp_procs_comm(&ps, p, 10), "proc");
+	assert_string_equal(pp_procs_comm(&ps, p, 11), "worker");
+	assert_string_equal(pp_procs_comm(&ps, p, 12), "proc");
+	assert_int_equal(pp_procs_record(&ps, NULL, r, comm_rec(r, 1u << 13, 10, 10, "newprog")), 0);
+	assert_string_equal(pp_procs_comm(&ps, pp_procs_get(&ps, 10), 10), "newprog");
+	assert_string_equal(pp_procs_comm(&ps, pp_procs_get(&ps, 0), 0), "swapper");
+	pp_procs_forget(&ps);
+	assert_string_equal(pp_procs_comm(&ps, pp_procs_get(&ps, 10), 11), ":10");
+	pp_procs_free(&ps);
+	(void)state;
+}
+
 struct seen {
 	uint64_t t[16];
 	unsigned n;
@@ -323,6 +359,7 @@ int main(void)
 		cmocka_unit_test(write_round_trip),
 		cmocka_unit_test(sample_decode),
 		cmocka_unit_test(procs_overlap),
+		cmocka_unit_test(procs_comm),
 		cmocka_unit_test(order_rounds),
 		cmocka_unit_test(demangle_table),
 	};
