@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define QUEUE_CAP (256u << 20)
+#define QUEUE_CAP (64u << 20)
 
 static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
