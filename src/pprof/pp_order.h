@@ -7,7 +7,7 @@
  * and at the end of the input all of them.  Time comes from the sample's
  * TIME or the sample_id trailer (sample_id_all); a record without one
  * counts as time 0.  Memory: about two rounds of records (all of them when
- * the input has no FINISHED_ROUND, up to a cap past which the queue is
+ * the input has no FINISHED_ROUND, up to 64 MiB, past which the queue is
  * flushed as it is).  Single-threaded.
  */
 #ifndef PS_PPROF_ORDER_H
