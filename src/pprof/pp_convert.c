@@ -1,7 +1,7 @@
 /* Recordings to one pprof profile; see pp_convert.h. */
 #include "pprof/pp_convert.h"
-#include "pprof/pp_demangle.h"
 #include "pprof/pp_input.h"
+#include "pprof/pp_name.h"
 #include "pprof/pp_order.h"
 #include "pprof/pp_procs.h"
 #include "pprof/pp_profile.h"
@@ -15,7 +15,6 @@
 #include <string.h>
 
 #define MAX_FRAMES 1024
-#define UNKNOWN "[unknown]"
 
 struct frame {
 	uint64_t addr;
@@ -26,6 +25,7 @@ struct conv {
 	struct pp_profile prof;
 	struct pp_procs procs;
 	struct pp_symbols *sy;
+	struct pp_name names;          /* locations waiting for the end of their input */
 	const struct pp_convert_opts *o;
 	struct pp_convert_report *rep;
 	char *vt_event[PP_MAX_VALUES]; /* the event each value (after samples/count) counts */
@@ -118,7 +118,7 @@ static int64_t user_mapping(struct conv *c, struct pp_map *m)
 	return m->mapping_id;
 }
 
-/* The location of frame i: found, or made with the frame's name. */
+/* The location of frame i: found, or made (named when the input is read). */
 static int64_t location(struct conv *c, struct pp_proc *p, unsigned i)
 {
 	const struct frame *f = &c->f[i];
@@ -129,26 +129,38 @@ static int64_t location(struct conv *c, struct pp_proc *p, unsigned i)
 	uint64_t id = pp_location_find(&c->prof, (uint64_t)mid, f->addr);
 	if (id)
 		return (int64_t)id;
-	struct pp_sym sym = { 0 };
-	if (f->kernel)
-		pp_symbols_kernel(c->sy, c->kernel_bid, f->addr, &sym);
-	else if (m)
-		pp_symbols_user(c->sy, &c->procs.dso[m->dso], m, f->addr, i > 0, &sym);
-	char dm[1024];
-	const char *name = sym.name && !pp_demangle(sym.name, dm, sizeof(dm)) ? dm : sym.name;
-	int64_t fn = pp_function(&c->prof, name ? name : UNKNOWN, sym.name, sym.file);
-	if (fn < 0)
-		return fn;
-	struct pp_line line = { (uint64_t)fn, sym.line };
-	return pp_location_add(&c->prof, (uint64_t)mid, f->addr, &line, 1);
+	int64_t loc = pp_location_add(&c->prof, (uint64_t)mid, f->addr, NULL, 0);
+	if (loc < 0)
+		return loc;
+	struct pp_pending e = { (uint64_t)loc, f->addr, m ? m->start : 0, m ? m->pgoff : 0, m ? m->dso : 0,
+				f->kernel ? PP_NAME_KERNEL : m ? PP_NAME_USER : PP_NAME_NONE, i > 0 };
+	int rc = pp_name_add(&c->names, &e);
+	return rc ? rc : loc;
 }
 
 /* Whether location id was named "[unknown]". */
-static int loc_unknown(const struct conv *c, int64_t id)
+static int loc_unknown(const struct conv *c, uint64_t id)
 {
 	const struct pp_location *l = &c->prof.loc[id - 1];
 	const struct pp_function *f = &c->prof.func[c->prof.lines[l->line0].function_id - 1];
-	return !strcmp(pp_string_at(&c->prof, (uint64_t)f->name), UNKNOWN);
+	return !strcmp(pp_string_at(&c->prof, (uint64_t)f->name), PP_UNKNOWN);
+}
+
+/* Frames named "[unknown]" in all samples (values[0] counts samples). */
+static uint64_t unknown_frames(struct conv *c)
+{
+	uint64_t n = 0;
+	struct pp_sample_view v;
+	for (uint32_t i = 0; i < c->prof.samples.n; i++) {
+		pp_sample_get(&c->prof, i, NULL, NULL, &v);
+		uint64_t *locs = v.nlocs <= MAX_FRAMES ? c->locs : NULL;
+		if (!locs)
+			continue;
+		pp_sample_get(&c->prof, i, locs, NULL, &v);
+		for (unsigned j = 0; j < v.nlocs; j++)
+			n += loc_unknown(c, locs[j]) * (uint64_t)v.values[0];
+	}
+	return n;
 }
 
 static int sample(struct conv *c, const struct pp_input *in, const uint8_t *r, uint16_t size)
@@ -168,7 +180,6 @@ static int sample(struct conv *c, const struct pp_input *in, const uint8_t *r, u
 		if (id < 0)
 			return (int)id;
 		c->locs[i] = (uint64_t)id;
-		c->rep->unknown += loc_unknown(c, id);
 	}
 	int64_t v[PP_MAX_VALUES] = { 1 };
 	v[vi] = (int64_t)s.period;
@@ -208,6 +219,8 @@ static int one_input(struct conv *c, const char *path, char *err, size_t errlen)
 		rc = pp_input_run(&in, pp_order_record, &ord, why, sizeof(why));
 	if (!rc)
 		rc = pp_order_flush(&ord, &in);
+	if (!rc)
+		rc = pp_name_run(&c->names, &c->prof, &c->procs, c->sy, &in, c->kernel_bid);
 	pp_order_free(&ord);
 	if (rc)
 		snprintf(err, errlen, "%s: %s", path, why[0] ? why : strerror(-rc));
@@ -219,6 +232,7 @@ static int finish(struct conv *c, FILE *out, char *err, size_t errlen)
 {
 	struct pp_convert_report *r = c->rep;
 	c->prof.duration_nanos = (int64_t)(c->last_time - c->first_time);
+	r->unknown = unknown_frames(c);
 	r->locations = c->prof.locs.n;
 	r->functions = c->prof.funcs.n;
 	r->mappings = c->prof.maps.n;
@@ -256,6 +270,7 @@ int pp_convert(char *const *inputs, unsigned n, const struct pp_convert_opts *o,
 		pp_procs_free(&c->procs);
 		pp_symbols_free(c->sy);
 		pp_profile_free(&c->prof);
+		pp_name_free(&c->names);
 		for (unsigned i = 0; i < PP_MAX_VALUES; i++)
 			free(c->vt_event[i]);
 		free(c);

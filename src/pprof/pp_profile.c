@@ -164,15 +164,25 @@ int64_t pp_location_add(struct pp_profile *p, uint64_t mapping_id, uint64_t addr
 	if (room(&p->loc, (uint32_t)i, &p->cap_loc, sizeof(*p->loc)))
 		return -ENOMEM;
 	p->loc[i] = (struct pp_location){ mapping_id, address, p->nlines, 0 };
+	int rc = pp_location_set_lines(p, (uint64_t)i + 1, lines, nlines);
+	return rc ? rc : i + 1;
+}
+
+int pp_location_set_lines(struct pp_profile *p, uint64_t id, const struct pp_line *lines, unsigned nlines)
+{
+	struct pp_location *l = &p->loc[id - 1];
+	if (l->nlines)
+		return 0;
+	l->line0 = p->nlines;
 	for (unsigned j = 0; j < nlines; j++) {
 		if (room(&p->lines, p->nlines, &p->cap_lines, sizeof(*p->lines)))
 			return -ENOMEM;
 		p->lines[p->nlines++] = lines[j];
-		p->loc[i].nlines++;
-		if (lines[j].line && mapping_id)
-			p->map[mapping_id - 1].has_lines = 1;
+		l->nlines++;
+		if (lines[j].line && l->mapping_id)
+			p->map[l->mapping_id - 1].has_lines = 1;
 	}
-	return i + 1;
+	return 0;
 }
 
 /* The sample key: nlocs, nlabels (u32 each), the location ids, then each

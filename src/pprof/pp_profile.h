@@ -86,6 +86,9 @@ uint64_t pp_location_find(const struct pp_profile *p, uint64_t mapping_id, uint6
  * existing one keeps its lines.  -ENOMEM. */
 int64_t pp_location_add(struct pp_profile *p, uint64_t mapping_id, uint64_t address,
 			const struct pp_line *lines, unsigned nlines);
+/* Give location id its lines when it has none yet (named after it was
+ * added).  0 or -ENOMEM. */
+int pp_location_set_lines(struct pp_profile *p, uint64_t id, const struct pp_line *lines, unsigned nlines);
 /* Add values[0..nvalues) to the sample with this stack (leaf first) and
  * these labels, made when new.  0, -EINVAL (no value types), -ENOMEM. */
 int pp_sample_add(struct pp_profile *p, const uint64_t *loc_ids, unsigned nlocs,
