@@ -11,6 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <link.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -98,15 +101,13 @@ static void mod_bid(Dwfl_Module *mod, char hex[41])
 		snprintf(hex + 2 * i, 3, "%02x", bits[i]);
 }
 
-/* Report path alone in a Dwfl of s; whether it is the file (build-id) d names. */
-static int try_path(struct dso_sym *s, const struct pp_dso *d, const char *path)
+/* Report the file open on fd (named path) alone in a Dwfl of s; whether it
+ * is the file (build-id) d names.  fd is closed either way. */
+static int try_fd(struct dso_sym *s, const struct pp_dso *d, const char *path, int fd)
 {
 	char hex[41];
-	if (!is_file(path))
-		return 0;
-	Dwfl *dwfl = dwfl_begin(&offline_cb);
-	int fd = dwfl ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	Dwfl_Module *mod = fd >= 0 ? dwfl_report_elf(dwfl, d->name, path, fd, 0, true) : NULL;
+	Dwfl *dwfl = fd >= 0 ? dwfl_begin(&offline_cb) : NULL;
+	Dwfl_Module *mod = dwfl ? dwfl_report_elf(dwfl, d->name, path, fd, 0, true) : NULL;
 	if (!mod && fd >= 0)
 		close(fd); /* dwfl owns fd once a module has it */
 	if (mod)
@@ -121,6 +122,38 @@ static int try_path(struct dso_sym *s, const struct pp_dso *d, const char *path)
 	s->dwfl = dwfl;
 	s->mod = mod;
 	return (s->path = strdup(path)) != NULL;
+}
+
+static int try_path(struct dso_sym *s, const struct pp_dso *d, const char *path)
+{
+	return is_file(path) && try_fd(s, d, path, open(path, O_RDONLY | O_CLOEXEC));
+}
+
+/* The bytes of our own vDSO image: its program and section headers' extent. */
+static size_t vdso_size(const ElfW(Ehdr) *eh)
+{
+	size_t n = (size_t)eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	const ElfW(Phdr) *ph = (const ElfW(Phdr) *)((const char *)eh + eh->e_phoff);
+	for (unsigned i = 0; i < eh->e_phnum; i++)
+		if (ph[i].p_type == PT_LOAD && ph[i].p_offset + ph[i].p_filesz > n)
+			n = ph[i].p_offset + ph[i].p_filesz;
+	return n;
+}
+
+/* A [vdso] without a build-id (a pipe stream): this kernel's, the one
+ * perfsink itself runs with, as perf report takes its own. */
+static int try_own_vdso(struct dso_sym *s, const struct pp_dso *d)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)getauxval(AT_SYSINFO_EHDR);
+	if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG))
+		return 0;
+	size_t n = vdso_size(eh);
+	int fd = n <= (1u << 20) ? memfd_create("vdso", MFD_CLOEXEC) : -1;
+	if (fd >= 0 && write(fd, eh, n) != (ssize_t)n) {
+		close(fd);
+		fd = -1;
+	}
+	return try_fd(s, d, "[vdso]", fd);
 }
 
 /* Its PT_LOAD headers, to turn a file offset into an ELF address. */
@@ -221,6 +254,8 @@ static struct dso_sym *dso_open(struct pp_symbols *sy, struct pp_dso *d)
 	}
 	if (!ok && d->name[0] == '/')
 		ok = try_path(s, d, d->name);
+	if (!ok && !d->bid[0] && !strcmp(d->name, "[vdso]"))
+		ok = try_own_vdso(s, d);
 	if (!ok) {
 		free(s);
 		return NULL;
@@ -234,7 +269,7 @@ static struct dso_sym *dso_open(struct pp_symbols *sy, struct pp_dso *d)
 const char *pp_symbols_open(struct pp_symbols *sy, struct pp_dso *d)
 {
 	struct dso_sym *s = dso_open(sy, d);
-	return s ? s->path : NULL;
+	return s && s->path[0] != '[' ? s->path : NULL; /* [vdso]: in memory, no file to report */
 }
 
 const char *pp_symbols_path(const struct pp_dso *d)

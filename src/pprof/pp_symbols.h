@@ -5,7 +5,8 @@
  * none is known); its symbols come from the ELF symtab/dynsym and its lines
  * from DWARF, both through elfutils (libdwfl).  Kernel addresses are named
  * from the recording's shipped kallsyms (~/.debug/[kernel.kallsyms]/ID/),
- * else /proc/kallsyms.  Nothing found: name NULL (the caller says
+ * else /proc/kallsyms.  A [vdso] without a build-id (pipe streams carry
+ * none) is this kernel's own, as perf report takes it.  Nothing found: name NULL (the caller says
  * "[unknown]").  Names are as the file has them (pp_demangle.c demangles).
  * Single-threaded.
  */
