@@ -28,10 +28,13 @@ trap cleanup EXIT
 echo "1..30"
 
 # hostile NAME MODE [options]: the hostile collector in $T/NAME; sets URL.
+# Its lifetime only keeps a server a killed test left from running on (the
+# trap kills each one): 60 s ran out under a loaded suite before the last
+# fetch of the bomb, which then could not connect.
 hostile() {
 	local d=$T/$1
 	mkdir -p "$d"
-	python3 "$TESTS_SRCDIR/integration/hostile_collector.py" "$2" "$d" --lifetime 60 "${@:3}" &
+	python3 "$TESTS_SRCDIR/integration/hostile_collector.py" "$2" "$d" --lifetime 600 "${@:3}" &
 	HPIDS+=($!)
 	wait_for 60 test -s "$d/port" || { echo "Bail out! hostile_collector.py did not start"; exit 1; }
 	URL=http://127.0.0.1:$(cat "$d/port")
