@@ -42,20 +42,18 @@ hostile() {
 requests() { grep -c "$2" "$T/$1/requests.log" 2>/dev/null; } # requests NAME PATTERN
 # stop_within SIG PID LIMIT: send SIG once PID has asked the collector
 # something, wait at most 5 s (then kill it); ok when it ended within LIMIT
-# seconds (the time in $DT, its exit status in $RC).  The shell's own wait
-# times it: a loop of kill -0, bc and sleep, as this was first written,
-# added its own seconds on a loaded machine (CI saw 1.9 s).
+# seconds (the time in $DT, its exit status in $RC).  tail --pid watches it
+# every 10 ms: a loop of kill -0, bc and sleep, as this was first written,
+# added its own seconds on a loaded machine (CI saw 1.9 s), and a watchdog
+# subshell inherited the EXIT trap, whose cleanup ran when it was killed.
 stop_within() {
-	local t0 t1 dog
+	local t0 t1
 	t0=$EPOCHREALTIME
 	kill "-$1" "$2"
-	(sleep 5 && kill -9 "$2" 2>/dev/null) &
-	dog=$!
+	timeout 5 tail --pid="$2" -s 0.01 -f /dev/null || kill -9 "$2" 2>/dev/null
+	t1=$EPOCHREALTIME
 	wait "$2"
 	RC=$?
-	t1=$EPOCHREALTIME
-	kill "$dog" 2>/dev/null
-	wait "$dog" 2>/dev/null
 	DT=$(echo "$t1 - $t0" | bc)
 	[ "$(echo "$DT <= $3" | bc)" = 1 ]
 }
@@ -84,7 +82,8 @@ wait_for 20 grep -q GET "$T/drip/requests.log"
 stop_within INT "$RUN_PID" 1
 rc=$RC RUN_PID=
 check "ls ends within a second of SIGINT (${DT}s), exit 1, one line" \
-	bash -c "[ $rc = 1 ] && [ \"\$(echo '$DT <= 1' | bc)\" = 1 ] && [ \$(wc -l < '$T/ls_sig.err') = 1 ]"
+	bash -c "[ $rc = 1 ] && [ \"\$(echo '$DT <= 1' | bc)\" = 1 ] && [ \$(wc -l < '$T/ls_sig.err') = 1 ]" ||
+	{ echo "# exit $rc"; sed 's/^/# /' "$T/ls_sig.err"; }
 
 hostile drip10 drip --every 0.1
 t0=$SECONDS
