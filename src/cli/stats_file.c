@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <time.h>
 #include "cli/atomic_file.h"
-#include "cli/watch.h"
+#include "cli/report_files.h"
 
 static void metric(FILE *f, const char *name, const char *type, const char *help, double v)
 {

@@ -18,8 +18,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli/watch.h"
-#include "config/opts.h"
+#include "cli/status.h"
 
 static size_t add(char *out, size_t n, size_t k, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -91,19 +90,19 @@ static size_t sink_piece(char *out, size_t n, size_t k, const struct record_sink
 enum status_level { L_ALL, L_NO_RATES, L_BRIEF, L_NO_TOTALS, L_LEVELS };
 
 /* The line at level, with the first `sinks` sinks and "+N more" for the rest. */
-static size_t status_at(const struct watch *w, const struct record_report *p, enum status_level level,
+static size_t status_at(const struct status_ctx *c, const struct record_report *p, enum status_level level,
 			unsigned sinks, char *out, size_t n)
 {
-	double dt = p->secs - w->last_secs;
+	double dt = p->secs - c->last_secs;
 	size_t k = add(out, n, 0, "[ %.0fs", p->secs);
 
-	if (w->o && w->o->duration_ms)
-		k = add(out, n, k, "/%gs", (double)w->o->duration_ms / 1000.0);
+	if (c->duration_ms)
+		k = add(out, n, k, "/%gs", (double)c->duration_ms / 1000.0);
 	if (p->stopped && level == L_ALL)
 		k = add(out, n, k, "  stopped %.0fs ago", p->drain_secs);
 	else if (level == L_ALL && dt > 0)
-		k = add(out, n, k, "  %.0f ev/s  %.2f MB/s", (double)(p->samples - w->last_samples) / dt,
-			mb(p->ring_bytes - w->last_bytes) / dt);
+		k = add(out, n, k, "  %.0f ev/s  %.2f MB/s", (double)(p->samples - c->last_samples) / dt,
+			mb(p->ring_bytes - c->last_bytes) / dt);
 	if (level < L_NO_TOTALS) {
 		k = add(out, n, k, "  ");
 		k = count(out, n, k, p->samples);
@@ -117,17 +116,17 @@ static size_t status_at(const struct watch *w, const struct record_report *p, en
 	return add(out, n, k, " ]");
 }
 
-void status_format(const struct watch *w, const struct record_report *p, unsigned width, char *out,
-		   size_t n)
+void status_format(const struct status_ctx *c, const struct record_report *p, unsigned width,
+		   char *out, size_t n)
 {
 	enum status_level level;
 	unsigned sinks = p->nr_sinks;
 
 	/* Shorter levels first drop pieces, then the last sinks, one at a time. */
 	for (level = L_ALL; level < L_LEVELS; level++)
-		if (status_at(w, p, level, sinks, out, n) < width)
+		if (status_at(c, p, level, sinks, out, n) < width)
 			return;
 	while (sinks-- > 0)
-		if (status_at(w, p, L_NO_TOTALS, sinks, out, n) < width)
+		if (status_at(c, p, L_NO_TOTALS, sinks, out, n) < width)
 			return;
 }

@@ -14,7 +14,6 @@
 
 #include "base/log.h"
 #include "cli/summary.h"
-#include "cli/watch.h"
 
 /* The sinks' finishing time after the stop is said when it is this long. */
 #define DRAIN_SHOWN_S 0.1

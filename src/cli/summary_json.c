@@ -6,7 +6,9 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include "cli/atomic_file.h"
-#include "cli/watch.h"
+#include "cli/report_files.h"
+#include "cli/status.h"
+#include "cli/summary.h"
 
 static void str(FILE *f, const char *s)
 {

@@ -5,6 +5,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include "base/log.h"
+#include "cli/report_files.h"
+#include "cli/status.h"
 #include "cli/summary.h"
 #include "cli/watch.h"
 #include "config/opts.h"
@@ -18,6 +20,7 @@ void watch_init(struct watch *w, const struct record_opts *o)
 {
 	memset(w, 0, sizeof(*w));
 	w->o = o;
+	w->line.duration_ms = o->duration_ms;
 	w->status = o->status && log_verbosity() >= 0 && isatty(STDERR_FILENO);
 }
 
@@ -54,16 +57,16 @@ void watch_progress(const struct record_report *p, void *arg)
 		unsigned cols = ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 1
 			? ws.ws_col : STATUS_COLUMNS;
 
-		status_format(w, p, cols, line, sizeof(line));
+		status_format(&w->line, p, cols, line, sizeof(line));
 		/* A line that wraps could not be cleared: one that still does not fit is cut. */
 		if (strlen(line) >= cols)
 			line[cols - 1] = '\0';
 		log_status(line);
 		w->drawn = true;
 	}
-	w->last_secs = p->secs;
-	w->last_samples = p->samples;
-	w->last_bytes = p->ring_bytes;
+	w->line.last_secs = p->secs;
+	w->line.last_samples = p->samples;
+	w->line.last_bytes = p->ring_bytes;
 }
 
 void watch_report(const struct record_report *r, void *arg)

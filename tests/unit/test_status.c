@@ -41,9 +41,8 @@ static struct sink_case sinks[] = {
 	{ { .name = "broken", .has_stats = true, .failed = true }, "broken: failed", "broken: failed" },
 };
 
-static struct record_opts opts = { .duration_ms = 60000 };
-static struct watch w = { .o = &opts, .last_secs = 11, .last_samples = 43000,
-			  .last_bytes = 5 << 20 };
+static struct status_ctx w = { .duration_ms = 60000, .last_secs = 11, .last_samples = 43000,
+			       .last_bytes = 5 << 20 };
 
 static struct record_report report(unsigned nr, bool stopped)
 {
