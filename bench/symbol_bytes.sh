@@ -6,8 +6,9 @@
 # http sinks: symbols = all and the default symbols = sampled, each into
 # its own collector folder; then fetches each session into a
 # fresh HOME with --symbols=all, lazy (the default) and none, and prints
-# the bytes shipped and fetched and the share of samples perf report
-# names (--sort sym, not a bare 0x address).  perf report runs in a
+# the bytes shipped and fetched, the share of samples perf report names
+# (--sort sym, not a bare 0x address) and the call chain frames perf
+# script -F ip,sym leaves [unknown] after the lazy fetch.  perf report runs in a
 # private mount namespace where every file the recording names, except
 # those perf itself loads, /proc/kallsyms and /sys/kernel/notes are
 # covered by /dev/null: as on a machine that has none of them, only
@@ -22,11 +23,12 @@ NGINX_EXTRA=$NGINX_LISTING
 collector_start "$W/ng" >/dev/null
 URL=http://127.0.0.1:$P
 
-# masked_report DATA HOME OUT: perf report --sort sym, the recorded files hidden.
-masked_report() {
+# masked DATA HOME OUT PERF-ARGS...: perf PERF-ARGS -i DATA into OUT, the recorded files hidden.
+masked() {
 	python3 - "$@" <<'PY'
 import ctypes, os, subprocess, sys
 data, home, out = sys.argv[1:4]
+args = sys.argv[4:]
 ldd = subprocess.run(["ldd", "/usr/bin/perf"], capture_output=True, text=True).stdout
 keep = {os.path.realpath(w) for w in ldd.split() if w.startswith("/")}
 keep.add(os.path.realpath("/usr/bin/perf"))
@@ -40,10 +42,13 @@ for p in paths + ["/proc/kallsyms", "/sys/kernel/notes"]:
     if os.path.isfile(p) and (kernel or os.path.realpath(p) not in keep):
         libc.mount(b"/dev/null", p.encode(), None, MS_BIND, None)
 with open(out, "w") as f:
-    subprocess.run(["perf", "report", "-i", data, "--stdio", "--no-children", "-g", "none", "--sort", "sym"],
-                   env=dict(os.environ, HOME=home), stdout=f, stderr=subprocess.DEVNULL)
+    subprocess.run(["perf"] + args + ["-i", data], env=dict(os.environ, HOME=home), stdout=f,
+                   stderr=subprocess.DEVNULL)
 PY
 }
+masked_report() { masked "$@" report --stdio --no-children -g none --sort sym; }
+# unknown_frames SCRIPT-OUT: "U of N" frames (call chain lines of perf script -F ip,sym) unnamed
+unknown_frames() { awk 'NF >= 2 && $1 ~ /^[0-9a-f]+$/ { n++; if ($2 == "[unknown]") u++ } END { printf "%d of %d", u, n }' "$1"; }
 named() { grep -v '^#' "$1" | grep '%' | awk '$3 !~ /^0x/ { s += $1 } END { printf "%.2f%%", s }'; }
 
 # One recording, two http sinks: the same stream shipped both ways.
@@ -75,6 +80,11 @@ for mode in all sampled; do
 	HOME=$W/rhome perf report -i "$W/f_${mode}_lazy.data" --stdio --no-children -g none --sort dso,sym \
 		2>/dev/null | grep -v '^#' | awk '$4 ~ /^0x/ { s[$2] += $1 } END { for (d in s) printf "%.2f%% %s\n", s[d], d }' |
 		sort -rn | head -n 4 | tr '\n' ' ' | sed 's/^/    unnamed there too, by file: /; s/ $/\n/'
+	# Frame by frame: the files only call chains pass through count here.
+	masked "$W/f_${mode}_lazy.data" "$W/f_${mode}_lazy.home" "$W/f_${mode}_lazy.script" script -F ip,sym
+	HOME=$W/rhome perf script -F ip,sym -i "$W/f_${mode}_lazy.data" >"$W/local_$mode.script" 2>/dev/null
+	echo "  call chain frames unnamed (perf script -F ip,sym): $(unknown_frames "$W/f_${mode}_lazy.script")" \
+		"after the lazy fetch, $(unknown_frames "$W/local_$mode.script") on the recording machine"
 	diff -q <(grep -v '^#' "$W/local_$mode.rep" | grep '%' | sort) \
 		<(grep -v '^#' "$W/f_${mode}_lazy.rep" | grep '%' | sort) >/dev/null &&
 		echo "  after the lazy fetch perf report's lines are the recording machine's, symbol for symbol"

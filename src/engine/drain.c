@@ -73,6 +73,7 @@ int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps
 	d->dsos.live = true; /* build-ids of containers' files through /proc/PID/root */
 	/* Which DSOs samples fell in: what symbol shipping needs (else all count). */
 	(void)dso_set_track_hits(&d->dsos);
+	sample_layout_init(&d->layout, evl->events.ev, evl->events.nr); /* where call chains are */
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	d->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
 	d->stack_user = evl->stack_user; /* 0 when events sample different stacks */
@@ -231,16 +232,36 @@ static unsigned stack_filled(uint32_t asked, uint32_t tail, const uint8_t *rec, 
 	return dyn >= asked;
 }
 
+/* Mark the DSOs the frames of the sample's call chain fell in (perf report
+ * names them too).  Only what the record holds: a DWARF sample's stack
+ * copy is not unwound here. */
+static void chain_hit(struct drainer *d, const uint8_t *rec, uint16_t size, int32_t pid, unsigned mode)
+{
+	const struct perf_event_attr *a = sample_layout_attr(&d->layout, rec, size);
+	size_t off = a ? sample_chain_off(a, rec, size) : 0;
+	struct sample_chain c;
+	uint64_t ip;
+
+	if (!off)
+		return;
+	sample_chain_begin(&c, rec, size, off, mode);
+	while (sample_chain_next(&c, &ip))
+		dso_set_sample(&d->dsos, pid, ip, c.mode);
+}
+
 /* Mark the DSO the sample's ip fell in: every sample has IP and TID right
  * before TIME (evlist_build.c), so they sit just before time_off. */
-static inline void sample_hit(struct drainer *d, const uint8_t *rec, uint16_t misc)
+static inline void sample_hit(struct drainer *d, const uint8_t *rec, uint16_t size, uint16_t misc)
 {
+	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	uint64_t ip;
 	int32_t pid;
 
 	memcpy(&ip, rec + d->time_off - 16, sizeof(ip));
 	memcpy(&pid, rec + d->time_off - 8, sizeof(pid));
-	dso_set_sample(&d->dsos, pid, ip, misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	dso_set_sample(&d->dsos, pid, ip, mode);
+	if (d->layout.chains)
+		chain_hit(d, rec, size, pid, mode);
 }
 
 struct scan {
@@ -276,7 +297,7 @@ static size_t scan_records(struct scan *s, uint8_t *p, size_t len)
 			tmax = t > tmax ? t : tmax;
 			n++;
 			cut += stack_filled(d->stack_user, d->stack_tail, p + off, h->size);
-			sample_hit(d, p + off, h->misc);
+			sample_hit(d, p + off, h->size, h->misc);
 		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
 			dso_set_scan(&d->dsos, p + off, h->size);
 			tasks++;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "base/bytes.h"
 #include "format/bpf_info.h"
+#include "format/sample_chain.h"
 #include "probe/dso_set.h"
 #include <perfsink/sink.h>
 
@@ -57,6 +58,7 @@ struct drainer {
 	struct psbuf **batch;        /* nr_rings: a pass's buffers */
 	struct dso_set dsos;         /* every file mapped in what went out, for BUILD_ID */
 	unsigned time_off;           /* offset of TIME in a SAMPLE record */
+	struct sample_layout layout; /* where a sample's call chain is */
 	unsigned ksym_id_size;       /* sample_id bytes of KSYMBOL/BPF_EVENT records (record_fix.h) */
 	uint64_t records_fixed;      /* of those, sized too large by the kernel and repaired */
 	uint32_t stack_user;         /* DWARF: bytes of user stack asked per sample, else 0 */

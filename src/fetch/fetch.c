@@ -214,7 +214,8 @@ static int symbols_say(const struct symbols_result *r, const char *dir, const ch
 }
 
 /*
- * --symbols=lazy: the DSOs the file's samples fell in, read back from the
+ * --symbols=lazy on a recording without marks (symbols_marked): the DSOs
+ * the file's samples and their call chains fell in, read back from the
  * file; NULL (after a warning: every build-id is fetched) when they
  * cannot be told.
  */
@@ -248,9 +249,14 @@ static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 		pr_err("symbols: the build-id cache directory's name is too long (perf's buildid.dir or $HOME)");
 		return 1;
 	}
-	struct sampled *sm = o->all_symbols ? NULL : sampled_of(s);
-	struct symbols_filter want = { sampled_need, sm };
-	int rc = symbols_fill(s->c, p2f_build_ids(&s->w), dir, sm ? &want : NULL, &r, msg, sizeof(msg));
+	/* The recording's own marks when it has them: no need to read it back. */
+	int marked = !o->all_symbols && symbols_marked(p2f_build_ids(&s->w));
+	struct sampled *sm = o->all_symbols || marked ? NULL : sampled_of(s);
+	struct symbols_filter want = { sampled_need, sm, marked };
+	if (marked)
+		pr_debug("symbols: the files the recording marks as sampled");
+	int rc = symbols_fill(s->c, p2f_build_ids(&s->w), dir, sm || marked ? &want : NULL, &r, msg,
+			      sizeof(msg));
 	sampled_free(sm);
 	if (rc == -EINTR)
 		return 1; /* said once, by the caller */

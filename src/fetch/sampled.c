@@ -3,6 +3,7 @@
 #include "fetch/rec_reader.h"
 #include "format/events.h"
 #include "format/record.h"
+#include "format/sample_chain.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -41,10 +42,7 @@ struct sampled {
 	uint32_t phash_cap;
 	int kernel;         /* a kernel IP was seen */
 	uint64_t samples, unmapped;
-	/* the sample layout */
-	const struct ps_event_desc *ev;
-	unsigned nr_ev;
-	int same;           /* every attr has ev[0]'s layout */
+	struct sample_layout layout;
 };
 
 static uint32_t fnv(const void *p, size_t n)
@@ -254,81 +252,27 @@ static void ip_mark(struct sampled *s, uint32_t pid, unsigned mode, uint64_t ip)
 	s->unmapped++;
 }
 
-/* The layout of sample r: its attr (by IDENTIFIER when the attrs differ), or NULL. */
-static const struct perf_event_attr *sample_attr(const struct sampled *s, const uint8_t *r, uint16_t size)
-{
-	if (s->same)
-		return &s->ev[0].attr;
-	if (size < 16)
-		return NULL;
-	uint64_t id = rd64(r + 8);
-	for (unsigned i = 0; i < s->nr_ev; i++)
-		for (unsigned j = 0; j < s->ev[i].nr_ids; j++)
-			if (s->ev[i].ids[j] == id)
-				return &s->ev[i].attr;
-	return NULL;
-}
-
-/* Bytes of a read_format value in a sample. */
-static size_t read_size(uint64_t rf, const uint8_t *p, const uint8_t *end)
-{
-	size_t per = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
-	size_t t = 8 * (!!(rf & PERF_FORMAT_TOTAL_TIME_ENABLED) + !!(rf & PERF_FORMAT_TOTAL_TIME_RUNNING));
-	if (!(rf & PERF_FORMAT_GROUP))
-		return per + t;
-	if (end - p < 8)
-		return SIZE_MAX;
-	uint64_t nr = rd64(p);
-	return nr > 4096 ? SIZE_MAX : 8 + t + nr * per;
-}
-
 static void sample_take(struct sampled *s, const uint8_t *r, uint16_t size)
 {
-	const struct perf_event_attr *a = sample_attr(s, r, size);
-	const uint8_t *p = r + 8, *end = r + size;
+	const struct perf_event_attr *a = sample_layout_attr(&s->layout, r, size);
+	unsigned at = a && (a->sample_type & PERF_SAMPLE_IDENTIFIER) ? 16 : 8; /* IP, then TID */
+	struct sample_chain c;
 	uint16_t misc;
+	uint64_t ip;
+	size_t off;
+
+	if (!a || size < at + 16)
+		return;
 	memcpy(&misc, r + 4, 2);
-	if (!a)
-		return;
-	uint64_t st = a->sample_type, ip = 0;
-	uint32_t pid = 0;
-	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
 	s->samples++;
-#define SKIP(bit) do { if (st & (bit)) p += 8; } while (0)
-	SKIP(PERF_SAMPLE_IDENTIFIER);
-	if (end - p < 16)
+	uint32_t pid = rd32(r + at + 8);
+	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
+	ip_mark(s, pid, mode, rd64(r + at));
+	if (!(off = sample_chain_off(a, r, size)))
 		return;
-	ip = rd64(p);
-	p += 8;
-	pid = rd32(p);
-	p += 8;
-	SKIP(PERF_SAMPLE_TIME);
-	SKIP(PERF_SAMPLE_ADDR);
-	SKIP(PERF_SAMPLE_ID);
-	SKIP(PERF_SAMPLE_STREAM_ID);
-	SKIP(PERF_SAMPLE_CPU);
-	SKIP(PERF_SAMPLE_PERIOD);
-#undef SKIP
-	ip_mark(s, pid, mode, ip);
-	if (st & PERF_SAMPLE_READ) {
-		size_t n = p < end ? read_size(a->read_format, p, end) : SIZE_MAX;
-		if (n > (size_t)(end - p))
-			return;
-		p += n;
-	}
-	if (!(st & PERF_SAMPLE_CALLCHAIN) || end - p < 8)
-		return;
-	uint64_t nr = rd64(p);
-	p += 8;
-	for (uint64_t i = 0; i < nr && end - p >= 8; i++, p += 8) {
-		uint64_t e = rd64(p);
-		if (e >= (uint64_t)PERF_CONTEXT_MAX) {
-			mode = e == (uint64_t)PERF_CONTEXT_KERNEL ? PERF_RECORD_MISC_KERNEL
-			       : e == (uint64_t)PERF_CONTEXT_USER ? PERF_RECORD_MISC_USER : 0;
-			continue;
-		}
-		ip_mark(s, pid, mode, e);
-	}
+	sample_chain_begin(&c, r, size, off, mode);
+	while (sample_chain_next(&c, &ip))
+		ip_mark(s, pid, c.mode, ip);
 }
 
 /* One pass over the records: maps and forks (first), or samples. */
@@ -374,17 +318,11 @@ int sampled_scan(int fd, uint64_t off, uint64_t len, const struct ps_event_desc 
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	s->ev = ev;
-	s->nr_ev = nr_ev;
-	s->same = 1;
-	for (unsigned i = 1; i < nr_ev; i++)
-		if (ev[i].attr.sample_type != ev[0].attr.sample_type ||
-		    ev[i].attr.read_format != ev[0].attr.read_format)
-			s->same = 0;
+	sample_layout_init(&s->layout, ev, nr_ev);
 	uint64_t need = PERF_SAMPLE_IP | PERF_SAMPLE_TID;
 	for (unsigned i = 0; i < nr_ev && !rc; i++)
 		if ((ev[i].attr.sample_type & need) != need ||
-		    (!s->same && !(ev[i].attr.sample_type & PERF_SAMPLE_IDENTIFIER))) {
+		    (!s->layout.one && !(ev[i].attr.sample_type & PERF_SAMPLE_IDENTIFIER))) {
 			snprintf(why, n, "the samples of event %u carry no %s", i,
 				 (ev[i].attr.sample_type & need) != need ? "IP and TID" : "IDENTIFIER (attrs differ)");
 			rc = -ENOTSUP;

@@ -1,10 +1,12 @@
 /*
- * Which DSOs a recording's samples fell in, for `fetch --symbols=lazy`:
- * read from the data section of the perf.data fetch wrote.  A first pass
+ * Which DSOs a recording's samples fell in, for `fetch --symbols=lazy` on
+ * a recording whose build-id list does not say (symbols_marked: made
+ * before perfsink record marked call chain frames too): read from the
+ * data section of the perf.data fetch wrote.  A first pass
  * takes every executable MMAP/MMAP2 record per process (kernel ones under
  * pid -1, a child's maps found through its FORK to the parent); a second
  * resolves each sample's IP and call chain entries, in the sample's
- * cpumode, to every map of its process that contains it (a superset when
+ * cpumode and as format/sample_chain.h walks them, to every map of its process that contains it (a superset when
  * a process mapped two files at one address in turn).  Any kernel IP
  * needs the kernel's symbol table.
  *

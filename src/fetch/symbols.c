@@ -2,6 +2,7 @@
 #include "fetch/symbols.h"
 #include "fetch/collector.h"
 #include "fetch/fetch_output.h"
+#include "format/build_id_flags.h"
 #include <perfsink/kit.h>
 
 #include <errno.h>
@@ -192,6 +193,22 @@ static int entry_fill(struct collector *c, const struct cache *k, const char *he
 	return link_put(k, rel, hex, why, n);
 }
 
+int symbols_marked(const struct bytes *build_ids)
+{
+	uint16_t size;
+
+	for (size_t off = 0; build_ids->len - off >= 8 + 4 + 24; off += size) {
+		const uint8_t *r = build_ids->p + off;
+
+		memcpy(&size, r + 6, 2);
+		if (size < 8 + 4 + 24 || size > build_ids->len - off)
+			return 0;
+		if (r[12 + DSO_HITS_RULE_BYTE] == DSO_HITS_CHAIN)
+			return 1;
+	}
+	return 0;
+}
+
 int symbols_fill(struct collector *c, const struct bytes *build_ids, const char *dir,
 		 const struct symbols_filter *want, struct symbols_result *res, char *msg, size_t msglen)
 {
@@ -222,7 +239,8 @@ int symbols_fill(struct collector *c, const struct bytes *build_ids, const char 
 		res->build_ids++;
 		if (!path_ok(file))
 			continue;
-		if (want && !want->need(want->ctx, file, hex)) {
+		if (want && (want->marked ? r[12 + DSO_HIT_BYTE] == DSO_MAPPED_ONLY
+					  : !want->need(want->ctx, file, hex))) {
 			res->not_needed++;
 			continue;
 		}

@@ -29,11 +29,24 @@ struct symbols_result {
 	unsigned not_needed;  /* left out by the filter */
 };
 
-/* Which entries to fetch: need(ctx, recorded name, build-id hex) != 0. */
+/*
+ * Which entries to fetch: by the recording's own marks (marked: every
+ * entry but those perfsink record marked DSO_MAPPED_ONLY), else those
+ * with need(ctx, recorded name, build-id hex) != 0.
+ */
 struct symbols_filter {
 	int (*need)(void *ctx, const char *name, const char *hex);
 	void *ctx;
+	int marked;
 };
+
+/*
+ * Whether build_ids (the BUILD_ID payload) carries perfsink record's marks
+ * of the files samples and their call chains fell in (DSO_HITS_CHAIN,
+ * format/build_id_flags.h): recordings made before have none, or marks
+ * of sample ips alone.
+ */
+int symbols_marked(const struct bytes *build_ids);
 
 /*
  * For each entry of build_ids (perf's BUILD_ID feature payload) that want

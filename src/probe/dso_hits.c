@@ -1,4 +1,5 @@
 /* Sample ip -> DSO, per process; see dso_hits.h. */
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include "probe/dso_hits.h"
@@ -27,12 +28,24 @@ struct dying_list {
 	size_t n, cap;
 };
 
+/*
+ * Ranges lookups found lately, and gaps between ranges (d NULL): the next
+ * ip is likely in one.  Several, as a call chain goes through a few files
+ * and the kernel's text (a gap between modules) for each sample.
+ */
+#define RECENT 8
+
+struct recent {
+	int32_t pid;
+	bool valid;
+	struct range r;
+};
+
 struct dso_hits {
 	struct proc **buckets;
 	unsigned nr_buckets, n;
-	/* The range the last lookup found: the next sample is likely in it. */
-	int32_t last_pid;
-	struct range last;
+	struct recent recent[RECENT];
+	unsigned recent_next; /* the slot the next lookup fills */
 	struct dying_list dying[2]; /* [0] this pass, [1] the pass before */
 };
 
@@ -66,6 +79,13 @@ void dso_hits_free(struct dso_hits *h)
 	free(h->dying[0].v);
 	free(h->dying[1].v);
 	free(h);
+}
+
+/* A mapping changed: what was found may be wrong now. */
+static void recent_forget(struct dso_hits *h)
+{
+	for (unsigned i = 0; i < RECENT; i++)
+		h->recent[i].valid = false;
 }
 
 static struct proc *proc_find(const struct dso_hits *h, int32_t pid)
@@ -157,7 +177,7 @@ void dso_hits_map(struct dso_hits *h, int32_t pid, uint64_t start, uint64_t len,
 
 	if (!len || !(p = proc_get(h, pid)))
 		return;
-	h->last_pid = 0;
+	recent_forget(h);
 	i = lower_bound(p, start);
 	if (i && p->v[i - 1].end > start)
 		i--; /* the range before reaches into ours */
@@ -184,18 +204,22 @@ void dso_hits_map(struct dso_hits *h, int32_t pid, uint64_t start, uint64_t len,
 struct dso_entry *dso_hits_find(struct dso_hits *h, int32_t pid, uint64_t ip)
 {
 	const struct proc *p;
+	struct recent *c;
 	uint32_t i;
 
-	if (h->last_pid == pid && pid && ip >= h->last.start && ip < h->last.end)
-		return h->last.d;
+	for (i = 0; i < RECENT; i++) {
+		c = &h->recent[i];
+		if (c->valid && c->pid == pid && ip >= c->r.start && ip < c->r.end)
+			return c->r.d;
+	}
 	if (!(p = proc_find(h, pid)))
 		return NULL;
 	i = lower_bound(p, ip + 1); /* the first range starting after ip */
-	if (!i || ip >= p->v[i - 1].end)
-		return NULL;
-	h->last_pid = pid;
-	h->last = p->v[i - 1];
-	return h->last.d;
+	c = &h->recent[h->recent_next++ % RECENT];
+	*c = (struct recent){ pid, true, { i ? p->v[i - 1].end : 0, i < p->n ? p->v[i].start : UINT64_MAX, NULL } };
+	if (i && ip < p->v[i - 1].end)
+		c->r = p->v[i - 1];
+	return c->r.d;
 }
 
 void dso_hits_fork(struct dso_hits *h, int32_t pid, int32_t ppid)
@@ -205,7 +229,7 @@ void dso_hits_fork(struct dso_hits *h, int32_t pid, int32_t ppid)
 
 	if (pid == ppid || !(child = proc_get(h, pid)))
 		return;
-	h->last_pid = 0;
+	recent_forget(h);
 	epoch = child->epoch + 1;
 	free(child->v);
 	child->v = NULL;
@@ -249,7 +273,7 @@ void dso_hits_pass_end(struct dso_hits *h)
 			proc_remove(h, old.v[i].pid);
 	}
 	if (old.n)
-		h->last_pid = 0;
+		recent_forget(h);
 	h->dying[1] = h->dying[0];
 	old.n = 0;
 	h->dying[0] = old;

@@ -2,9 +2,11 @@
  * Which DSOs samples fell in: the address ranges each process mapped (its
  * MMAP/MMAP2 records), looked up with a sample's pid and ip.  perf record
  * learns the same by reading its whole output back at the end; here it is
- * done as the drainer walks the records, so it must stay cheap: one hash
- * lookup and a binary search per sample, none when the sample falls in
- * the range the previous one did (most do).  Private to probe (dso_set.c
+ * done as the drainer walks the records, for each sample's ip and each
+ * frame of its call chain, so it must stay cheap: one hash lookup and a
+ * binary search per ip, none when the ip falls in one of the few ranges
+ * (or gaps between them) lookups found lately (most do: a chain goes
+ * through a few files again and again).  Private to probe (dso_set.c
  * owns one); engine thread only.
  */
 #ifndef PS_DSO_HITS_H

@@ -342,6 +342,7 @@ static void put_record(struct bytes *b, const struct dso_entry *d, uint8_t hit)
 	memcpy(id, d->id, d->len);
 	id[20] = (uint8_t)d->len;
 	id[DSO_HIT_BYTE] = hit;
+	id[DSO_HITS_RULE_BYTE] = hit ? DSO_HITS_CHAIN : 0;
 	bytes_add(b, id, sizeof(id));
 	bytes_add(b, d->name, nlen);
 	bytes_zero(b, padded - nlen);

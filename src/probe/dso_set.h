@@ -10,22 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "base/bytes.h"
+#include "format/build_id_flags.h" /* what dso_set_build_ids marks */
 
 struct dso_entry;
 struct dso_hits;
 
 struct map_ref;
-
-/*
- * The byte of a build-id record's 24-byte id field (perf's reserved1__,
- * which perf ignores and writes 0): DSO_SAMPLED when samples fell in that
- * DSO (dso_set_sample), DSO_MAPPED_ONLY when none did, 0 when hits were
- * not tracked (then a reader must take it as sampled, as a perf file).
- * Sinks that ship symbols read it (perfsink_kit_build_id.sampled).
- */
-#define DSO_HIT_BYTE 21
-#define DSO_SAMPLED 1
-#define DSO_MAPPED_ONLY 2
 
 /* A sample whose DSO was not found yet (its MMAP may come later in the pass). */
 struct dso_miss {
@@ -82,7 +72,7 @@ struct dso_set {
 	bool kernel_hit;
 	struct dso_miss *misses;
 	size_t nmisses, capmisses;
-	uint64_t unresolved; /* user samples in no file mapped (anon, JIT, lost MMAP) */
+	uint64_t unresolved; /* user ips (samples, chain frames) in no file mapped (anon, JIT, lost MMAP) */
 };
 
 void dso_set_init(struct dso_set *s);
@@ -118,7 +108,8 @@ int dso_set_build_ids(struct dso_set *s, struct bytes *out);
  * (DSO_HIT_BYTE).  0 or -ENOMEM (then every DSO counts as hit).
  */
 int dso_set_track_hits(struct dso_set *s);
-/* A sample: its pid, ip and cpumode (header.misc & CPUMODE_MASK). */
+/* A sample's ip, or a frame of its call chain: its pid, ip and cpumode
+ * (header.misc & CPUMODE_MASK, or the chain's context). */
 void dso_set_sample(struct dso_set *s, int32_t pid, uint64_t ip, unsigned cpumode);
 /* A FORK (the child has its parent's maps), EXIT or COMM record. */
 void dso_set_task(struct dso_set *s, const uint8_t *rec, uint32_t type, uint16_t misc, uint16_t size);

@@ -99,6 +99,33 @@ static void many_processes_and_ranges(void **state)
 	dso_hits_free(h);
 }
 
+/* A call chain's ips go back and forth between a few ranges and the gaps
+ * between them; a gap remembered empty must not hide a range mapped later. */
+static void a_chain_through_ranges_and_gaps(void **state)
+{
+	static const struct { int32_t pid; uint64_t ip; struct dso_entry *want; } t[] = {
+		{ 5, 0x1100, DA }, { -1, 0xffffffff81000000, NULL }, /* the kernel's text: a gap */
+		{ 5, 0x5100, DB }, { 5, 0x3000, NULL }, { 5, 0x9000, NULL }, { 5, 0x10, NULL },
+		{ -1, 0xffffffffc0000100, DK }, { 5, 0x1200, DA }, { -1, 0xffffffff81000100, NULL },
+		{ 5, 0x5200, DB }, { 5, 0x3100, NULL }, { 4, 0x1100, NULL }, { 5, 0x1300, DA },
+	};
+	struct dso_hits *h = dso_hits_new();
+
+	(void)state;
+	dso_hits_map(h, 5, 0x1000, 0x1000, DA);
+	dso_hits_map(h, 5, 0x5000, 0x1000, DB);
+	dso_hits_map(h, -1, 0xffffffffc0000000, 0x2000, DK);
+	for (int round = 0; round < 3; round++)
+		for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+			assert_ptr_equal(dso_hits_find(h, t[i].pid, t[i].ip), t[i].want);
+	dso_hits_map(h, 5, 0x3000, 0x1000, DC); /* in the gap found empty */
+	assert_ptr_equal(dso_hits_find(h, 5, 0x3100), DC);
+	assert_ptr_equal(dso_hits_find(h, 5, 0x2800), NULL);
+	dso_hits_fork(h, 4, 5);                 /* a child of 5: the gap 4 had is gone */
+	assert_ptr_equal(dso_hits_find(h, 4, 0x1100), DA);
+	dso_hits_free(h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -106,6 +133,7 @@ int main(void)
 		cmocka_unit_test(a_new_mapping_replaces_what_it_overlaps),
 		cmocka_unit_test(a_child_has_its_parents_maps_an_exit_frees_them_later),
 		cmocka_unit_test(many_processes_and_ranges),
+		cmocka_unit_test(a_chain_through_ranges_and_gaps),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
