@@ -12,16 +12,20 @@ set -u
 # part, or one header of a part (part/header.h).  Headers named *_priv.h are for
 # their own folder only.  Arrows point down: cli -> recover -> engine ->
 # loader/probe -> config/format -> base; fetch (ls, fetch) -> format -> base.
+# kit is the sink kit, plugins/kit, through its public header only
+# (#include <perfsink/kit.h>): the program links it, so src/ uses it rather
+# than a copy of it; format stays pure and base knows nothing of ours.
 RULES='
-cli:     config loader engine format probe recover fetch base
-fetch:   format base
-recover: engine format probe base
-engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base
+cli:     config loader engine format probe recover fetch base kit
+fetch:   format base kit
+recover: engine format probe base kit
+engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base kit
 loader:  config/config_file.h config/opts.h config/value_parse.h base
-probe:   format base
-config:  base
+probe:   format base kit
+config:  base kit
 format:  base
 base:
+kit:
 '
 
 # The table read once into variables (_allow_PART: what PART may include):
@@ -62,6 +66,11 @@ includes() {
 		sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1 \2/'
 }
 
+# kit_includes FILE: the line of each #include <perfsink/kit.h> in FILE.
+kit_includes() {
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<perfsink/kit\.h>' "$1" | cut -d: -f1
+}
+
 # check_src TOP: every quoted include under TOP/src.
 check_src() {
 	_bad=0
@@ -98,6 +107,12 @@ check_src() {
 				_bad=1
 			fi
 		done < "$_tmp"
+		may_include "$_part" kit && continue
+		allowed_for "$_part"
+		for _line in $(kit_includes "$1/$_f"); do
+			echo "$_f:$_line: $_part may not include <perfsink/kit.h> ($_part may include: $_al and itself)"
+			_bad=1
+		done
 	done
 	return $_bad
 }
@@ -168,7 +183,7 @@ n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 diag() { sed 's/^/# /' "$1"; }
-echo "1..6"
+echo "1..7"
 
 if sh "$self" "$TOP_SRCDIR" > "$T/real.out" 2>&1; then
 	ok "src/ and plugins/ keep the include rules"
@@ -214,6 +229,13 @@ line=$(($(wc -l < "$T/tree/$cli") + 1))
 echo 'static int f(const struct perfsink_sink_ops *ops) { return ops->barrier(0); }' >> "$T/tree/$cli"
 fails_naming "$cli calling a sink op" "^$cli:$line: the CLI may not use a sink's ops"
 cp "$TOP_SRCDIR/$cli" "$T/tree/$cli"
+
+# format (pure) using the kit.
+fmt=src/format/record.c
+line=$(($(wc -l < "$T/tree/$fmt") + 1))
+echo '#include <perfsink/kit.h>' >> "$T/tree/$fmt"
+fails_naming "$fmt including <perfsink/kit.h>" "^$fmt:$line: format may not include <perfsink/kit.h>"
+cp "$TOP_SRCDIR/$fmt" "$T/tree/$fmt"
 
 # A sink reaching into src/.
 sink=$(cd "$T/tree" && find plugins -name '*.c' | sort | head -n 1)

@@ -53,7 +53,7 @@ extern "C" {
                                       1.4: perfsink_kit_build_id.sampled;
                                       1.5: perfsink_kit_aiow_writer_ops, PERFSINK_KIT_KEYS,
                                       perfsink_kit_debug_find, perfsink_kit_debug_read_of
-                                      (.gnu_debuglink) */
+                                      (.gnu_debuglink), perfsink_kit_buildid_cache_dir_note */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -805,6 +805,13 @@ int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
  * are enough).  0, or -ENAMETOOLONG.
  */
 int perfsink_kit_buildid_cache_dir(char *out, size_t n);
+/*
+ * Kit 1.5: the same; note (nlen bytes, may be NULL) gets one line naming
+ * the first config file ignored because it belongs to another user than
+ * root or the effective uid (as perf ignores it), else "".  For the caller
+ * to log: a buildid.dir it expected is not used.
+ */
+int perfsink_kit_buildid_cache_dir_note(char *out, size_t n, char *note, size_t nlen);
 /* perf's name of the cached file: "elf", "kallsyms" or "vdso". */
 const char *perfsink_kit_sym_cache_name(enum perfsink_kit_sym_kind kind);
 /* Lower-case hex of id (len bytes, at most PERFSINK_KIT_BUILD_ID_MAX). */
