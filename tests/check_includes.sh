@@ -15,9 +15,11 @@ set -u
 # kit is the sink kit, plugins/kit, through its public header only
 # (#include <perfsink/kit.h>): the program links it, so src/ uses it rather
 # than a copy of it; format stays pure and base knows nothing of ours.
+# collector is the collector client, plugins/collector (<perfsink/collector.h>,
+# libcurl), shared with the http sink.
 RULES='
 cli:     config loader engine format probe recover fetch base kit
-fetch:   format base kit
+fetch:   format base kit collector
 recover: engine format probe base kit
 engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base kit
 loader:  config/config_file.h config/opts.h config/value_parse.h base
@@ -26,6 +28,7 @@ config:  base kit
 format:  base
 base:
 kit:
+collector:
 '
 
 # The table read once into variables (_allow_PART: what PART may include):
@@ -66,9 +69,11 @@ includes() {
 		sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1 \2/'
 }
 
-# kit_includes FILE: the line of each #include <perfsink/kit.h> in FILE.
-kit_includes() {
-	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<perfsink/kit\.h>' "$1" | cut -d: -f1
+# lib_includes FILE: "LINE NAME" for each #include <perfsink/NAME.h> of a
+# library the program links (kit, collector) in FILE.
+lib_includes() {
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<perfsink/\(kit\|collector\)\.h>' "$1" |
+		sed 's/^\([0-9]*\):.*<perfsink\/\([a-z]*\)\.h>.*/\1 \2/'
 }
 
 # check_src TOP: every quoted include under TOP/src.
@@ -107,12 +112,13 @@ check_src() {
 				_bad=1
 			fi
 		done < "$_tmp"
-		may_include "$_part" kit && continue
-		allowed_for "$_part"
-		for _line in $(kit_includes "$1/$_f"); do
-			echo "$_f:$_line: $_part may not include <perfsink/kit.h> ($_part may include: $_al and itself)"
+		lib_includes "$1/$_f" > "$_tmp"
+		while read -r _line _lib; do
+			may_include "$_part" "$_lib" && continue
+			allowed_for "$_part"
+			echo "$_f:$_line: $_part may not include <perfsink/$_lib.h> ($_part may include: $_al and itself)"
 			_bad=1
-		done
+		done < "$_tmp"
 	done
 	return $_bad
 }

@@ -269,6 +269,27 @@ static int auth_load(struct http_conf *c, const struct perfsink_value *v, char *
 	return rc;
 }
 
+/* How every request reaches the collector (<perfsink/collector.h>). */
+static void coll_fill(struct http_conf *c)
+{
+	struct perfsink_coll_conf *k = &c->coll;
+
+	k->connect_ms = c->connect_timeout_ms;
+	k->tls_verify = c->tls_verify;
+	k->ca_file = c->ca_file;
+	k->client_cert = c->client_cert;
+	k->client_key = c->client_key;
+	k->bearer = c->bearer_token;
+	k->user = c->user;
+	k->password = c->password;
+	if (c->mode == MODE_S3) {
+		k->s3_region = c->region;
+		k->s3_key_id = c->access_key;
+		k->s3_secret = c->secret_key;
+		k->s3_token = c->session_token;
+	}
+}
+
 int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen)
 {
 	size_t n;
@@ -313,8 +334,10 @@ int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *er
 		c->err_key = K_CREDENTIALS_FILE;
 		rc = s3_credentials_load(c, v, err, errlen);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		c->err_key = -1;
+		coll_fill(c);
+	}
 	return rc;
 }
 

@@ -6,6 +6,7 @@
 #ifndef HTTP_CONF_H
 #define HTTP_CONF_H
 #include <perfsink/sink.h>
+#include <perfsink/collector.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,6 +66,8 @@ struct http_conf {
 	uint64_t symbols_max;   /* bytes of one shipped file at most */
 	uint64_t symbols_budget; /* bytes shipped per session at most; 0: no limit */
 	int err_key;            /* after a failed load: the key at fault, or -1 */
+	/* The above as the collector client takes it (its strings borrowed from here). */
+	struct perfsink_coll_conf coll;
 };
 
 /*

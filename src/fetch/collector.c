@@ -199,6 +199,27 @@ static void limits_take(struct collector *c, const struct collector_conf *o)
 		c->lim.list_pages = COLLECTOR_LIST_PAGES;
 }
 
+/* How every request reaches the collector (<perfsink/collector.h>). */
+static void coll_fill(struct collector *c)
+{
+	struct perfsink_coll_conf *k = &c->coll;
+
+	k->connect_ms = c->lim.connect_ms;
+	k->tls_verify = c->tls_verify;
+	k->ca_file = c->ca_file;
+	k->client_cert = c->client_cert;
+	k->client_key = c->client_key;
+	k->bearer = c->bearer;
+	k->user = c->user;
+	k->password = c->password;
+	if (c->s3) {
+		k->s3_region = c->region;
+		k->s3_key_id = c->key_id;
+		k->s3_secret = c->secret;
+		k->s3_token = c->token;
+	}
+}
+
 int collector_open(struct collector *c, const char *url, const struct collector_conf *o)
 {
 	memset(c, 0, sizeof(*c));
@@ -223,8 +244,10 @@ int collector_open(struct collector *c, const char *url, const struct collector_
 	}
 	if (rc == 0)
 		rc = conf_take(c, o);
-	if (rc == 0)
+	if (rc == 0) {
+		coll_fill(c);
 		rc = collector_curl_init(c);
+	}
 	if (rc == -ENOMEM && !c->err[0])
 		COLL_ERR(c, "out of memory");
 	return rc;

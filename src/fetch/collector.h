@@ -24,6 +24,7 @@
 #include <signal.h>
 #include "base/bytes.h"
 #include "fetch/listing_parse.h"
+#include <perfsink/collector.h>
 
 /* Defaults of struct collector_limits (a field left 0 takes its default). */
 #define COLLECTOR_CONNECT_MS 10000
@@ -78,6 +79,7 @@ struct collector {
 	void *easy;            /* CURL * */
 	void *multi;           /* CURLM *: drives easy, so a stop is seen within 100 ms */
 	char err[512];         /* the last error, one line, never a secret */
+	struct perfsink_coll_conf coll; /* the above for the collector client (borrowed) */
 };
 
 /*
