@@ -16,17 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && strchr(" \t\r\n", e[-1]))
-		*--e = '\0';
-	return s;
-}
+#include "text.h"
 
 /*
  * One perf config file, opened for its buildid.dir: a regular file owned by
@@ -73,14 +63,14 @@ static void perfconfig_dir(const char *path, char *out, size_t len, long *owner)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *l = trim(line), *eq;
+		char *l = kit_trim(line), *eq;
 
 		if (*l == '[') {
 			in_buildid = !strncasecmp(l, "[buildid]", 9);
 		} else if (in_buildid && (eq = strchr(l, '='))) {
 			*eq = '\0';
-			if (!strcasecmp(trim(l), "dir") && *trim(eq + 1))
-				snprintf(out, len, "%s", trim(eq + 1));
+			if (!strcasecmp(kit_trim(l), "dir") && *kit_trim(eq + 1))
+				snprintf(out, len, "%s", kit_trim(eq + 1));
 		}
 	}
 	fclose(f);

@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "text.h"
+
 /* A line of a credentials file longer than this is an error (a session token fits). */
 #define CRED_LINE_MAX 4096
 
@@ -67,18 +69,6 @@ void perfsink_kit_s3_keys_free(struct perfsink_kit_s3_keys *k)
 	k->id = k->secret = k->token = NULL;
 }
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
-		*--e = '\0';
-	return s;
-}
-
 /* One "name = value" line of the profile's section into k.  0 or -ENOMEM. */
 static int cred_take(struct perfsink_kit_s3_keys *k, char *name, char *value)
 {
@@ -114,7 +104,7 @@ static int cred_parse(FILE *f, const char *profile, struct perfsink_kit_s3_keys 
 			*bad = no;
 			break;
 		}
-		s = trim(line);
+		s = kit_trim(line);
 		if (*s == '[') {
 			char *r = strchr(s, ']');
 
@@ -128,7 +118,7 @@ static int cred_parse(FILE *f, const char *profile, struct perfsink_kit_s3_keys 
 				rc = -EINVAL;
 			} else if (in) {
 				*eq = '\0';
-				rc = cred_take(k, trim(s), trim(eq + 1));
+				rc = cred_take(k, kit_trim(s), kit_trim(eq + 1));
 			}
 		}
 		if (rc == -EINVAL)
