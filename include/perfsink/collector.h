@@ -65,6 +65,16 @@ int perfsink_coll_easy_setup(CURL *e, const struct perfsink_coll_conf *c);
  */
 int perfsink_coll_s3_headers(struct curl_slist **h, const struct perfsink_coll_conf *c);
 
+/*
+ * The URL of an object: base (the collector's URL or S3 endpoint, no
+ * trailing '/', no query) and path (already safe in a URL: escaped or of
+ * [A-Za-z0-9._~/-]).  bucket NULL: base/path (a WebDAV collector);
+ * path_style: base/bucket/path; else virtual-hosted,
+ * scheme://bucket.host[:port][/basepath]/path.  malloc'd (the caller
+ * frees it), NULL when out of memory.  No credentials are ever in one.
+ */
+char *perfsink_coll_url(const char *base, const char *bucket, int path_style, const char *path);
+
 /* Append header v ("Name: value") to *h.  0, or -ENOMEM (*h unchanged). */
 int perfsink_coll_header_add(struct curl_slist **h, const char *v);
 

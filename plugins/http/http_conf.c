@@ -90,11 +90,11 @@ static const struct perfsink_kit_key_map http_map[] = {
 	MAP(K_BACKOFF_CAP, backoff_cap_ms),
 	MAP(K_CONNECT_TIMEOUT, connect_timeout_ms),
 	MAP(K_STALL_TIMEOUT, stall_timeout_ms),
-	MAP(K_TLS_VERIFY, tls_verify),
-	MAP(K_CA_FILE, ca_file),
-	MAP(K_CLIENT_CERT, client_cert),
-	MAP(K_CLIENT_KEY, client_key),
-	MAP(K_USER, user),
+	MAP(K_TLS_VERIFY, coll.tls_verify),
+	MAP(K_CA_FILE, coll.ca_file),
+	MAP(K_CLIENT_CERT, coll.client_cert),
+	MAP(K_CLIENT_KEY, coll.client_key),
+	MAP(K_USER, coll.user),
 	MAP(K_REGION, region),
 	MAP(K_BUCKET, bucket),
 	MAP(K_PREFIX, prefix),
@@ -250,43 +250,36 @@ static int auth_load(struct http_conf *c, const struct perfsink_value *v, char *
 					      &c->bearer_token, err, errlen);
 	if (rc == 0 && v[K_PASSWORD_FILE].str[0]) {
 		c->err_key = K_PASSWORD_FILE;
-		if (!c->user[0]) {
+		if (!c->coll.user[0]) {
 			snprintf(err, errlen, "password_file needs user");
 			return -EINVAL;
 		}
 		rc = perfsink_kit_secret_read("password_file", v[K_PASSWORD_FILE].str, &c->password, err,
 					      errlen);
 	}
-	if (rc == 0 && c->user[0] && !c->password) {
+	if (rc == 0 && c->coll.user[0] && !c->password) {
 		c->err_key = K_USER;
 		snprintf(err, errlen, "user needs password_file");
 		return -EINVAL;
 	}
-	if (rc == 0 && c->bearer_token && c->user[0]) {
+	if (rc == 0 && c->bearer_token && c->coll.user[0]) {
 		snprintf(err, errlen, "use either bearer_token_file or user + password_file");
 		return -EINVAL;
 	}
 	return rc;
 }
 
-/* How every request reaches the collector (<perfsink/collector.h>). */
+/* The rest of coll: the secrets read, and S3's signing. */
 static void coll_fill(struct http_conf *c)
 {
-	struct perfsink_coll_conf *k = &c->coll;
-
-	k->connect_ms = c->connect_timeout_ms;
-	k->tls_verify = c->tls_verify;
-	k->ca_file = c->ca_file;
-	k->client_cert = c->client_cert;
-	k->client_key = c->client_key;
-	k->bearer = c->bearer_token;
-	k->user = c->user;
-	k->password = c->password;
+	c->coll.connect_ms = c->connect_timeout_ms;
+	c->coll.bearer = c->bearer_token;
+	c->coll.password = c->password;
 	if (c->mode == MODE_S3) {
-		k->s3_region = c->region;
-		k->s3_key_id = c->access_key;
-		k->s3_secret = c->secret_key;
-		k->s3_token = c->session_token;
+		c->coll.s3_region = c->region;
+		c->coll.s3_key_id = c->access_key;
+		c->coll.s3_secret = c->secret_key;
+		c->coll.s3_token = c->session_token;
 	}
 }
 

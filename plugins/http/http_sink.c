@@ -141,7 +141,7 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 				strerror(-rc));
 	if (h->ship)
 		uploader_on_buildids(h->up, ship_spooled, h);
-	if (!h->conf.tls_verify)
+	if (!h->conf.coll.tls_verify)
 		inst->host->log(inst, PERFSINK_LOG_WARN,
 				"tls_verify = false: the collector's certificate is not checked");
 	*ctx = h;

@@ -167,57 +167,12 @@ static char *s3_key(const struct http_conf *c, const char *key)
 
 char *transfer_url(const struct http_conf *c, const char *key)
 {
-	char *k, *out = NULL;
-	size_t n;
+	char *k, *out;
 
-	if (c->mode == MODE_HTTP) {
-		n = strlen(c->url) + strlen(key) + 2;
-		out = malloc(n);
-		if (out)
-			snprintf(out, n, "%s/%s", c->url, key);
-		return out;
-	}
+	if (c->mode == MODE_HTTP)
+		return perfsink_coll_url(c->url, NULL, 0, key);
 	k = s3_key(c, key);
-	if (!k)
-		return NULL;
-	if (c->path_style) {
-		n = strlen(c->url) + strlen(c->bucket) + strlen(k) + 3;
-		out = malloc(n);
-		if (out)
-			snprintf(out, n, "%s/%s/%s", c->url, c->bucket, k);
-	} else {
-		/* Virtual-hosted style: the bucket becomes part of the host name. */
-		CURLU *u = curl_url();
-		char *host = NULL, *path = NULL;
-
-		if (u && curl_url_set(u, CURLUPART_URL, c->url, 0) == CURLUE_OK &&
-		    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-		    curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK) {
-			size_t hn = strlen(c->bucket) + strlen(host) + 2;
-			char *vhost = malloc(hn);
-			size_t pn = strlen(path) + strlen(k) + 2;
-			char *vpath = malloc(pn);
-
-			if (vhost && vpath) {
-				snprintf(vhost, hn, "%s.%s", c->bucket, host);
-				snprintf(vpath, pn, "%s%s%s", path,
-					 path[strlen(path) - 1] == '/' ? "" : "/", k);
-				if (curl_url_set(u, CURLUPART_HOST, vhost, 0) == CURLUE_OK &&
-				    curl_url_set(u, CURLUPART_PATH, vpath, 0) == CURLUE_OK) {
-					char *full = NULL;
-
-					if (curl_url_get(u, CURLUPART_URL, &full, 0) == CURLUE_OK)
-						out = strdup(full);
-					curl_free(full);
-				}
-			}
-			free(vhost);
-			free(vpath);
-		}
-		curl_free(host);
-		curl_free(path);
-		curl_url_cleanup(u);
-	}
+	out = k ? perfsink_coll_url(c->url, c->bucket, c->path_style, k) : NULL;
 	free(k);
 	return out;
 }

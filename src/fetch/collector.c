@@ -55,26 +55,14 @@ char *collector_url(const struct collector *c, const char *rel)
 {
 	struct bytes b;
 	bytes_init(&b);
-	if (!c->s3) {
-		bytes_add(&b, c->base, strlen(c->base));
-		bytes_add(&b, "/", 1);
-	} else if (c->path_style) {
-		bytes_add(&b, c->base, strlen(c->base));
-		bytes_add(&b, "/", 1);
-		bytes_add(&b, c->bucket, strlen(c->bucket));
-		bytes_add(&b, "/", 1);
+	if (c->s3)
 		url_encode(&b, c->prefix, 1);
-	} else {
-		const char *host = strstr(c->base, "://") + 3;
-		bytes_add(&b, c->base, (size_t)(host - c->base));
-		bytes_add(&b, c->bucket, strlen(c->bucket));
-		bytes_add(&b, ".", 1);
-		bytes_add(&b, host, strlen(host));
-		bytes_add(&b, "/", 1);
-		url_encode(&b, c->prefix, 1);
-	}
 	url_encode(&b, rel, 1);
-	return bytes_cstr(&b);
+	char *path = bytes_cstr(&b);
+	char *url = path ? perfsink_coll_url(c->base, c->s3 ? c->bucket : NULL, c->path_style, path)
+			 : NULL;
+	free(path);
+	return url;
 }
 
 /*

@@ -1,12 +1,14 @@
 /*
  * The collector client (<perfsink/collector.h>), which the http sink and
  * ls/fetch/upload share: which answers are tried again, the headers S3
- * needs beside SigV4, and that the setup takes every kind of auth.
+ * needs beside SigV4, that the setup takes every kind of auth, and the
+ * URL of an object (WebDAV, S3 path style and virtual-hosted).
  */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 #include <perfsink/collector.h>
@@ -88,12 +90,40 @@ static void setup_kinds(void **state)
 	}
 }
 
+static void urls(void **state)
+{
+	static const struct {
+		const char *base, *bucket;
+		int path_style;
+		const char *path, *want;
+	} t[] = {
+		{ "http://127.0.0.1:8080/perf", NULL, 0, "h/s/0000000001",
+		  "http://127.0.0.1:8080/perf/h/s/0000000001" },
+		{ "http://127.0.0.1:8080", NULL, 1, "a%20b/", "http://127.0.0.1:8080/a%20b/" },
+		{ "http://127.0.0.1:5000", "bkt", 1, "runs/h/s/1", "http://127.0.0.1:5000/bkt/runs/h/s/1" },
+		{ "https://s3.eu-west-1.amazonaws.com", "bkt", 0, "h/s/1",
+		  "https://bkt.s3.eu-west-1.amazonaws.com/h/s/1" },
+		{ "http://minio:9000/api", "bkt", 0, "p/", "http://bkt.minio:9000/api/p/" },
+		{ "https://s3.amazonaws.com", "bkt", 0, "", "https://bkt.s3.amazonaws.com/" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char *u = perfsink_coll_url(t[i].base, t[i].bucket, t[i].path_style, t[i].path);
+
+		assert_non_null(u);
+		assert_string_equal(u, t[i].want);
+		free(u);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(transient_statuses),
 		cmocka_unit_test(s3_headers),
 		cmocka_unit_test(setup_kinds),
+		cmocka_unit_test(urls),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
