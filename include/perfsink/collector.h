@@ -4,7 +4,8 @@
  * ls/fetch/upload` (reads) and the sinks to come reach a collector with
  * libcurl, written once: the easy handle's transport, TLS and
  * authentication (bearer, basic, or S3's SigV4 with the headers libcurl
- * 7.88 needs), and which answers are worth another try.  Each user keeps
+ * 7.88 needs), an object's URL, and the retry policy: which answers are
+ * worth another try, the jittered backoff, Retry-After.  Each user keeps
  * its own request loop (the sink's multi handle, fetch's bounded one).
  *
  * A convenience library of this tree (plugins/collector, libcollector),
@@ -83,6 +84,33 @@ int perfsink_coll_header_add(struct curl_slist **h, const char *v);
  * timeout), 429 (too many requests).  Any other answer is final.
  */
 int perfsink_coll_status_transient(long status);
+
+/*
+ * Jittered exponential backoff ("full jitter" above a floor): the n-th
+ * consecutive retry waits a uniformly random time in [ceil/2, ceil],
+ * ceil = min(cap, base * 2^n).  The lower half bound keeps retries from
+ * hammering a collector that just came back, the jitter keeps many
+ * recorders from retrying in lockstep.  One struct per retrying thing.
+ */
+struct perfsink_coll_backoff {
+	int64_t base_ms;
+	int64_t cap_ms;
+	unsigned attempt;   /* consecutive failures so far */
+	uint64_t rng;       /* xorshift state; never 0 */
+};
+void perfsink_coll_backoff_init(struct perfsink_coll_backoff *b, int64_t base_ms, int64_t cap_ms,
+				uint64_t seed);
+/* Record one more failure; returns the delay before the next try, in ms. */
+int64_t perfsink_coll_backoff_next(struct perfsink_coll_backoff *b);
+/* A success: the next failure starts again from base. */
+void perfsink_coll_backoff_reset(struct perfsink_coll_backoff *b);
+
+/*
+ * A Retry-After value (RFC 9110 10.2.3: delay-seconds, or an HTTP-date) as
+ * ms from now; a date in the past is 0; -1 when it is neither (or more
+ * than a year of seconds).
+ */
+int64_t perfsink_coll_retry_after_parse(const char *v);
 
 #ifdef __cplusplus
 }

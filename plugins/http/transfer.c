@@ -92,28 +92,6 @@ static int64_t mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int64_t transfer_retry_after_parse(const char *v)
-{
-	char *end;
-	long long sec;
-	time_t when;
-
-	while (*v == ' ' || *v == '\t')
-		v++;
-	if (*v >= '0' && *v <= '9') {
-		sec = strtoll(v, &end, 10);
-		while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
-			end++;
-		if (*end || sec < 0 || sec > 86400 * 365)
-			return -1;
-		return (int64_t)sec * 1000;
-	}
-	when = curl_getdate(v, NULL);
-	if (when == (time_t)-1)
-		return -1;
-	return when > time(NULL) ? (int64_t)(when - time(NULL)) * 1000 : 0;
-}
-
 static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 {
 	struct transfer *t = arg;
@@ -129,7 +107,7 @@ static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 		memcpy(v, buf + 12, m);
 		v[m] = '\0';
 		v[strcspn(v, "\r\n")] = '\0';
-		t->retry_after_hdr = transfer_retry_after_parse(v);
+		t->retry_after_hdr = perfsink_coll_retry_after_parse(v);
 	}
 
 	if (len > 5 && !strncasecmp(buf, "etag:", 5)) {

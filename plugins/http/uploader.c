@@ -1,6 +1,5 @@
 /* The http sink's thread: parts, uploads, retries, spool; see uploader.h. */
 #include "uploader.h"
-#include "backoff.h"
 #include "compress.h"
 #include "http_conf.h"
 #include "part.h"
@@ -65,7 +64,7 @@ struct uploader {
 	struct part *backlog;      /* parts of earlier runs, key order */
 	int backlog_scanned;
 	struct transfer *xfer;
-	struct backoff bo;
+	struct perfsink_coll_backoff bo;
 	int64_t next_try;
 	int down;                  /* last attempt failed; retrying */
 	struct perfsink_kit_lost_template lt;
@@ -317,7 +316,7 @@ static void part_delivered(struct uploader *u, struct part *p)
 	}
 	spool_remove(u->spool, p);
 	part_free(p);
-	backoff_reset(&u->bo);
+	perfsink_coll_backoff_reset(&u->bo);
 	if (u->down)
 		LOG(u, INFO, "collector reachable again; sending what waited");
 	u->down = 0;
@@ -330,7 +329,7 @@ static void part_delivered(struct uploader *u, struct part *p)
  */
 static int64_t retry_delay(struct uploader *u, int64_t retry_after, const char **how)
 {
-	int64_t delay = backoff_next(&u->bo);
+	int64_t delay = perfsink_coll_backoff_next(&u->bo);
 
 	*how = "with backoff";
 	if (retry_after < 0)
@@ -817,7 +816,7 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 			return -ENOTSUP;
 		}
 	}
-	backoff_init(&u->bo, conf->backoff_base_ms, conf->backoff_cap_ms,
+	perfsink_coll_backoff_init(&u->bo, conf->backoff_base_ms, conf->backoff_cap_ms,
 		     (uint64_t)now_ms() ^ ((uint64_t)(uintptr_t)u << 16));
 	u->multi = curl_multi_init();
 	u->key_base = strdup("unknown/unknown");
