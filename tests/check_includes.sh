@@ -18,8 +18,9 @@ set -u
 # collector is the collector client, plugins/collector (<perfsink/collector.h>,
 # libcurl), shared with the http sink.
 RULES='
-cli:     config loader engine format probe recover fetch base kit
+cli:     config loader engine format probe recover fetch pprof base kit
 fetch:   format base kit collector
+pprof:   fetch/rec_reader.h format base
 recover: engine format probe base kit
 engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base kit
 loader:  config/config_file.h config/opts.h config/value_parse.h base
@@ -79,7 +80,7 @@ lib_includes() {
 # check_src TOP: every quoted include under TOP/src.
 check_src() {
 	_bad=0
-	for _f in $(cd "$1" && find src -name '*.[ch]' | sort); do
+	for _f in $(cd "$1" && find src -name '*.[ch]' ! -name '*.pb-c.[ch]' | sort); do
 		_rel=${_f#src/}
 		case $_rel in
 		*/*) _part=${_rel%%/*} ;;
