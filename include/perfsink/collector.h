@@ -86,6 +86,12 @@ int perfsink_coll_header_add(struct curl_slist **h, const char *v);
 int perfsink_coll_status_transient(long status);
 
 /*
+ * CLOCK_MONOTONIC in ms: the clock that request deadlines (connect,
+ * stall, total), backoff delays and Retry-After waits are measured on.
+ */
+int64_t perfsink_coll_mono_ms(void);
+
+/*
  * Jittered exponential backoff ("full jitter" above a floor): the n-th
  * consecutive retry waits a uniformly random time in [ceil/2, ceil],
  * ceil = min(cap, base * 2^n).  The lower half bound keeps retries from

@@ -9,6 +9,14 @@
 #include <stdlib.h>
 #include <time.h>
 
+int64_t perfsink_coll_mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void perfsink_coll_backoff_init(struct perfsink_coll_backoff *b, int64_t base_ms, int64_t cap_ms,
 				uint64_t seed)
 {

@@ -84,14 +84,6 @@ static size_t resp_write(char *buf, size_t size, size_t n, void *arg)
 	return len;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 {
 	struct transfer *t = arg;
@@ -194,7 +186,7 @@ static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t 
 {
 	struct transfer *t = arg;
 	curl_off_t pre = 0;
-	int64_t now = mono_ms();
+	int64_t now = perfsink_coll_mono_ms();
 
 	(void)dltotal;
 	(void)ultotal;
@@ -221,7 +213,7 @@ static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t 
 int64_t transfer_stall_deadline(const struct transfer *t)
 {
 	/* Before the request is on the wire: look again within 100 ms. */
-	return t->moved_ms < 0 ? mono_ms() + 100 : t->moved_ms + t->conf->stall_timeout_ms;
+	return t->moved_ms < 0 ? perfsink_coll_mono_ms() + 100 : t->moved_ms + t->conf->stall_timeout_ms;
 }
 
 int64_t transfer_retry_after(const struct transfer *t)

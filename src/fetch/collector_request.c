@@ -24,13 +24,6 @@
 /* How often the loop looks at the clocks and the stop flag. */
 #define TICK_MS 100
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 int collector_stopped(const struct collector *c)
 {
 	return c->lim.stop && *c->lim.stop;
@@ -180,7 +173,7 @@ static enum cut perform(struct collector *c, CURLcode *cc)
 {
 	CURLM *m = c->multi;
 	CURL *e = c->easy;
-	int64_t start = mono_ms(), mark = start;
+	int64_t start = perfsink_coll_mono_ms(), mark = start;
 	curl_off_t mark_bytes = 0;
 	enum cut cut = CUT_NONE;
 	int running = 1;
@@ -196,7 +189,7 @@ static enum cut perform(struct collector *c, CURLcode *cc)
 		}
 		if (!running)
 			break;
-		int64_t now = mono_ms();
+		int64_t now = perfsink_coll_mono_ms();
 		curl_off_t dl = 0, ul = 0;
 		curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &dl);
 		curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &ul);
