@@ -12,17 +12,24 @@ set -u
 # part, or one header of a part (part/header.h).  Headers named *_priv.h are for
 # their own folder only.  Arrows point down: cli -> recover -> engine ->
 # loader/probe -> config/format -> base; fetch (ls, fetch) -> format -> base.
+# kit is the sink kit, plugins/kit, through its public header only
+# (#include <perfsink/kit.h>): the program links it, so src/ uses it rather
+# than a copy of it; format stays pure and base knows nothing of ours.
+# collector is the collector client, plugins/collector (<perfsink/collector.h>,
+# libcurl), shared with the http sink.
 RULES='
-cli:     config loader engine format probe recover fetch pprof base
-fetch:   format base
+cli:     config loader engine format probe recover fetch pprof base kit
+fetch:   format base kit collector
 pprof:   fetch/rec_reader.h format base
-recover: engine format probe base
-engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base
+recover: engine format probe base kit
+engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base kit
 loader:  config/config_file.h config/opts.h config/value_parse.h base
-probe:   format base
-config:  base
+probe:   format base kit
+config:  base kit
 format:  base
 base:
+kit:
+collector:
 '
 
 # The table read once into variables (_allow_PART: what PART may include):
@@ -63,6 +70,13 @@ includes() {
 		sed 's/^\([0-9]*\):[^"]*"\([^"]*\)".*/\1 \2/'
 }
 
+# lib_includes FILE: "LINE NAME" for each #include <perfsink/NAME.h> of a
+# library the program links (kit, collector) in FILE.
+lib_includes() {
+	grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*<perfsink/\(kit\|collector\)\.h>' "$1" |
+		sed 's/^\([0-9]*\):.*<perfsink\/\([a-z]*\)\.h>.*/\1 \2/'
+}
+
 # check_src TOP: every quoted include under TOP/src.
 check_src() {
 	_bad=0
@@ -98,6 +112,13 @@ check_src() {
 				echo "$_f:$_line: $_part may not include \"$_inc\" ($_why)"
 				_bad=1
 			fi
+		done < "$_tmp"
+		lib_includes "$1/$_f" > "$_tmp"
+		while read -r _line _lib; do
+			may_include "$_part" "$_lib" && continue
+			allowed_for "$_part"
+			echo "$_f:$_line: $_part may not include <perfsink/$_lib.h> ($_part may include: $_al and itself)"
+			_bad=1
 		done < "$_tmp"
 	done
 	return $_bad
@@ -169,7 +190,7 @@ n=0 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
 not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 diag() { sed 's/^/# /' "$1"; }
-echo "1..6"
+echo "1..7"
 
 if sh "$self" "$TOP_SRCDIR" > "$T/real.out" 2>&1; then
 	ok "src/ and plugins/ keep the include rules"
@@ -215,6 +236,13 @@ line=$(($(wc -l < "$T/tree/$cli") + 1))
 echo 'static int f(const struct perfsink_sink_ops *ops) { return ops->barrier(0); }' >> "$T/tree/$cli"
 fails_naming "$cli calling a sink op" "^$cli:$line: the CLI may not use a sink's ops"
 cp "$TOP_SRCDIR/$cli" "$T/tree/$cli"
+
+# format (pure) using the kit.
+fmt=src/format/record.c
+line=$(($(wc -l < "$T/tree/$fmt") + 1))
+echo '#include <perfsink/kit.h>' >> "$T/tree/$fmt"
+fails_naming "$fmt including <perfsink/kit.h>" "^$fmt:$line: format may not include <perfsink/kit.h>"
+cp "$TOP_SRCDIR/$fmt" "$T/tree/$fmt"
 
 # A sink reaching into src/.
 sink=$(cd "$T/tree" && find plugins -name '*.c' | sort | head -n 1)

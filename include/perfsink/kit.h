@@ -31,7 +31,8 @@
  *     (1.5: the keys declared once, PERFSINK_KIT_KEYS);
  *   - symbols (1.1): the files behind a recording's build-ids, and the
  *     symbol archive (a tar.zst laid out as perf's ~/.debug); 1.5: their
- *     separate debug files found through .gnu_debuglink.
+ *     separate debug files found through .gnu_debuglink;
+ *   - collector secrets (1.5): a token or password file, S3 keys.
  */
 #ifndef PERFSINK_KIT_H
 #define PERFSINK_KIT_H
@@ -53,7 +54,9 @@ extern "C" {
                                       1.4: perfsink_kit_build_id.sampled;
                                       1.5: perfsink_kit_aiow_writer_ops, PERFSINK_KIT_KEYS,
                                       perfsink_kit_debug_find, perfsink_kit_debug_read_of
-                                      (.gnu_debuglink) */
+                                      (.gnu_debuglink), perfsink_kit_buildid_cache_dir_note,
+                                      collector secrets (perfsink_kit_secret_*,
+                                      perfsink_kit_s3_keys_*) */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -805,6 +808,13 @@ int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
  * are enough).  0, or -ENAMETOOLONG.
  */
 int perfsink_kit_buildid_cache_dir(char *out, size_t n);
+/*
+ * Kit 1.5: the same; note (nlen bytes, may be NULL) gets one line naming
+ * the first config file ignored because it belongs to another user than
+ * root or the effective uid (as perf ignores it), else "".  For the caller
+ * to log: a buildid.dir it expected is not used.
+ */
+int perfsink_kit_buildid_cache_dir_note(char *out, size_t n, char *note, size_t nlen);
 /* perf's name of the cached file: "elf", "kallsyms" or "vdso". */
 const char *perfsink_kit_sym_cache_name(enum perfsink_kit_sym_kind kind);
 /* Lower-case hex of id (len bytes, at most PERFSINK_KIT_BUILD_ID_MAX). */
@@ -912,6 +922,51 @@ int perfsink_kit_perf_file_build_ids(const char *path, struct perfsink_kit_buf *
  */
 int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
 				    struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen);
+
+/* ---------------------------------------------------- collector secrets */
+
+/*
+ * Kit 1.5.  The secrets for reaching a collector (the http sink, and
+ * `perfsink ls/fetch/upload` reading what it sent), read one way for both.
+ * Any thread; nothing is logged and no message (why, one line, may be
+ * NULL) ever holds a secret.  Buffers that held one are wiped; free what
+ * these return with perfsink_kit_secret_free / perfsink_kit_s3_keys_free,
+ * which wipe it too.
+ */
+/*
+ * The first line of the file at path (a bearer token, a password), without
+ * its line end, into *out (malloc'd).  Opened O_CLOEXEC, so a workload
+ * started later never inherits it; at most 4095 bytes are read.  what
+ * names the file in messages ("bearer_token_file").  0; -EINVAL when the
+ * first line is empty; -errno when it cannot be opened or read; -ENOMEM.
+ */
+int perfsink_kit_secret_read(const char *what, const char *path, char **out, char *why, size_t n);
+/* Wipe and free s (NULL is fine). */
+void perfsink_kit_secret_free(char *s);
+
+/* S3 access keys for SigV4; token is NULL without a session token. */
+struct perfsink_kit_s3_keys {
+	char *id, *secret, *token;
+};
+/*
+ * Fill k (all of it the caller's: perfsink_kit_s3_keys_free).  When file
+ * is NULL or "": AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (with
+ * AWS_SESSION_TOKEN when set) if both are set, else ~/.aws/credentials.
+ * A file given is read even when the environment has keys (the
+ * configuration's choice wins).  The file's section [profile] (NULL or
+ * "": AWS_PROFILE, else "default") gives aws_access_key_id,
+ * aws_secret_access_key and aws_session_token.  The file is INI as
+ * perfsink's config reads it: "name = value" lines, '#' or ';' comments
+ * at the start of a line only (a ';' in a value is data), lines of at
+ * most 4096 bytes.  0; -errno when the file cannot be opened (why: "no
+ * AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY in the environment and
+ * credentials file PATH cannot be read"); -EINVAL with the line of a parse
+ * error; -EACCES when the profile lacks the id or the secret; -ENOMEM,
+ * -ENAMETOOLONG.  On error k holds nothing.
+ */
+int perfsink_kit_s3_keys_load(struct perfsink_kit_s3_keys *k, const char *file, const char *profile,
+			      char *why, size_t n);
+void perfsink_kit_s3_keys_free(struct perfsink_kit_s3_keys *k);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,6 @@
 
 #include <curl/curl.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,11 +90,11 @@ static const struct perfsink_kit_key_map http_map[] = {
 	MAP(K_BACKOFF_CAP, backoff_cap_ms),
 	MAP(K_CONNECT_TIMEOUT, connect_timeout_ms),
 	MAP(K_STALL_TIMEOUT, stall_timeout_ms),
-	MAP(K_TLS_VERIFY, tls_verify),
-	MAP(K_CA_FILE, ca_file),
-	MAP(K_CLIENT_CERT, client_cert),
-	MAP(K_CLIENT_KEY, client_key),
-	MAP(K_USER, user),
+	MAP(K_TLS_VERIFY, coll.tls_verify),
+	MAP(K_CA_FILE, coll.ca_file),
+	MAP(K_CLIENT_CERT, coll.client_cert),
+	MAP(K_CLIENT_KEY, coll.client_key),
+	MAP(K_USER, coll.user),
 	MAP(K_REGION, region),
 	MAP(K_BUCKET, bucket),
 	MAP(K_PREFIX, prefix),
@@ -160,32 +159,6 @@ out:
 	return rc;
 }
 
-/* The first line of a small secret file, without the newline. */
-static int secret_read(const char *what, const char *path, char **out, char *err, size_t errlen)
-{
-	char buf[4096];
-	size_t n;
-	FILE *f = fopen(path, "re");
-
-	if (!f) {
-		int e = errno;
-
-		snprintf(err, errlen, "%s %s: %s", what, path, strerror(e));
-		return -e;
-	}
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	buf[strcspn(buf, "\r\n")] = '\0';
-	if (!buf[0]) {
-		snprintf(err, errlen, "%s %s is empty", what, path);
-		return -EINVAL;
-	}
-	*out = strdup(buf);
-	memset(buf, 0, sizeof(buf));
-	return *out ? 0 : -ENOMEM;
-}
-
 static char *trim(char *s)
 {
 	char *e;
@@ -230,65 +203,19 @@ static int headers_parse(struct http_conf *c, const char *text, char *err, size_
 	return 0;
 }
 
-struct cred_parse {
-	const char *profile;
-	struct http_conf *c;
-};
-
-static int cred_handler(void *user, const char *section, const char *name, const char *value)
-{
-	struct cred_parse *cp = user;
-	char **dst = NULL;
-
-	if (strcmp(section, cp->profile))
-		return 1;
-	if (!strcmp(name, "aws_access_key_id"))
-		dst = &cp->c->access_key;
-	else if (!strcmp(name, "aws_secret_access_key"))
-		dst = &cp->c->secret_key;
-	else if (!strcmp(name, "aws_session_token"))
-		dst = &cp->c->session_token;
-	if (dst) {
-		free(*dst);
-		*dst = strdup(value);
-	}
-	return 1;
-}
-
+/* S3 keys as ls/fetch/upload read them (the kit's): an explicit
+ * credentials_file wins over the environment. */
 static int s3_credentials_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen)
 {
-	const char *id = getenv("AWS_ACCESS_KEY_ID"), *secret = getenv("AWS_SECRET_ACCESS_KEY");
-	const char *token = getenv("AWS_SESSION_TOKEN");
-	struct cred_parse cp = { v[K_PROFILE].str, c };
-	char path[4096];
-	int rc;
+	struct perfsink_kit_s3_keys k;
+	int rc = perfsink_kit_s3_keys_load(&k, v[K_CREDENTIALS_FILE].str, v[K_PROFILE].str, err, errlen);
 
-	if (id && id[0] && secret && secret[0] && !v[K_CREDENTIALS_FILE].set) {
-		c->access_key = strdup(id);
-		c->secret_key = strdup(secret);
-		c->session_token = token && token[0] ? strdup(token) : NULL;
-		return c->access_key && c->secret_key ? 0 : -ENOMEM;
+	if (rc == 0) {
+		c->access_key = k.id;
+		c->secret_key = k.secret;
+		c->session_token = k.token;
 	}
-	if (v[K_CREDENTIALS_FILE].str[0])
-		snprintf(path, sizeof(path), "%s", v[K_CREDENTIALS_FILE].str);
-	else
-		snprintf(path, sizeof(path), "%s/.aws/credentials", getenv("HOME") ? getenv("HOME") : "");
-	rc = ini_parse(path, cred_handler, &cp);
-	if (rc < 0) {
-		snprintf(err, errlen, "s3: no AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY in the environment "
-			 "and credentials file %s cannot be read", path);
-		return -ENOENT;
-	}
-	if (rc > 0) {
-		snprintf(err, errlen, "s3: credentials file %s: parse error at line %d", path, rc);
-		return -EINVAL;
-	}
-	if (!c->access_key || !c->secret_key) {
-		snprintf(err, errlen, "s3: credentials file %s has no aws_access_key_id and "
-			 "aws_secret_access_key in [%s]", path, cp.profile);
-		return -EINVAL;
-	}
-	return 0;
+	return rc;
 }
 
 static int tls_files_check(const struct perfsink_value *v, int *bad_key, char *err, size_t errlen)
@@ -319,25 +246,41 @@ static int auth_load(struct http_conf *c, const struct perfsink_value *v, char *
 
 	c->err_key = K_BEARER_TOKEN_FILE;
 	if (v[K_BEARER_TOKEN_FILE].str[0])
-		rc = secret_read("bearer_token_file", v[K_BEARER_TOKEN_FILE].str, &c->bearer_token, err, errlen);
+		rc = perfsink_kit_secret_read("bearer_token_file", v[K_BEARER_TOKEN_FILE].str,
+					      &c->bearer_token, err, errlen);
 	if (rc == 0 && v[K_PASSWORD_FILE].str[0]) {
 		c->err_key = K_PASSWORD_FILE;
-		if (!c->user[0]) {
+		if (!c->coll.user[0]) {
 			snprintf(err, errlen, "password_file needs user");
 			return -EINVAL;
 		}
-		rc = secret_read("password_file", v[K_PASSWORD_FILE].str, &c->password, err, errlen);
+		rc = perfsink_kit_secret_read("password_file", v[K_PASSWORD_FILE].str, &c->password, err,
+					      errlen);
 	}
-	if (rc == 0 && c->user[0] && !c->password) {
+	if (rc == 0 && c->coll.user[0] && !c->password) {
 		c->err_key = K_USER;
 		snprintf(err, errlen, "user needs password_file");
 		return -EINVAL;
 	}
-	if (rc == 0 && c->bearer_token && c->user[0]) {
+	if (rc == 0 && c->bearer_token && c->coll.user[0]) {
 		snprintf(err, errlen, "use either bearer_token_file or user + password_file");
 		return -EINVAL;
 	}
 	return rc;
+}
+
+/* The rest of coll: the secrets read, and S3's signing. */
+static void coll_fill(struct http_conf *c)
+{
+	c->coll.connect_ms = c->connect_timeout_ms;
+	c->coll.bearer = c->bearer_token;
+	c->coll.password = c->password;
+	if (c->mode == MODE_S3) {
+		c->coll.s3_region = c->region;
+		c->coll.s3_key_id = c->access_key;
+		c->coll.s3_secret = c->secret_key;
+		c->coll.s3_token = c->session_token;
+	}
 }
 
 int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen)
@@ -384,17 +327,11 @@ int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *er
 		c->err_key = K_CREDENTIALS_FILE;
 		rc = s3_credentials_load(c, v, err, errlen);
 	}
-	if (rc == 0)
+	if (rc == 0) {
 		c->err_key = -1;
-	return rc;
-}
-
-static void secret_free(char *s)
-{
-	if (s) {
-		memset(s, 0, strlen(s));
-		free(s);
+		coll_fill(c);
 	}
+	return rc;
 }
 
 void http_conf_free(struct http_conf *c)
@@ -402,11 +339,11 @@ void http_conf_free(struct http_conf *c)
 	size_t i;
 
 	free(c->url);
-	secret_free(c->bearer_token);
-	secret_free(c->password);
-	secret_free(c->access_key);
-	secret_free(c->secret_key);
-	secret_free(c->session_token);
+	perfsink_kit_secret_free(c->bearer_token);
+	perfsink_kit_secret_free(c->password);
+	perfsink_kit_secret_free(c->access_key);
+	perfsink_kit_secret_free(c->secret_key);
+	perfsink_kit_secret_free(c->session_token);
 	for (i = 0; c->headers && c->headers[i]; i++)
 		free(c->headers[i]);
 	free(c->headers);

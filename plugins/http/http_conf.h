@@ -6,6 +6,7 @@
 #ifndef HTTP_CONF_H
 #define HTTP_CONF_H
 #include <perfsink/sink.h>
+#include <perfsink/collector.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,10 +49,9 @@ struct http_conf {
 	uint64_t spool_max;
 	int64_t drain_timeout_ms, backoff_base_ms, backoff_cap_ms;
 	int64_t connect_timeout_ms, stall_timeout_ms;
-	int tls_verify;
-	const char *ca_file, *client_cert, *client_key; /* "" when unset */
+	/* tls_verify, ca_file, client_cert, client_key ("" when unset) and user
+	 * are stored in coll (below) by the key map; the secrets are owned here. */
 	char *bearer_token;     /* from bearer_token_file, or NULL */
-	const char *user;
 	char *password;         /* from password_file, or NULL */
 	char **headers;         /* "Name: value", NULL-terminated */
 	/* s3 */
@@ -65,6 +65,9 @@ struct http_conf {
 	uint64_t symbols_max;   /* bytes of one shipped file at most */
 	uint64_t symbols_budget; /* bytes shipped per session at most; 0: no limit */
 	int err_key;            /* after a failed load: the key at fault, or -1 */
+	/* How requests reach the collector (<perfsink/collector.h>): TLS and
+	 * user from the keys, the rest pointing at the fields above. */
+	struct perfsink_coll_conf coll;
 };
 
 /*

@@ -57,14 +57,6 @@ struct http_sink {
 	int64_t barrier_real_ns;   /* CLOCK_REALTIME of the last barrier(): the engine's at the stop */
 };
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int64_t real_ns(void)
 {
 	struct timespec ts;
@@ -141,7 +133,7 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 				strerror(-rc));
 	if (h->ship)
 		uploader_on_buildids(h->up, ship_spooled, h);
-	if (!h->conf.tls_verify)
+	if (!h->conf.coll.tls_verify)
 		inst->host->log(inst, PERFSINK_LOG_WARN,
 				"tls_verify = false: the collector's certificate is not checked");
 	*ctx = h;
@@ -222,7 +214,7 @@ static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *
 	h->key_base = session ? key_base_of(stream->host_name, session) : NULL;
 	if (rc == 0)
 		stream_report(h, stream, session);
-	h->next_ship_ms = mono_ms() + PERFSINK_BUILD_IDS_EVERY_MS;
+	h->next_ship_ms = perfsink_coll_mono_ms() + PERFSINK_BUILD_IDS_EVERY_MS;
 	free(session);
 	host->bytes_free(&hdr);
 	return rc;
@@ -284,7 +276,7 @@ static void ship_so_far(struct http_sink *h)
 {
 	uint8_t *rec = NULL;
 	size_t len = 0;
-	int64_t now = mono_ms();
+	int64_t now = perfsink_coll_mono_ms();
 
 	if (!h->key_base || !h->stream || now < h->next_ship_ms)
 		return;
@@ -339,7 +331,7 @@ static int http_upload(void *ctx, int64_t deadline_ms)
 	struct http_sink *h = ctx;
 	int64_t t = deadline_ms > 0 ? deadline_ms : h->conf.drain_timeout_ms;
 
-	h->upload_until_ms = mono_ms() + t;
+	h->upload_until_ms = perfsink_coll_mono_ms() + t;
 	return uploader_upload(h->up, t);
 }
 
@@ -355,7 +347,7 @@ static int http_drain(void *ctx)
 	struct perfsink_sink_stats st = { 0 };
 	int rc;
 
-	h->drain_start_ms = mono_ms();
+	h->drain_start_ms = perfsink_coll_mono_ms();
 	uploader_ended(h->up, h->barrier_real_ns ? h->barrier_real_ns : real_ns());
 	/* The build-ids and the end marker go out with the last parts (the
 	 * host updates BUILD_ID before drain()), and the symbols start. */
@@ -390,7 +382,7 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 	int rc;
 
 	if (!h->drain_start_ms) {
-		h->drain_start_ms = mono_ms();
+		h->drain_start_ms = perfsink_coll_mono_ms();
 		if (sum)
 			uploader_ended(h->up, h->barrier_real_ns ? h->barrier_real_ns : real_ns());
 	}
@@ -434,7 +426,7 @@ static int http_close(void *ctx, const struct perfsink_summary *sum)
 static void http_stats(void *ctx, struct perfsink_sink_stats *out)
 {
 	struct http_sink *h = ctx;
-	int64_t until = __atomic_load_n(&h->drain_until_ms, __ATOMIC_RELAXED), now = mono_ms();
+	int64_t until = __atomic_load_n(&h->drain_until_ms, __ATOMIC_RELAXED), now = perfsink_coll_mono_ms();
 
 	uploader_stats(h->up, out);
 	if (h->ship)

@@ -76,20 +76,12 @@ struct symship {
 
 #define LOG(s, lvl, ...) (s)->inst->host->log((s)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Past the deadline, or a stop asked (upload's Ctrl-C, a recording's second one). */
 static int past_deadline(struct symship *s)
 {
 	int64_t d = atomic_load(&s->deadline);
 
-	return (d && now_ms() >= d) || perfsink_stop_requested(s->inst);
+	return (d && perfsink_coll_mono_ms() >= d) || perfsink_stop_requested(s->inst);
 }
 
 /* Time a request may take: what is left before the deadline, if any. */
@@ -99,7 +91,7 @@ static int64_t request_budget(struct symship *s, int64_t dflt)
 
 	if (!d)
 		return dflt;
-	left = d - now_ms();
+	left = d - perfsink_coll_mono_ms();
 	return left < 1 ? 1 : left < dflt ? left : dflt;
 }
 
@@ -703,7 +695,7 @@ void symship_wait(struct symship *s, int64_t deadline_ms)
 	until.tv_sec = deadline_ms / 1000;
 	until.tv_nsec = (deadline_ms % 1000) * 1000000;
 	pthread_mutex_lock(&s->lock);
-	while ((s->head || s->busy) && now_ms() < deadline_ms)
+	while ((s->head || s->busy) && perfsink_coll_mono_ms() < deadline_ms)
 		if (pthread_cond_timedwait(&s->idle, &s->lock, &until) == ETIMEDOUT)
 			break;
 	pthread_mutex_unlock(&s->lock);

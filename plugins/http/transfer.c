@@ -84,36 +84,6 @@ static size_t resp_write(char *buf, size_t size, size_t n, void *arg)
 	return len;
 }
 
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-int64_t transfer_retry_after_parse(const char *v)
-{
-	char *end;
-	long long sec;
-	time_t when;
-
-	while (*v == ' ' || *v == '\t')
-		v++;
-	if (*v >= '0' && *v <= '9') {
-		sec = strtoll(v, &end, 10);
-		while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '\n')
-			end++;
-		if (*end || sec < 0 || sec > 86400 * 365)
-			return -1;
-		return (int64_t)sec * 1000;
-	}
-	when = curl_getdate(v, NULL);
-	if (when == (time_t)-1)
-		return -1;
-	return when > time(NULL) ? (int64_t)(when - time(NULL)) * 1000 : 0;
-}
-
 static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 {
 	struct transfer *t = arg;
@@ -129,7 +99,7 @@ static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 		memcpy(v, buf + 12, m);
 		v[m] = '\0';
 		v[strcspn(v, "\r\n")] = '\0';
-		t->retry_after_hdr = transfer_retry_after_parse(v);
+		t->retry_after_hdr = perfsink_coll_retry_after_parse(v);
 	}
 
 	if (len > 5 && !strncasecmp(buf, "etag:", 5)) {
@@ -167,99 +137,38 @@ static char *s3_key(const struct http_conf *c, const char *key)
 
 char *transfer_url(const struct http_conf *c, const char *key)
 {
-	char *k, *out = NULL;
-	size_t n;
+	char *k, *out;
 
-	if (c->mode == MODE_HTTP) {
-		n = strlen(c->url) + strlen(key) + 2;
-		out = malloc(n);
-		if (out)
-			snprintf(out, n, "%s/%s", c->url, key);
-		return out;
-	}
+	if (c->mode == MODE_HTTP)
+		return perfsink_coll_url(c->url, NULL, 0, key);
 	k = s3_key(c, key);
-	if (!k)
-		return NULL;
-	if (c->path_style) {
-		n = strlen(c->url) + strlen(c->bucket) + strlen(k) + 3;
-		out = malloc(n);
-		if (out)
-			snprintf(out, n, "%s/%s/%s", c->url, c->bucket, k);
-	} else {
-		/* Virtual-hosted style: the bucket becomes part of the host name. */
-		CURLU *u = curl_url();
-		char *host = NULL, *path = NULL;
-
-		if (u && curl_url_set(u, CURLUPART_URL, c->url, 0) == CURLUE_OK &&
-		    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
-		    curl_url_get(u, CURLUPART_PATH, &path, 0) == CURLUE_OK) {
-			size_t hn = strlen(c->bucket) + strlen(host) + 2;
-			char *vhost = malloc(hn);
-			size_t pn = strlen(path) + strlen(k) + 2;
-			char *vpath = malloc(pn);
-
-			if (vhost && vpath) {
-				snprintf(vhost, hn, "%s.%s", c->bucket, host);
-				snprintf(vpath, pn, "%s%s%s", path,
-					 path[strlen(path) - 1] == '/' ? "" : "/", k);
-				if (curl_url_set(u, CURLUPART_HOST, vhost, 0) == CURLUE_OK &&
-				    curl_url_set(u, CURLUPART_PATH, vpath, 0) == CURLUE_OK) {
-					char *full = NULL;
-
-					if (curl_url_get(u, CURLUPART_URL, &full, 0) == CURLUE_OK)
-						out = strdup(full);
-					curl_free(full);
-				}
-			}
-			free(vhost);
-			free(vpath);
-		}
-		curl_free(host);
-		curl_free(path);
-		curl_url_cleanup(u);
-	}
+	out = k ? perfsink_coll_url(c->url, c->bucket, c->path_style, k) : NULL;
 	free(k);
 	return out;
-}
-
-static int hdr_add(struct transfer *t, const char *h)
-{
-	struct curl_slist *l = curl_slist_append(t->hdrs, h);
-
-	if (!l)
-		return -ENOMEM;
-	t->hdrs = l;
-	return 0;
 }
 
 static int headers_build(struct transfer *t)
 {
 	const struct http_conf *c = t->conf;
-	char buf[4200];
 	size_t i;
 	int rc = 0;
 
 	for (i = 0; c->headers[i] && rc == 0; i++)
-		rc = hdr_add(t, c->headers[i]);
+		rc = perfsink_coll_header_add(&t->hdrs, c->headers[i]);
 	if (c->mode == MODE_S3) {
-		/* curl 7.88 neither sends nor signs a payload hash: S3 needs one. */
-		rc = rc ? rc : hdr_add(t, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-		if (rc == 0 && c->session_token) {
-			snprintf(buf, sizeof(buf), "x-amz-security-token: %s", c->session_token);
-			rc = hdr_add(t, buf);
-			memset(buf, 0, sizeof(buf));
-		}
+		/* The payload hash and session token SigV4 needs with curl 7.88. */
+		rc = rc ? rc : perfsink_coll_s3_headers(&t->hdrs, &c->coll);
 		if (rc == 0 && t->stage != ST_PUT && t->stage != ST_MP_PART && t->stage != ST_HEAD)
 			/* Set, not removed: curl 7.88 signs a header it is told to drop. */
-			rc = hdr_add(t, t->stage == ST_MP_COMPLETE ? "Content-Type: application/xml"
+			rc = perfsink_coll_header_add(&t->hdrs, t->stage == ST_MP_COMPLETE ? "Content-Type: application/xml"
 								   : "Content-Type: application/octet-stream");
 	} else {
-		rc = rc ? rc : hdr_add(t, "Content-Type: application/octet-stream");
+		rc = rc ? rc : perfsink_coll_header_add(&t->hdrs, "Content-Type: application/octet-stream");
 		/*
 		 * No "Expect: 100-continue" (curl adds it to every PUT): waiting
 		 * for the 100 moves no byte and would count against stall_timeout.
 		 */
-		rc = rc ? rc : hdr_add(t, "Expect:");
+		rc = rc ? rc : perfsink_coll_header_add(&t->hdrs, "Expect:");
 	}
 	return rc;
 }
@@ -277,7 +186,7 @@ static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t 
 {
 	struct transfer *t = arg;
 	curl_off_t pre = 0;
-	int64_t now = mono_ms();
+	int64_t now = perfsink_coll_mono_ms();
 
 	(void)dltotal;
 	(void)ultotal;
@@ -304,7 +213,7 @@ static int progress(void *arg, curl_off_t dltotal, curl_off_t dlnow, curl_off_t 
 int64_t transfer_stall_deadline(const struct transfer *t)
 {
 	/* Before the request is on the wire: look again within 100 ms. */
-	return t->moved_ms < 0 ? mono_ms() + 100 : t->moved_ms + t->conf->stall_timeout_ms;
+	return t->moved_ms < 0 ? perfsink_coll_mono_ms() + 100 : t->moved_ms + t->conf->stall_timeout_ms;
 }
 
 int64_t transfer_retry_after(const struct transfer *t)
@@ -312,48 +221,26 @@ int64_t transfer_retry_after(const struct transfer *t)
 	return t->retry_after_ms;
 }
 
-static void options_common(struct transfer *t)
+/* What every request of the transfer has: the collector client's setup
+ * (transport, TLS, auth, SigV4), then the stall clock and the callbacks. */
+static int options_common(struct transfer *t)
 {
 	const struct http_conf *c = t->conf;
 	CURL *e = t->easy;
+	int rc = perfsink_coll_easy_setup(e, &c->coll);
 
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)c->connect_timeout_ms);
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, progress);
 	curl_easy_setopt(e, CURLOPT_XFERINFODATA, t);
 	/* Waiting for a 100 Continue moves no byte: keep it within stall_timeout. */
 	curl_easy_setopt(e, CURLOPT_EXPECT_100_TIMEOUT_MS,
 			 (long)(c->stall_timeout_ms / 2 < 1000 ? c->stall_timeout_ms / 2 : 1000));
-	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->tls_verify ? 1L : 0L);
-	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->tls_verify ? 2L : 0L);
-	if (c->ca_file[0])
-		curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
-	if (c->client_cert[0]) {
-		curl_easy_setopt(e, CURLOPT_SSLCERT, c->client_cert);
-		curl_easy_setopt(e, CURLOPT_SSLKEY, c->client_key);
-	}
-	if (c->mode == MODE_S3) {
-		char sig[256];
-
-		snprintf(sig, sizeof(sig), "aws:amz:%s:s3", c->region);
-		curl_easy_setopt(e, CURLOPT_AWS_SIGV4, sig);
-		curl_easy_setopt(e, CURLOPT_USERNAME, c->access_key);
-		curl_easy_setopt(e, CURLOPT_PASSWORD, c->secret_key);
-	} else if (c->bearer_token) {
-		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-		curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->bearer_token);
-	} else if (c->password) {
-		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-		curl_easy_setopt(e, CURLOPT_USERNAME, c->user);
-		curl_easy_setopt(e, CURLOPT_PASSWORD, c->password);
-	}
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, resp_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_read);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, t);
+	return rc;
 }
 
 /* Set up the request of the current stage on a fresh easy handle. */
@@ -409,7 +296,8 @@ static int request_setup(struct transfer *t)
 		t->body_len = strlen(t->xml);
 		break;
 	}
-	options_common(t);
+	if (options_common(t) < 0)
+		return -ENOMEM;
 	curl_easy_setopt(t->easy, CURLOPT_URL, t->url);
 	curl_easy_setopt(t->easy, CURLOPT_HTTPHEADER, t->hdrs);
 	if (t->stage == ST_HEAD) {
@@ -546,11 +434,6 @@ static enum transfer_result multipart_advance(struct transfer *t, char *msg, siz
 	return XFER_NEXT;
 }
 
-static int status_retryable(long status)
-{
-	return status >= 500 || status == 408 || status == 429;
-}
-
 enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, size_t msglen)
 {
 	long status = 0;
@@ -583,7 +466,7 @@ enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, s
 	free(code);
 	if (status == 429 || status == 503)
 		t->retry_after_ms = t->retry_after_hdr;
-	if (status_retryable(status) || (status >= 200 && status < 300))
+	if (perfsink_coll_status_transient(status) || (status >= 200 && status < 300))
 		return request_setup(t) < 0 ? XFER_FATAL : XFER_RETRY;
 	return XFER_FATAL;
 }

@@ -49,13 +49,6 @@ int64_t transfer_stall_deadline(const struct transfer *t);
 void transfer_free(struct transfer *t);
 
 /*
- * A Retry-After value (RFC 9110 10.2.3: delay-seconds, or an HTTP-date) as
- * ms from now; a date in the past is 0; -1 when it is neither (or more
- * than a year of seconds).
- */
-int64_t transfer_retry_after_parse(const char *v);
-
-/*
  * Whether the collector has an object at key (HEAD, blocking, at most
  * timeout_ms): 1 with its size in *size, 0 when it has none (404), or
  * -ETIMEDOUT, -EIO (msg says why: status or curl error), -ENOMEM.  For a

@@ -1,6 +1,5 @@
 /* The http sink's thread: parts, uploads, retries, spool; see uploader.h. */
 #include "uploader.h"
-#include "backoff.h"
 #include "compress.h"
 #include "http_conf.h"
 #include "part.h"
@@ -65,7 +64,7 @@ struct uploader {
 	struct part *backlog;      /* parts of earlier runs, key order */
 	int backlog_scanned;
 	struct transfer *xfer;
-	struct backoff bo;
+	struct perfsink_coll_backoff bo;
 	int64_t next_try;
 	int down;                  /* last attempt failed; retrying */
 	struct perfsink_kit_lost_template lt;
@@ -86,14 +85,6 @@ struct uploader {
 	int recording;             /* a stream began: the host prints the summary */
 	int joined;                /* engine side: the thread has ended (drain) */
 };
-
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 #define LOG(u, lvl, ...) (u)->host->log((u)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
 
@@ -317,7 +308,7 @@ static void part_delivered(struct uploader *u, struct part *p)
 	}
 	spool_remove(u->spool, p);
 	part_free(p);
-	backoff_reset(&u->bo);
+	perfsink_coll_backoff_reset(&u->bo);
 	if (u->down)
 		LOG(u, INFO, "collector reachable again; sending what waited");
 	u->down = 0;
@@ -330,7 +321,7 @@ static void part_delivered(struct uploader *u, struct part *p)
  */
 static int64_t retry_delay(struct uploader *u, int64_t retry_after, const char **how)
 {
-	int64_t delay = backoff_next(&u->bo);
+	int64_t delay = perfsink_coll_backoff_next(&u->bo);
 
 	*how = "with backoff";
 	if (retry_after < 0)
@@ -437,7 +428,7 @@ static void transfers_reap(struct uploader *u)
 		if (r == XFER_DONE)
 			part_delivered(u, p);
 		else
-			transfer_failed(u, r, msg, now_ms(), retry_after);
+			transfer_failed(u, r, msg, perfsink_coll_mono_ms(), retry_after);
 	}
 }
 
@@ -583,7 +574,7 @@ static void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_
 			rc = compressor_run(u->comp, bufs[i]->data, bufs[i]->len, bufs[i]->tail_round,
 					    &d, &len);
 		if (rc == 0)
-			rc = part_cutter_append(&u->cut, d, len, records, now_ms(), &sealed);
+			rc = part_cutter_append(&u->cut, d, len, records, perfsink_coll_mono_ms(), &sealed);
 		if (rc < 0 && !u->err) {
 			LOG(u, ERROR, "cannot add a buffer to a part: %s", strerror(-rc));
 			fail(u, rc);
@@ -667,7 +658,7 @@ static void shared_publish(struct uploader *u)
 {
 	uint64_t pending = u->spool->used + u->q_mem + (u->cut.open ? u->cut.open->body.len : 0);
 
-	int64_t wait = u->next_try - now_ms();
+	int64_t wait = u->next_try - perfsink_coll_mono_ms();
 
 	pthread_mutex_lock(&u->lock);
 	u->taking = 0;
@@ -766,7 +757,7 @@ static void *uploader_main(void *arg)
 		int64_t now;
 
 		buffers_append(u, bufs, n);
-		now = now_ms();
+		now = perfsink_coll_mono_ms();
 		part_enqueue(u, part_cutter_expire(&u->cut, now));
 		if (stop || flush)
 			part_enqueue(u, part_cutter_flush(&u->cut));
@@ -775,7 +766,7 @@ static void *uploader_main(void *arg)
 		transfers_pump(u, now);
 		curl_multi_perform(u->multi, &running);
 		transfers_reap(u);
-		transfers_pump(u, now_ms());
+		transfers_pump(u, perfsink_coll_mono_ms());
 		shared_publish(u);
 		/* A second Ctrl-C (upload: the first): what is left goes to the spool now. */
 		if (stop && perfsink_stop_requested(u->inst) && (u->q_head || u->backlog || u->xfer)) {
@@ -786,7 +777,7 @@ static void *uploader_main(void *arg)
 			break;
 		if (n == TAKE_MAX)
 			continue;
-		curl_multi_poll(u->multi, NULL, 0, (int)poll_timeout(u, now_ms()), NULL);
+		curl_multi_poll(u->multi, NULL, 0, (int)poll_timeout(u, perfsink_coll_mono_ms()), NULL);
 	}
 	uploader_finish(u);
 	shared_publish(u);
@@ -817,8 +808,8 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 			return -ENOTSUP;
 		}
 	}
-	backoff_init(&u->bo, conf->backoff_base_ms, conf->backoff_cap_ms,
-		     (uint64_t)now_ms() ^ ((uint64_t)(uintptr_t)u << 16));
+	perfsink_coll_backoff_init(&u->bo, conf->backoff_base_ms, conf->backoff_cap_ms,
+		     (uint64_t)perfsink_coll_mono_ms() ^ ((uint64_t)(uintptr_t)u << 16));
 	u->multi = curl_multi_init();
 	u->key_base = strdup("unknown/unknown");
 	if (!u->multi || !u->key_base) {
@@ -978,7 +969,7 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 	struct timespec ts;
 	int rc = 0;
 
-	int64_t until = now_ms() + timeout_ms;
+	int64_t until = perfsink_coll_mono_ms() + timeout_ms;
 
 	pthread_mutex_lock(&u->lock);
 	u->upload_req = 1;
@@ -987,7 +978,7 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 	pthread_mutex_lock(&u->lock);
 	/* In 100 ms steps: a stop asked by a signal ends the wait within them. */
 	while (!u->err && !u->upload_done && rc == 0) {
-		int64_t left = until - now_ms();
+		int64_t left = until - perfsink_coll_mono_ms();
 
 		if (left <= 0)
 			rc = -ETIMEDOUT;
@@ -1014,7 +1005,7 @@ int uploader_drain(struct uploader *u, int64_t drain_ms)
 		return u->err;
 	pthread_mutex_lock(&u->lock);
 	u->stopping = 1;
-	u->drain_until = now_ms() + drain_ms;
+	u->drain_until = perfsink_coll_mono_ms() + drain_ms;
 	pthread_mutex_unlock(&u->lock);
 	wake(u);
 	pthread_join(u->thread, NULL);

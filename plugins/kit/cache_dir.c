@@ -1,10 +1,8 @@
 /*
- * Where perf's build-id cache is: see kit.h.  The same rule as
- * src/base/buildid_dir.c (buildid_cache_dir), by which the engine fills that
- * cache while recording (probe/buildid_cache.c) and fetch reads it; the kit
- * may not include src/, so the rule is written twice and
- * tests/unit/test_buildid_cache.c checks that the two give the same
- * directory in every case.
+ * Where perf's build-id cache is: see kit.h.  The one copy of the rule: the
+ * engine fills that cache while recording (engine/cache_step.c), fetch
+ * fills it from a collector, and the sinks read it (symbols.c, the http
+ * sink's symbol shipper), so all find the directory perf report reads.
  */
 #include <perfsink/kit.h>
 
@@ -18,17 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *trim(char *s)
-{
-	char *e;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	e = s + strlen(s);
-	while (e > s && strchr(" \t\r\n", e[-1]))
-		*--e = '\0';
-	return s;
-}
+#include "text.h"
 
 /*
  * One perf config file, opened for its buildid.dir: a regular file owned by
@@ -75,33 +63,47 @@ static void perfconfig_dir(const char *path, char *out, size_t len, long *owner)
 	if (!f)
 		return;
 	while (fgets(line, sizeof(line), f)) {
-		char *l = trim(line), *eq;
+		char *l = kit_trim(line), *eq;
 
 		if (*l == '[') {
 			in_buildid = !strncasecmp(l, "[buildid]", 9);
 		} else if (in_buildid && (eq = strchr(l, '='))) {
 			*eq = '\0';
-			if (!strcasecmp(trim(l), "dir") && *trim(eq + 1))
-				snprintf(out, len, "%s", trim(eq + 1));
+			if (!strcasecmp(kit_trim(l), "dir") && *kit_trim(eq + 1))
+				snprintf(out, len, "%s", kit_trim(eq + 1));
 		}
 	}
 	fclose(f);
 }
 
-int perfsink_kit_buildid_cache_dir(char *out, size_t len)
+/* The first config file refused, for the note. */
+static void note_ignored(char *note, size_t nlen, const char *path, long owner)
+{
+	if (note && nlen && !note[0] && owner >= 0)
+		snprintf(note, nlen, "ignoring %s: it belongs to uid %ld, neither root nor uid %u who "
+			 "runs this (as perf does)", path, owner, (unsigned)geteuid());
+}
+
+int perfsink_kit_buildid_cache_dir_note(char *out, size_t len, char *note, size_t nlen)
 {
 	const char *home = getenv("HOME"), *only = getenv("PERF_CONFIG");
 	char set[PATH_MAX] = "", user[PATH_MAX];
 	long owner;
 	int n;
 
+	if (note && nlen)
+		note[0] = '\0';
 	/* perf's order: $PERF_CONFIG alone, else /etc/perfconfig then ~/.perfconfig. */
 	if (only) {
 		perfconfig_dir(only, set, sizeof(set), &owner);
+		note_ignored(note, nlen, only, owner);
 	} else {
 		perfconfig_dir("/etc/perfconfig", set, sizeof(set), &owner);
-		if (home && home[0] && snprintf(user, sizeof(user), "%s/.perfconfig", home) < (int)sizeof(user))
+		note_ignored(note, nlen, "/etc/perfconfig", owner);
+		if (home && home[0] && snprintf(user, sizeof(user), "%s/.perfconfig", home) < (int)sizeof(user)) {
 			perfconfig_dir(user, set, sizeof(set), &owner);
+			note_ignored(note, nlen, user, owner);
+		}
 	}
 	if (set[0])
 		n = snprintf(out, len, "%s", set);
@@ -110,4 +112,9 @@ int perfsink_kit_buildid_cache_dir(char *out, size_t len)
 	else
 		n = snprintf(out, len, ".debug");
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int perfsink_kit_buildid_cache_dir(char *out, size_t len)
+{
+	return perfsink_kit_buildid_cache_dir_note(out, len, NULL, 0);
 }

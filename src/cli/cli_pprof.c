@@ -7,9 +7,9 @@
 #include "engine/engine.h"
 #include "base/log.h"
 #ifdef PS_HAVE_PPROF
-#include "base/buildid_dir.h"
 #include "cli/atomic_file.h"
 #include "pprof/pp_convert.h"
+#include <perfsink/kit.h>
 #endif
 
 static const char pprof_usage[] =
@@ -49,7 +49,7 @@ static int convert(char *const *in, unsigned n, const char *out, int labels)
 	struct pp_convert_opts o = { labels, cache };
 	struct pp_convert_report rep;
 	struct atomic_file af;
-	if (buildid_cache_dir(cache, sizeof(cache)))
+	if (perfsink_kit_buildid_cache_dir(cache, sizeof(cache)))
 		snprintf(cache, sizeof(cache), ".debug");
 	FILE *f = stdout;
 	if (strcmp(out, "-")) {

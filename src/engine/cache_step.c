@@ -9,6 +9,7 @@
 #include "engine/cache_step.h"
 #include "probe/buildid_cache.h"
 #include "probe/dso_set.h"
+#include <perfsink/kit.h>
 
 static void on_new_dso(void *arg, const struct dso_seen *seen)
 {
@@ -23,7 +24,7 @@ struct bid_worker *cache_step_begin(const struct record_opts *o, struct dso_set 
 
 	if (o->no_buildid_cache || o->no_buildid)
 		return NULL;
-	r = buildid_cache_dir_note(cache_dir, sizeof(cache_dir), note, sizeof(note));
+	r = perfsink_kit_buildid_cache_dir_note(cache_dir, sizeof(cache_dir), note, sizeof(note));
 	if (note[0])
 		pr_warn("build-id cache: %s", note);
 	if (r == 0 && (fd = buildid_cache_open(cache_dir, why, sizeof(why))) < 0)

@@ -1,6 +1,5 @@
 /* Reading a collector over HTTP(S) or S3 with libcurl; see collector.h. */
 #include "fetch/collector_priv.h"
-#include "fetch/credentials.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -10,6 +9,7 @@
 #include <time.h>
 
 #include "base/log.h"
+#include <perfsink/kit.h>
 
 
 static const char propfind_body[] =
@@ -55,26 +55,52 @@ char *collector_url(const struct collector *c, const char *rel)
 {
 	struct bytes b;
 	bytes_init(&b);
-	if (!c->s3) {
-		bytes_add(&b, c->base, strlen(c->base));
-		bytes_add(&b, "/", 1);
-	} else if (c->path_style) {
-		bytes_add(&b, c->base, strlen(c->base));
-		bytes_add(&b, "/", 1);
-		bytes_add(&b, c->bucket, strlen(c->bucket));
-		bytes_add(&b, "/", 1);
+	if (c->s3)
 		url_encode(&b, c->prefix, 1);
-	} else {
-		const char *host = strstr(c->base, "://") + 3;
-		bytes_add(&b, c->base, (size_t)(host - c->base));
-		bytes_add(&b, c->bucket, strlen(c->bucket));
-		bytes_add(&b, ".", 1);
-		bytes_add(&b, host, strlen(host));
-		bytes_add(&b, "/", 1);
-		url_encode(&b, c->prefix, 1);
-	}
 	url_encode(&b, rel, 1);
-	return bytes_cstr(&b);
+	char *path = bytes_cstr(&b);
+	char *url = path ? perfsink_coll_url(c->base, c->s3 ? c->bucket : NULL, c->path_style, path)
+			 : NULL;
+	free(path);
+	return url;
+}
+
+/*
+ * A kit error (the one reader of collector secrets, shared with the http
+ * sink) as collector_open says it: -ENOMEM, else -EACCES (missing or
+ * unreadable), c->err from why.
+ */
+static int secret_error(struct collector *c, int rc, const char *why)
+{
+	if (rc == -ENOMEM)
+		return rc;
+	COLL_ERR(c, "%s", why);
+	return -EACCES;
+}
+
+/* A token or password from the first line of its file. */
+static int secret_take(struct collector *c, const char *what, const char *path, char **out)
+{
+	char why[sizeof(c->err)] = "";
+	int rc = perfsink_kit_secret_read(what, path, out, why, sizeof(why));
+
+	return rc ? secret_error(c, rc, why) : 0;
+}
+
+/* S3 keys as the http sink reads them: an explicit credentials_file wins over the environment. */
+static int s3_keys_take(struct collector *c, const struct collector_conf *o)
+{
+	struct perfsink_kit_s3_keys k;
+	char why[sizeof(c->err)] = "";
+	int rc = perfsink_kit_s3_keys_load(&k, o ? o->credentials_file : NULL, o ? o->profile : NULL,
+					   why, sizeof(why));
+
+	if (rc)
+		return secret_error(c, rc, why);
+	c->key_id = k.id;
+	c->secret = k.secret;
+	c->token = k.token;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ open */
@@ -118,7 +144,7 @@ static int open_s3(struct collector *c, const char *rest, const struct collector
 		COLL_ERR(c, "s3 endpoint %s is not an http(s) URL", c->base);
 		return -EINVAL;
 	}
-	return credentials_load(c, o);
+	return s3_keys_take(c, o);
 }
 
 /* TLS and HTTP authentication from o. */
@@ -134,14 +160,14 @@ static int conf_take(struct collector *c, const struct collector_conf *o)
 	if (c->s3)
 		return 0;
 	if (o->bearer_token_file && *o->bearer_token_file)
-		return secret_read(c, "bearer_token_file", o->bearer_token_file, &c->bearer);
+		return secret_take(c, "bearer_token_file", o->bearer_token_file, &c->bearer);
 	if (o->user && *o->user) {
 		if (!o->password_file || !*o->password_file) {
 			COLL_ERR(c, "user needs password_file");
 			return -EINVAL;
 		}
 		c->user = strdup(o->user);
-		return c->user ? secret_read(c, "password_file", o->password_file, &c->password) : -ENOMEM;
+		return c->user ? secret_take(c, "password_file", o->password_file, &c->password) : -ENOMEM;
 	}
 	return 0;
 }
@@ -159,6 +185,27 @@ static void limits_take(struct collector *c, const struct collector_conf *o)
 		c->lim.transfer_ms = COLLECTOR_TRANSFER_MS;
 	if (!c->lim.list_pages)
 		c->lim.list_pages = COLLECTOR_LIST_PAGES;
+}
+
+/* How every request reaches the collector (<perfsink/collector.h>). */
+static void coll_fill(struct collector *c)
+{
+	struct perfsink_coll_conf *k = &c->coll;
+
+	k->connect_ms = c->lim.connect_ms;
+	k->tls_verify = c->tls_verify;
+	k->ca_file = c->ca_file;
+	k->client_cert = c->client_cert;
+	k->client_key = c->client_key;
+	k->bearer = c->bearer;
+	k->user = c->user;
+	k->password = c->password;
+	if (c->s3) {
+		k->s3_region = c->region;
+		k->s3_key_id = c->key_id;
+		k->s3_secret = c->secret;
+		k->s3_token = c->token;
+	}
 }
 
 int collector_open(struct collector *c, const char *url, const struct collector_conf *o)
@@ -185,8 +232,10 @@ int collector_open(struct collector *c, const char *url, const struct collector_
 	}
 	if (rc == 0)
 		rc = conf_take(c, o);
-	if (rc == 0)
+	if (rc == 0) {
+		coll_fill(c);
 		rc = collector_curl_init(c);
+	}
 	if (rc == -ENOMEM && !c->err[0])
 		COLL_ERR(c, "out of memory");
 	return rc;
@@ -199,17 +248,15 @@ void collector_close(struct collector *c)
 	free(c->bucket);
 	free(c->prefix);
 	free(c->region);
-	free(c->key_id);
+	perfsink_kit_secret_free(c->key_id);
 	free(c->ca_file);
 	free(c->client_cert);
 	free(c->client_key);
 	free(c->user);
-	char *secrets[] = { c->secret, c->token, c->bearer, c->password };
-	for (size_t i = 0; i < sizeof(secrets) / sizeof(secrets[0]); i++) {
-		if (secrets[i])
-			memset(secrets[i], 0, strlen(secrets[i]));
-		free(secrets[i]);
-	}
+	perfsink_kit_secret_free(c->secret);
+	perfsink_kit_secret_free(c->token);
+	perfsink_kit_secret_free(c->bearer);
+	perfsink_kit_secret_free(c->password);
 	memset(c, 0, sizeof(*c));
 }
 

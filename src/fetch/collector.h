@@ -6,7 +6,8 @@
  * S3 requests are signed with libcurl's CURLOPT_AWS_SIGV4, with the
  * workarounds 7.88 needs (x-amz-content-sha256 added by us, canonical query
  * strings), as the http sink signs its uploads; credentials and secrets
- * are read like the sink reads them (credentials.c).  A connect timeout, a
+ * are read by the kit's reader, the sink's too (perfsink_kit_secret_read,
+ * perfsink_kit_s3_keys_load).  A connect timeout, a
  * stall, a refused connection, a 5xx or a 429 is tried again, 4 tries in
  * all (0.5, 1, 2 s apart): a reader on a loaded machine or a busy collector
  * still gets through.
@@ -23,6 +24,7 @@
 #include <signal.h>
 #include "base/bytes.h"
 #include "fetch/listing_parse.h"
+#include <perfsink/collector.h>
 
 /* Defaults of struct collector_limits (a field left 0 takes its default). */
 #define COLLECTOR_CONNECT_MS 10000
@@ -77,6 +79,7 @@ struct collector {
 	void *easy;            /* CURL * */
 	void *multi;           /* CURLM *: drives easy, so a stop is seen within 100 ms */
 	char err[512];         /* the last error, one line, never a secret */
+	struct perfsink_coll_conf coll; /* the above for the collector client (borrowed) */
 };
 
 /*

@@ -17,18 +17,12 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include <perfsink/collector.h>
 
 /* Bytes of a non-2xx answer kept for its message. */
 #define ERR_BODY_MAX 4096
 /* How often the loop looks at the clocks and the stop flag. */
 #define TICK_MS 100
-
-static int64_t mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int collector_stopped(const struct collector *c)
 {
@@ -179,7 +173,7 @@ static enum cut perform(struct collector *c, CURLcode *cc)
 {
 	CURLM *m = c->multi;
 	CURL *e = c->easy;
-	int64_t start = mono_ms(), mark = start;
+	int64_t start = perfsink_coll_mono_ms(), mark = start;
 	curl_off_t mark_bytes = 0;
 	enum cut cut = CUT_NONE;
 	int running = 1;
@@ -195,7 +189,7 @@ static enum cut perform(struct collector *c, CURLcode *cc)
 		}
 		if (!running)
 			break;
-		int64_t now = mono_ms();
+		int64_t now = perfsink_coll_mono_ms();
 		curl_off_t dl = 0, ul = 0;
 		curl_easy_getinfo(e, CURLINFO_SIZE_DOWNLOAD_T, &dl);
 		curl_easy_getinfo(e, CURLINFO_SIZE_UPLOAD_T, &ul);
@@ -220,16 +214,15 @@ static enum cut perform(struct collector *c, CURLcode *cc)
 	return cut;
 }
 
-static void options_set(struct collector *c, const char *method, const char *url, const char *body,
+/* The request's options: the collector client's (transport, TLS, auth,
+ * SigV4), then ours.  0 or -ENOMEM/-ENOTSUP. */
+static int options_set(struct collector *c, const char *method, const char *url, const char *body,
 			struct body_sink *out)
 {
 	CURL *e = c->easy;
 
 	curl_easy_reset(e);
 	curl_easy_setopt(e, CURLOPT_URL, url);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, (long)c->lim.connect_ms);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, out);
 	if (method)
@@ -238,46 +231,22 @@ static void options_set(struct collector *c, const char *method, const char *url
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
 	}
-	curl_easy_setopt(e, CURLOPT_SSL_VERIFYPEER, c->tls_verify ? 1L : 0L);
-	curl_easy_setopt(e, CURLOPT_SSL_VERIFYHOST, c->tls_verify ? 2L : 0L);
-	if (c->ca_file)
-		curl_easy_setopt(e, CURLOPT_CAINFO, c->ca_file);
-	if (c->client_cert) {
-		curl_easy_setopt(e, CURLOPT_SSLCERT, c->client_cert);
-		curl_easy_setopt(e, CURLOPT_SSLKEY, c->client_key);
-	}
-	if (c->bearer) {
-		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BEARER);
-		curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, c->bearer);
-	} else if (c->user) {
-		curl_easy_setopt(e, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-		curl_easy_setopt(e, CURLOPT_USERNAME, c->user);
-		curl_easy_setopt(e, CURLOPT_PASSWORD, c->password);
-	}
+	return perfsink_coll_easy_setup(e, &c->coll);
 }
 
-static struct curl_slist *headers_make(struct collector *c, const char *body, int depth)
+/* The request's headers; NULL with *rc -ENOMEM when one could not be added. */
+static struct curl_slist *headers_make(struct collector *c, const char *body, int depth, int *rc)
 {
 	struct curl_slist *h = NULL;
-	char tok[4096];
 
-	if (body)
-		h = curl_slist_append(h, "Content-Type: application/xml");
-	if (depth >= 0)
-		h = curl_slist_append(h, depth ? "Depth: 1" : "Depth: 0");
-	if (c->s3) {
-		char sig[128];
-		snprintf(sig, sizeof(sig), "aws:amz:%s:s3", c->region);
-		curl_easy_setopt(c->easy, CURLOPT_AWS_SIGV4, sig);
-		curl_easy_setopt(c->easy, CURLOPT_USERNAME, c->key_id);
-		curl_easy_setopt(c->easy, CURLOPT_PASSWORD, c->secret);
-		/* libcurl 7.88 neither sends nor signs the payload hash by itself. */
-		h = curl_slist_append(h, "x-amz-content-sha256: UNSIGNED-PAYLOAD");
-		if (c->token) {
-			snprintf(tok, sizeof(tok), "x-amz-security-token: %s", c->token);
-			h = curl_slist_append(h, tok);
-			memset(tok, 0, sizeof(tok));
-		}
+	*rc = body ? perfsink_coll_header_add(&h, "Content-Type: application/xml") : 0;
+	if (*rc == 0 && depth >= 0)
+		*rc = perfsink_coll_header_add(&h, depth ? "Depth: 1" : "Depth: 0");
+	if (*rc == 0)
+		*rc = perfsink_coll_s3_headers(&h, &c->coll);
+	if (*rc) {
+		curl_slist_free_all(h);
+		return NULL;
 	}
 	return h;
 }
@@ -291,8 +260,12 @@ static long request_once(struct collector *c, const char *method, const char *ur
 	CURLcode cc;
 	long status = 0;
 
-	options_set(c, method, url, body, out);
-	struct curl_slist *h = headers_make(c, body, depth);
+	int rc = options_set(c, method, url, body, out);
+	struct curl_slist *h = rc ? NULL : headers_make(c, body, depth, &rc);
+	if (rc) {
+		COLL_ERR(c, "%s %s: %s", m, url, strerror(-rc));
+		return rc;
+	}
 	curl_easy_setopt(c->easy, CURLOPT_HTTPHEADER, h);
 	enum cut cut = perform(c, &cc);
 	curl_slist_free_all(h);
@@ -354,7 +327,7 @@ long collector_request(struct collector *c, const char *method, const char *url,
 			return rc;
 		}
 		long st = request_once(c, method, url, body, depth, out);
-		int transient = st == -EAGAIN || st >= 500 || st == 429 || st == 408;
+		int transient = st == -EAGAIN || perfsink_coll_status_transient(st);
 		if (!transient || try >= sizeof(wait_ms) / sizeof(wait_ms[0]))
 			return st == -EAGAIN ? -EIO : st;
 		pr_debug("%s %s: %s; trying again in %ld ms", method ? method : "GET", url,

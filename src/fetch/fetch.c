@@ -11,7 +11,6 @@
 #include "fetch/pipe_to_file.h"
 #include "fetch/sampled.h"
 #include "fetch/symbols.h"
-#include "base/buildid_dir.h"
 #include "base/log.h"
 #include <perfsink/kit.h>
 
@@ -245,7 +244,7 @@ static int symbols_step(struct fetch_state *s, const struct fetch_opts *o)
 	struct symbols_result r;
 	if (o->debug_dir)
 		snprintf(dir, sizeof(dir), "%s", o->debug_dir);
-	else if (buildid_cache_dir(dir, sizeof(dir)) < 0) {
+	else if (perfsink_kit_buildid_cache_dir(dir, sizeof(dir)) < 0) {
 		pr_err("symbols: the build-id cache directory's name is too long (perf's buildid.dir or $HOME)");
 		return 1;
 	}

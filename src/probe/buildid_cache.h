@@ -34,9 +34,8 @@
 #define PS_BUILDID_CACHE_H
 #include <stddef.h>
 #include <stdint.h>
-#include "base/buildid_dir.h"
 
-/* buildid_cache_dir(): the cache directory perf uses, in base/buildid_dir.h. */
+/* The cache directory perf uses: perfsink_kit_buildid_cache_dir() (<perfsink/kit.h>). */
 
 /*
  * Open the cache at dir for filling (made 0700 where missing), every

@@ -10,24 +10,6 @@
 #include <perfsink/kit.h>
 #include "recover/recover_write.h"
 
-static int pwrite_full(int fd, const void *p, size_t len, uint64_t off)
-{
-	const uint8_t *b = p;
-	while (len) {
-		ssize_t w = pwrite(fd, b, len, (off_t)off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -errno;
-		if (w == 0)
-			return -EIO; /* no progress: never loop on it */
-		b += w;
-		len -= (size_t)w;
-		off += (uint64_t)w;
-	}
-	return 0;
-}
-
 /* Through user space, for file systems without copy_file_range. */
 static int copy_plain(int in, int out, uint64_t len)
 {
@@ -39,7 +21,7 @@ static int copy_plain(int in, int out, uint64_t len)
 			continue;
 		if (r <= 0)
 			return r < 0 ? -errno : -EIO; /* shrank under us */
-		int err = pwrite_full(out, buf, (size_t)r, off);
+		int err = perfsink_kit_pwrite_all(out, buf, (size_t)r, off);
 		if (err)
 			return err;
 		off += (uint64_t)r;
@@ -76,9 +58,9 @@ static int fill(int in, const struct stat *st, int out, uint64_t copy_len,
 		return err;
 	*step = "write the header and features";
 	for (unsigned i = 0; i < n; i++)
-		if ((err = pwrite_full(out, patches[i].p, patches[i].len, patches[i].off)))
+		if ((err = perfsink_kit_pwrite_all(out, patches[i].p, patches[i].len, patches[i].off)))
 			return err;
-	if ((err = pwrite_full(out, tail, tail_len, copy_len)))
+	if ((err = perfsink_kit_pwrite_all(out, tail, tail_len, copy_len)))
 		return err;
 	*step = "set the mode";
 	if (fchmod(out, st->st_mode & 0777) < 0)

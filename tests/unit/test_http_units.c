@@ -17,7 +17,7 @@
 
 #include <perfsink/kit.h>
 
-#include "backoff.h"
+#include <perfsink/collector.h>
 #include "compress.h"
 #include "http_conf.h"
 #include "part.h"
@@ -148,36 +148,36 @@ static void test_lost_record(void **state)
 
 static void test_backoff(void **state)
 {
-	struct backoff b;
+	struct perfsink_coll_backoff b;
 	int64_t ceil = 100;
 	int i;
 
 	(void)state;
-	backoff_init(&b, 100, 1000, 42);
+	perfsink_coll_backoff_init(&b, 100, 1000, 42);
 	for (i = 0; i < 12; i++) {
-		int64_t d = backoff_next(&b);
+		int64_t d = perfsink_coll_backoff_next(&b);
 
 		assert_true(d >= ceil / 2 && d <= ceil);
 		if (ceil < 1000)
 			ceil = ceil * 2 > 1000 ? 1000 : ceil * 2;
 	}
-	backoff_reset(&b);
-	assert_true(backoff_next(&b) <= 100);
+	perfsink_coll_backoff_reset(&b);
+	assert_true(perfsink_coll_backoff_next(&b) <= 100);
 	/* cap below base is raised to base */
-	backoff_init(&b, 500, 10, 1);
-	assert_true(backoff_next(&b) <= 500);
+	perfsink_coll_backoff_init(&b, 500, 10, 1);
+	assert_true(perfsink_coll_backoff_next(&b) <= 500);
 }
 
 static void test_backoff_jitter(void **state)
 {
-	struct backoff a, b;
+	struct perfsink_coll_backoff a, b;
 	int i, differ = 0;
 
 	(void)state;
-	backoff_init(&a, 1000, 60000, 1);
-	backoff_init(&b, 1000, 60000, 2);
+	perfsink_coll_backoff_init(&a, 1000, 60000, 1);
+	perfsink_coll_backoff_init(&b, 1000, 60000, 2);
 	for (i = 0; i < 8; i++)
-		differ += backoff_next(&a) != backoff_next(&b);
+		differ += perfsink_coll_backoff_next(&a) != perfsink_coll_backoff_next(&b);
 	assert_true(differ > 0);
 }
 
@@ -806,11 +806,11 @@ static void test_retry_after(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		if (transfer_retry_after_parse(cases[i].v) != cases[i].ms)
+		if (perfsink_coll_retry_after_parse(cases[i].v) != cases[i].ms)
 			fail_msg("'%s': %lld, want %lld", cases[i].v,
-				 (long long)transfer_retry_after_parse(cases[i].v), (long long)cases[i].ms);
+				 (long long)perfsink_coll_retry_after_parse(cases[i].v), (long long)cases[i].ms);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", gmtime(&soon));
-	ms = transfer_retry_after_parse(date);
+	ms = perfsink_coll_retry_after_parse(date);
 	assert_true(ms >= 8000 && ms <= 10000);
 }
 

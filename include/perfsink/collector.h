@@ -1,0 +1,124 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * perfsink collector client: how the http sink (uploads), `perfsink
+ * ls/fetch/upload` (reads) and the sinks to come reach a collector with
+ * libcurl, written once: the easy handle's transport, TLS and
+ * authentication (bearer, basic, or S3's SigV4 with the headers libcurl
+ * 7.88 needs), an object's URL, and the retry policy: which answers are
+ * worth another try, the jittered backoff, Retry-After.  Each user keeps
+ * its own request loop (the sink's multi handle, fetch's bounded one).
+ *
+ * A convenience library of this tree (plugins/collector, libcollector),
+ * linked into the http plugin and the perfsink program; not installed
+ * (docs/ARCHITECTURE.md says why).  Nothing here logs or exits; no
+ * function puts a secret in a message.  Pure functions of their arguments
+ * and the handle given: any thread, one handle per thread.
+ */
+#ifndef PERFSINK_COLLECTOR_H
+#define PERFSINK_COLLECTOR_H
+
+#include <curl/curl.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * How to reach a collector.  Strings are borrowed (they must live as long
+ * as the handle is used: libcurl copies most, not all); NULL or "" is
+ * unset.  The secrets come from the kit (perfsink_kit_secret_read,
+ * perfsink_kit_s3_keys_load).
+ */
+struct perfsink_coll_conf {
+	int64_t connect_ms;      /* TCP+TLS connect timeout */
+	int tls_verify;          /* 0: neither the certificate nor the name is checked */
+	const char *ca_file;     /* CA bundle (PEM) */
+	const char *client_cert; /* mutual TLS, with client_key */
+	const char *client_key;
+	/* http(s): at most one of bearer, user + password */
+	const char *bearer;      /* Authorization: Bearer */
+	const char *user;        /* basic auth, used when password is set */
+	const char *password;
+	/* s3: set region to sign every request with SigV4 (bearer and basic unused) */
+	const char *s3_region;
+	const char *s3_key_id, *s3_secret, *s3_token;
+};
+
+/*
+ * What every request to a collector has, set on e (after curl_easy_reset
+ * or on a new handle): http and https only, no signals (threads), the
+ * connect timeout, TLS verification (peer and host name), the CA file,
+ * the client certificate and key, and the authentication: SigV4 as
+ * "aws:amz:REGION:s3" with the key id and secret, else bearer, else basic.
+ * The caller adds its URL, method, body, callbacks and headers
+ * (perfsink_coll_s3_headers for S3).  Returns 0, or -ENOTSUP when this
+ * libcurl lacks an option asked for (SigV4 before 7.75, bearer).
+ */
+int perfsink_coll_easy_setup(CURL *e, const struct perfsink_coll_conf *c);
+
+/*
+ * The headers an S3 request needs beside SigV4, appended to *h: libcurl
+ * 7.88 neither sends nor signs a payload hash (x-amz-content-sha256:
+ * UNSIGNED-PAYLOAD), and a session token goes as x-amz-security-token
+ * (the buffer that built it is wiped).  Nothing when c is not S3.
+ * 0, or -ENOMEM (*h then holds what was appended before: free it).
+ */
+int perfsink_coll_s3_headers(struct curl_slist **h, const struct perfsink_coll_conf *c);
+
+/*
+ * The URL of an object: base (the collector's URL or S3 endpoint, no
+ * trailing '/', no query) and path (already safe in a URL: escaped or of
+ * [A-Za-z0-9._~/-]).  bucket NULL: base/path (a WebDAV collector);
+ * path_style: base/bucket/path; else virtual-hosted,
+ * scheme://bucket.host[:port][/basepath]/path.  malloc'd (the caller
+ * frees it), NULL when out of memory.  No credentials are ever in one.
+ */
+char *perfsink_coll_url(const char *base, const char *bucket, int path_style, const char *path);
+
+/* Append header v ("Name: value") to *h.  0, or -ENOMEM (*h unchanged). */
+int perfsink_coll_header_add(struct curl_slist **h, const char *v);
+
+/*
+ * Whether an HTTP status is worth another try: 5xx, 408 (request
+ * timeout), 429 (too many requests).  Any other answer is final.
+ */
+int perfsink_coll_status_transient(long status);
+
+/*
+ * CLOCK_MONOTONIC in ms: the clock that request deadlines (connect,
+ * stall, total), backoff delays and Retry-After waits are measured on.
+ */
+int64_t perfsink_coll_mono_ms(void);
+
+/*
+ * Jittered exponential backoff ("full jitter" above a floor): the n-th
+ * consecutive retry waits a uniformly random time in [ceil/2, ceil],
+ * ceil = min(cap, base * 2^n).  The lower half bound keeps retries from
+ * hammering a collector that just came back, the jitter keeps many
+ * recorders from retrying in lockstep.  One struct per retrying thing.
+ */
+struct perfsink_coll_backoff {
+	int64_t base_ms;
+	int64_t cap_ms;
+	unsigned attempt;   /* consecutive failures so far */
+	uint64_t rng;       /* xorshift state; never 0 */
+};
+void perfsink_coll_backoff_init(struct perfsink_coll_backoff *b, int64_t base_ms, int64_t cap_ms,
+				uint64_t seed);
+/* Record one more failure; returns the delay before the next try, in ms. */
+int64_t perfsink_coll_backoff_next(struct perfsink_coll_backoff *b);
+/* A success: the next failure starts again from base. */
+void perfsink_coll_backoff_reset(struct perfsink_coll_backoff *b);
+
+/*
+ * A Retry-After value (RFC 9110 10.2.3: delay-seconds, or an HTTP-date) as
+ * ms from now; a date in the past is 0; -1 when it is neither (or more
+ * than a year of seconds).
+ */
+int64_t perfsink_coll_retry_after_parse(const char *v);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* PERFSINK_COLLECTOR_H */
