@@ -3,6 +3,7 @@
 #include "fetch/rec_reader.h"
 
 #include <errno.h>
+#include <perfsink/kit.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -20,12 +21,6 @@
 #include "format/stream.h"
 
 enum {
-	REC_HEADER_EVENT_TYPE = 65,
-	REC_HEADER_BUILD_ID = 67,
-	REC_AUXTRACE = 71,
-	REC_KERNEL_MAX = 21,  /* perf 6.1 */
-	REC_USER_MIN = 64,
-	REC_USER_MAX = 83,
 	PIPE_HEADER_SIZE = 16,
 };
 
@@ -59,7 +54,7 @@ static int part_walk(struct rec_reader *r, int first, char *err, size_t errlen)
 				 off, size, left);
 			return -EBADMSG;
 		}
-		if (!((type >= 1 && type <= REC_KERNEL_MAX) || (type >= REC_USER_MIN && type <= REC_USER_MAX))) {
+		if (!perfsink_kit_rec_type_known(type)) {
 			snprintf(err, errlen, "record at offset %" PRIu64 " has unknown type %u", off, type);
 			return -EBADMSG;
 		}
@@ -276,22 +271,20 @@ static int out_add(struct p2f *w, const void *p, size_t n)
 /* Whole records of w->carry into the data; the cut tail stays in carry. */
 static int carry_drain(struct p2f *w, char *err, size_t errlen)
 {
-	size_t off = 0;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 	int rc = 0;
-	while (!rc && w->carry.len - off >= 8) {
-		uint16_t size = rd16(w->carry.p + off + 6);
-		if (size < 8) {
-			snprintf(err, errlen, "a decompressed record has size %u", size);
-			return -EBADMSG;
-		}
-		if (size > w->carry.len - off)
-			break;
-		rc = out_add(w, w->carry.p + off, size);
+	perfsink_kit_rec_iter_init(&it, w->carry.p, w->carry.len);
+	while (!rc && perfsink_kit_rec_next(&it, &r)) {
+		rc = out_add(w, r.p, r.size);
 		w->records++;
-		off += size;
 	}
-	memmove(w->carry.p, w->carry.p + off, w->carry.len - off);
-	w->carry.len -= off;
+	if (!rc && it.stop == PERFSINK_KIT_REC_UNDERSIZE) {
+		snprintf(err, errlen, "a decompressed record has size %u", rd16(w->carry.p + it.off + 6));
+		return -EBADMSG;
+	}
+	memmove(w->carry.p, w->carry.p + it.off, w->carry.len - it.off);
+	w->carry.len -= it.off;
 	return rc;
 }
 
@@ -385,16 +378,16 @@ static int record_take(struct p2f *w, struct rec_reader *rr, const uint8_t *r, c
 	int rc;
 
 	switch (type) {
-	case PS_RECORD_HEADER_ATTR:
+	case PERFSINK_RECORD_HEADER_ATTR:
 		rc = attr_take(w, r, size, err, errlen);
 		break;
-	case PS_RECORD_HEADER_FEATURE:
+	case PERFSINK_RECORD_HEADER_FEATURE:
 		rc = feature_take(w, r, size, err, errlen);
 		break;
-	case PS_RECORD_HEADER_TRACING_DATA:
+	case PERFSINK_RECORD_HEADER_TRACING_DATA:
 		rr->off += size;
 		return tracing_take(w, rr, extra, err, errlen);
-	case REC_HEADER_BUILD_ID:
+	case PERFSINK_RECORD_HEADER_BUILD_ID:
 		/* The file's BUILD_ID feature is a list of the same records. */
 		rc = held_add(w, size, err, errlen);
 		if (!rc) {
@@ -403,10 +396,10 @@ static int record_take(struct p2f *w, struct rec_reader *rr, const uint8_t *r, c
 			rc = w->feat[FEAT_BUILD_ID].err;
 		}
 		break;
-	case REC_HEADER_EVENT_TYPE:
+	case PERFSINK_RECORD_HEADER_EVENT_TYPE:
 		rc = 0; /* obsolete; file mode has no place for it */
 		break;
-	case PS_RECORD_COMPRESSED:
+	case PERFSINK_RECORD_COMPRESSED:
 		if (w->decompress) {
 			rc = decompress_record(w, r, size, err, errlen);
 			break;

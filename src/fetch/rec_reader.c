@@ -1,13 +1,11 @@
 /* A part's records from memory or a file; see rec_reader.h. */
 #include "fetch/rec_reader.h"
-#include "format/record.h"
 
 #include <errno.h>
+#include <perfsink/kit.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-enum { REC_AUXTRACE = 71 };
 
 void rec_reader_mem(struct rec_reader *r, const uint8_t *p, size_t len)
 {
@@ -72,19 +70,9 @@ const uint8_t *rec_reader_peek(struct rec_reader *r, size_t n)
 
 uint64_t rec_payload_size(const uint8_t *rec)
 {
-	uint32_t type;
-	uint16_t size;
-	memcpy(&type, rec, 4);
-	memcpy(&size, rec + 6, 2);
-	if (type == PS_RECORD_HEADER_TRACING_DATA && size >= 12) {
-		uint32_t n;
-		memcpy(&n, rec + 8, 4);
-		return n;
-	}
-	if (type == REC_AUXTRACE && size >= 16) {
-		uint64_t n;
-		memcpy(&n, rec + 8, 8);
-		return n;
-	}
-	return 0;
+	struct perfsink_kit_rec r = { .p = rec };
+	memcpy(&r.type, rec, 4);
+	memcpy(&r.size, rec + 6, 2);
+	uint64_t n = perfsink_kit_rec_payload(&r);
+	return n == UINT64_MAX ? 0 : n; /* too small to say: the walk's size checks catch it */
 }
