@@ -29,7 +29,9 @@ struct walk {
  * (not AUXTRACE, whose payload follows the record, nor the pipe-only ones). */
 static bool type_known(uint32_t t)
 {
-	return (t >= PERF_RECORD_MMAP && t <= 21) || (t >= PERFSINK_RECORD_FINISHED_ROUND && t <= 79 && t != 71) ||
+	return (t >= PERF_RECORD_MMAP && t <= PERF_RECORD_AUX_OUTPUT_HW_ID) ||
+	       (t >= PERFSINK_RECORD_FINISHED_ROUND && t <= PERFSINK_RECORD_TIME_CONV &&
+		t != PERFSINK_RECORD_AUXTRACE) ||
 	       t == PERFSINK_RECORD_COMPRESSED || t == PERFSINK_RECORD_FINISHED_INIT;
 }
 
@@ -176,7 +178,7 @@ static int walk_to(struct walk *w, uint64_t limit, uint64_t *last)
 		if (k < 0)
 			return k;
 		if (!k) {
-			it.off = at; /* take_compressed said why in w->r->stop */
+			it.off = at; /* why, or take_compressed's in w->r->stop */
 			break;
 		}
 		if (r.type != PERFSINK_RECORD_COMPRESSED)
