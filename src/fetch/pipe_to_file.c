@@ -40,35 +40,28 @@ static int part_walk(struct rec_reader *r, int first, char *err, size_t errlen)
 		}
 		r->off = PIPE_HEADER_SIZE;
 	}
-	while (rec_reader_left(r)) {
-		uint64_t off = r->off, left = rec_reader_left(r);
-		if (!(h = rec_reader_peek(r, 8))) {
-			snprintf(err, errlen, "a record header is cut at offset %" PRIu64 " of %" PRIu64 " bytes",
-				 off, r->len);
-			return r->err ? r->err : -EBADMSG;
-		}
-		uint32_t type = rd32(h);
-		uint16_t size = rd16(h + 6);
-		if (size < 8 || size > left) {
-			snprintf(err, errlen, "record at offset %" PRIu64 " has size %u (%" PRIu64 " bytes left)",
-				 off, size, left);
+	struct perfsink_kit_rec rec;
+	enum perfsink_kit_rec_stop stop;
+	for (; rec_reader_next(r, &rec, &stop); r->off += rec.size + rec.payload) {
+		if (!perfsink_kit_rec_type_known(rec.type)) {
+			snprintf(err, errlen, "record at offset %" PRIu64 " has unknown type %u", r->off, rec.type);
 			return -EBADMSG;
 		}
-		if (!perfsink_kit_rec_type_known(type)) {
-			snprintf(err, errlen, "record at offset %" PRIu64 " has unknown type %u", off, type);
-			return -EBADMSG;
-		}
-		if (!(h = rec_reader_peek(r, size)))
-			return r->err;
-		uint64_t extra = rec_payload_size(h);
-		if (extra > left - size) {
+		if (rec.payload > rec_reader_left(r) - rec.size) {
 			snprintf(err, errlen, "record at offset %" PRIu64 " announces %" PRIu64
-				 " payload bytes beyond the part", off, extra);
+				 " payload bytes beyond the part", r->off, rec.payload);
 			return -EBADMSG;
 		}
-		r->off += size + extra;
 	}
-	return 0;
+	if (r->err || stop == PERFSINK_KIT_REC_END)
+		return r->err;
+	if (stop == PERFSINK_KIT_REC_SHORT)
+		snprintf(err, errlen, "a record header is cut at offset %" PRIu64 " of %" PRIu64 " bytes",
+			 r->off, r->len);
+	else
+		snprintf(err, errlen, "record at offset %" PRIu64 " has size %u (%" PRIu64 " bytes left)",
+			 r->off, rec.size, rec_reader_left(r));
+	return -EBADMSG;
 }
 
 int part_check(const uint8_t *part, size_t len, int first, char *err, size_t errlen)
@@ -466,15 +459,14 @@ static int part_take(struct p2f *w, struct rec_reader *rr, int first, char *err,
 		w->saw_header = 1;
 		rr->off = PIPE_HEADER_SIZE;
 	}
-	while (!rc && rec_reader_left(rr) >= 8) {
-		const uint8_t *h = rec_reader_peek(rr, 8);
-		const uint8_t *r = h && rd16(h + 6) >= 8 ? rec_reader_peek(rr, rd16(h + 6)) : NULL;
-		if (!r) {
-			snprintf(err, errlen, "a record is cut at offset %" PRIu64, rr->off);
-			rc = rr->err ? rr->err : -EBADMSG;
-			break;
-		}
-		rc = record_take(w, rr, r, err, errlen);
+	struct perfsink_kit_rec rec;
+	enum perfsink_kit_rec_stop stop;
+	while (!rc && rec_reader_next(rr, &rec, &stop))
+		rc = record_take(w, rr, rec.p, err, errlen);
+	/* A tail under 8 bytes is left as it is (part_check refuses it). */
+	if (!rc && (rr->err || stop == PERFSINK_KIT_REC_UNDERSIZE || stop == PERFSINK_KIT_REC_PAST_END)) {
+		snprintf(err, errlen, "a record is cut at offset %" PRIu64, rr->off);
+		rc = rr->err ? rr->err : -EBADMSG;
 	}
 	/* Attrs come first in a stream: the header waits for the first data. */
 	if (!rc)

@@ -76,3 +76,28 @@ uint64_t rec_payload_size(const uint8_t *rec)
 	uint64_t n = perfsink_kit_rec_payload(&r);
 	return n == UINT64_MAX ? 0 : n; /* too small to say: the walk's size checks catch it */
 }
+
+int rec_reader_next(struct rec_reader *r, struct perfsink_kit_rec *rec,
+		    enum perfsink_kit_rec_stop *stop)
+{
+	uint64_t left = rec_reader_left(r);
+	const uint8_t *h = left >= 8 ? rec_reader_peek(r, 8) : NULL;
+
+	if (!h) {
+		*stop = left ? PERFSINK_KIT_REC_SHORT : PERFSINK_KIT_REC_END;
+		return 0;
+	}
+	memcpy(&rec->type, h, 4);
+	memcpy(&rec->misc, h + 4, 2);
+	memcpy(&rec->size, h + 6, 2);
+	if (rec->size < 8 || rec->size > left) {
+		*stop = rec->size < 8 ? PERFSINK_KIT_REC_UNDERSIZE : PERFSINK_KIT_REC_PAST_END;
+		return 0;
+	}
+	if (!(rec->p = rec_reader_peek(r, rec->size))) {
+		*stop = PERFSINK_KIT_REC_PAST_END; /* a read error: r->err */
+		return 0;
+	}
+	rec->payload = rec_payload_size(rec->p);
+	return 1;
+}
