@@ -546,7 +546,7 @@ void perfsink_kit_buf_free(struct perfsink_kit_buf *b);
 
 #define PERFSINK_KIT_REC_HDR 8             /* struct perf_event_header */
 /* Kit 1.0's name for PERFSINK_RECORD_COMPRESSED (sink.h), kept for sinks. */
-#define PERFSINK_KIT_REC_COMPRESSED PERFSINK_RECORD_COMPRESSED
+#define PERFSINK_KIT_REC_COMPRESSED 81
 #define PERFSINK_KIT_Z_PAYLOAD_MAX (65535 - PERFSINK_KIT_REC_HDR)
 #define PERFSINK_KIT_Z_GROUP_MAX (63u * 1024) /* input bytes per record at most */
 
@@ -638,13 +638,14 @@ int perfsink_kit_zframe_records(struct perfsink_kit_zframe *f, struct perfsink_k
  *
  * Record types are sink.h's enum perfsink_record_type (perf's user types)
  * and PERF_RECORD_* of <linux/perf_event.h> (the kernel's).  The names
- * below are kit 1.0's, kept as aliases for sinks built against them.
+ * below are kit 1.0's, kept for sinks built against them: the same values
+ * (the kit checks it when built), as plain numbers so #if still reads them.
  */
-#define PERFSINK_KIT_REC_LOST 2 /* PERF_RECORD_LOST */
-#define PERFSINK_KIT_REC_HEADER_ATTR PERFSINK_RECORD_HEADER_ATTR
-#define PERFSINK_KIT_REC_HEADER_TRACING_DATA PERFSINK_RECORD_HEADER_TRACING_DATA
-#define PERFSINK_KIT_REC_AUXTRACE PERFSINK_RECORD_AUXTRACE
-#define PERFSINK_KIT_REC_HEADER_FEATURE PERFSINK_RECORD_HEADER_FEATURE
+#define PERFSINK_KIT_REC_LOST 2                 /* PERF_RECORD_LOST */
+#define PERFSINK_KIT_REC_HEADER_ATTR 64         /* PERFSINK_RECORD_HEADER_ATTR */
+#define PERFSINK_KIT_REC_HEADER_TRACING_DATA 66 /* PERFSINK_RECORD_HEADER_TRACING_DATA */
+#define PERFSINK_KIT_REC_AUXTRACE 71            /* PERFSINK_RECORD_AUXTRACE */
+#define PERFSINK_KIT_REC_HEADER_FEATURE 80      /* PERFSINK_RECORD_HEADER_FEATURE */
 
 /*
  * Kit 1.6.  The record walk of perfsink, the engine's and every sink's:
@@ -663,9 +664,9 @@ int perfsink_kit_zframe_records(struct perfsink_kit_zframe *f, struct perfsink_k
  * (u32 at +8) and AUXTRACE (u64 at +8) carry after their record count too:
  * r.payload holds them, the walk steps over them, and a record that
  * announces more than is left, or is too small to announce it, stops the
- * walk (PERFSINK_KIT_REC_PAST_END).  Records need not be aligned (r.p is
- * read with memcpy).  Inline: nothing to link, fast enough for the
- * engine's drain.
+ * walk (PERFSINK_KIT_REC_PAST_END).  it.off may be set after init (at most
+ * len) to begin later.  Records need not be aligned (r.p is read with
+ * memcpy).  Inline: nothing to link, fast enough for the engine's drain.
  */
 enum perfsink_kit_rec_stop {
 	PERFSINK_KIT_REC_END = 0,   /* every byte walked */

@@ -6,6 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Kit 1.0's record-type names are the one set's values (kit.h). */
+_Static_assert(PERFSINK_KIT_REC_LOST == PERF_RECORD_LOST, "LOST");
+_Static_assert(PERFSINK_KIT_REC_HEADER_ATTR == PERFSINK_RECORD_HEADER_ATTR, "HEADER_ATTR");
+_Static_assert(PERFSINK_KIT_REC_HEADER_TRACING_DATA == PERFSINK_RECORD_HEADER_TRACING_DATA, "TRACING_DATA");
+_Static_assert(PERFSINK_KIT_REC_AUXTRACE == PERFSINK_RECORD_AUXTRACE, "AUXTRACE");
+_Static_assert(PERFSINK_KIT_REC_HEADER_FEATURE == PERFSINK_RECORD_HEADER_FEATURE, "HEADER_FEATURE");
+_Static_assert(PERFSINK_KIT_REC_COMPRESSED == PERFSINK_RECORD_COMPRESSED, "COMPRESSED");
+
 /* perf_event_attr.sample_type bits that shape the sample_id trailer. */
 #define ST_TID (1ull << 1)
 #define ST_TIME (1ull << 2)
