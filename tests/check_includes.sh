@@ -13,8 +13,9 @@ set -u
 # their own folder only.  Arrows point down: cli -> recover -> engine ->
 # loader/probe -> config/format -> base; fetch (ls, fetch) -> format -> base.
 RULES='
-cli:     config loader engine format probe recover fetch base
+cli:     config loader engine format probe recover fetch pprof base
 fetch:   format base
+pprof:   fetch/rec_reader.h format base
 recover: engine format probe base
 engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base
 loader:  config/config_file.h config/opts.h config/value_parse.h base
@@ -65,7 +66,7 @@ includes() {
 # check_src TOP: every quoted include under TOP/src.
 check_src() {
 	_bad=0
-	for _f in $(cd "$1" && find src -name '*.[ch]' | sort); do
+	for _f in $(cd "$1" && find src -name '*.[ch]' ! -name '*.pb-c.[ch]' | sort); do
 		_rel=${_f#src/}
 		case $_rel in
 		*/*) _part=${_rel%%/*} ;;

@@ -35,6 +35,7 @@ static const struct command {
 	{ "ls", cmd_ls, "list the hosts and sessions on a collector (http, s3)" },
 	{ "fetch", cmd_fetch, "get a session back from a collector as a perf.data file" },
 	{ "archive", cmd_archive, "FILE.symbols.tar.zst: a recording's binaries for another machine" },
+	{ "pprof", cmd_pprof, "recordings to one pprof profile (go tool pprof, Pyroscope, Parca)" },
 };
 
 static void usage(void)

@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bytes.h"
-#include "tracing_data.h"
+#include "base/bytes.h"
+#include "probe/tracing_data.h"
 
 #define MAX_EVENTS 8
 

@@ -33,12 +33,12 @@
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
-#include "events.h"
+#include "format/events.h"
 #include "probe/machine.h"
-#include "perf_file.h"
-#include "record.h"
-#include "stream.h"
-#include "tracing_data.h"
+#include "format/perf_file.h"
+#include "format/record.h"
+#include "format/stream.h"
+#include "probe/tracing_data.h"
 
 #define NR_IDS 2
 #define NR_IDS_MANY 4500

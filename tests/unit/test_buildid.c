@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "buildid.h"
+#include "probe/buildid.h"
 
 static char tmpdir[64];
 

@@ -13,8 +13,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <perfsink/kit.h>
-#include "buildid.h"
-#include "buildid_cache.h"
+#include "probe/buildid.h"
+#include "probe/buildid_cache.h"
 
 struct fx {
 	char dir[64];     /* the cache */

@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "config_file.h"
-#include "bind.h"
-#include "opts.h"
-#include "plugin.h"
-#include "sinkset.h"
+#include "config/config_file.h"
+#include "loader/bind.h"
+#include "config/opts.h"
+#include "loader/plugin.h"
+#include "engine/sinkset.h"
 #include "test_config_util.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

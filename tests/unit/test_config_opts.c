@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "opts.h"
+#include "config/opts.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
-#include "dso_hits.h"
+#include "probe/dso_hits.h"
 
 /* Stand-ins for DSOs: only their addresses are compared. */
 static char A, B, C, K;

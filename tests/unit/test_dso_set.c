@@ -6,8 +6,8 @@
 #include <string.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
-#include "buildid.h"
-#include "dso_set.h"
+#include "probe/buildid.h"
+#include "probe/dso_set.h"
 
 /* One MMAP (type 1) or MMAP2 (type 10) record naming file, no trailer. */
 static void put_map(struct bytes *b, uint32_t type, uint16_t misc, const char *file)

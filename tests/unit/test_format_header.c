@@ -14,15 +14,15 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include "config.h"
-#include "events.h"
-#include "perf_features.h"
-#include "perf_file.h"
+#include "format/events.h"
+#include "format/perf_features.h"
+#include "format/perf_file.h"
 #include "format/bpf_info.h"
 #include "format/feat_clock.h"
 #include "probe/machine.h"
-#include "record.h"
-#include "stream.h"
-#include "tracing_data.h"
+#include "format/record.h"
+#include "format/stream.h"
+#include "probe/tracing_data.h"
 
 struct fixture {
 	struct ps_event_desc ev[2];

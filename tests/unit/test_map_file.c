@@ -26,10 +26,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
-#include "buildid.h"
-#include "dso_set.h"
-#include "map_file.h"
-#include "proc_creds.h"
+#include "probe/buildid.h"
+#include "probe/dso_set.h"
+#include "probe/map_file.h"
+#include "probe/proc_creds.h"
 
 #define NOBODY 65534
 

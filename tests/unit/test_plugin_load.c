@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "plugin.h"
+#include "loader/plugin.h"
 #include "test_config_util.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <cmocka.h>
-#include "pool.h"
+#include "engine/pool.h"
 
 static void get_gives_one_reference(void **state)
 {

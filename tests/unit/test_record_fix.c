@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <linux/perf_event.h>
-#include "record_fix.h"
+#include "engine/record_fix.h"
 
 #define ID 32 /* TID, TIME, CPU, IDENTIFIER: the tracking event's trailer */
 static const uint8_t trailer[ID] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,

@@ -13,8 +13,8 @@
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
-#include "bytes.h"
-#include "recover_scan.h"
+#include "base/bytes.h"
+#include "recover/recover_scan.h"
 
 #define START 4096 /* records begin after a page of "header", as in perfsink's files */
 #define TIME_OFF 24 /* SAMPLE: header, ip, pid/tid, time */

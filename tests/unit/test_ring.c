@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
-#include "ring.h"
+#include "engine/ring.h"
 
 #define DATA 4096
 

@@ -22,10 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
-#include "bytes.h"
-#include "events.h"
-#include "record.h"
-#include "synth.h"
+#include "base/bytes.h"
+#include "format/events.h"
+#include "format/record.h"
+#include "probe/synth.h"
 
 /* sample_id trailer for TID|TIME|CPU: {pid,tid}, time, {cpu,res}. */
 #define TRAILER 24

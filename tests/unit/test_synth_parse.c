@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include "synth_parse.h"
+#include "probe/synth_parse.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "value_parse.h"
+#include "config/value_parse.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -1,0 +1,32 @@
+/*
+ * `perfsink pprof`: recordings in, one pprof profile out.  Reads each input
+ * in turn (pp_input), in time order (pp_order), follows its processes' maps (pp_procs), turns each
+ * sample's call chain (frame pointers as recorded, or DWARF stacks unwound
+ * by pp_unwind) into locations named by pp_symbols, and adds them to one
+ * profile (pp_profile), written by pp_write.  Single-threaded.
+ */
+#ifndef PS_PPROF_CONVERT_H
+#define PS_PPROF_CONVERT_H
+#include <stdint.h>
+#include <stdio.h>
+
+struct pp_convert_opts {
+	int labels;              /* pid, tid, comm, cpu on each sample */
+	const char *cache_dir;   /* perf's build-id cache (~/.debug) */
+};
+
+struct pp_convert_report {
+	uint64_t samples;        /* samples taken into the profile */
+	uint64_t frames;         /* frames in them */
+	uint64_t unknown;        /* frames nothing named ("[unknown]") */
+	uint64_t unwound;        /* DWARF samples unwound past their first frame */
+	uint64_t dwarf;          /* DWARF samples */
+	uint64_t locations, functions, mappings, pprof_samples;
+};
+
+/* Convert inputs[0..n) into a gzipped profile on out.  0, or a negative
+ * errno with err naming the input and the reason. */
+int pp_convert(char *const *inputs, unsigned n, const struct pp_convert_opts *o, FILE *out,
+	       struct pp_convert_report *rep, char *err, size_t errlen);
+
+#endif
