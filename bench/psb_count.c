@@ -25,13 +25,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <perfsink/sink.h> /* perf's user record types */
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
 
-#define REC_HEADER_ATTR 64
-#define REC_TRACING_DATA 66
-#define REC_COMPRESSED 81
 #define MAX_ATTRS 64
 #define MAX_PIDS 1024
 
@@ -166,7 +164,7 @@ static void count_record(struct counter *k, const uint8_t *p, size_t len)
 			k->c.lost_samples += v;
 		}
 		break;
-	case REC_COMPRESSED:
+	case PERFSINK_RECORD_COMPRESSED:
 		k->c.compressed_records++;
 		k->c.compressed_bytes += len - 8;
 		count_decompressed(k, p + 8, len - 8);
@@ -174,7 +172,7 @@ static void count_record(struct counter *k, const uint8_t *p, size_t len)
 	default:
 		break;
 	}
-	if (h->type != REC_COMPRESSED)
+	if (h->type != PERFSINK_RECORD_COMPRESSED)
 		k->c.data_bytes += len;
 }
 
@@ -301,7 +299,7 @@ static int count_pipe_mode(struct counter *k, const uint8_t *m, size_t size, con
 		struct perf_event_header hd = header_at(m + off), *h = &hd;
 		if (h->size < 8 || off + h->size > size)
 			break;
-		if (h->type == REC_HEADER_ATTR && h->size >= 8 + 8) {
+		if (h->type == PERFSINK_RECORD_HEADER_ATTR && h->size >= 8 + 8) {
 			uint32_t asz;
 			memcpy(&asz, m + off + 8 + 4, 4);
 			uint64_t st;
@@ -309,7 +307,7 @@ static int count_pipe_mode(struct counter *k, const uint8_t *m, size_t size, con
 			size_t nr = asz + 8 <= h->size ? (h->size - 8 - asz) / 8 : 0;
 			if (add_attr(k, st, m + off + 8 + asz, nr) < 0)
 				return fail("too many attrs", path);
-		} else if (h->type == REC_TRACING_DATA && h->size >= 16) {
+		} else if (h->type == PERFSINK_RECORD_HEADER_TRACING_DATA && h->size >= 16) {
 			uint32_t extra;
 			memcpy(&extra, m + off + 8, 4);
 			off += h->size + extra; /* the blob is not counted in header.size */

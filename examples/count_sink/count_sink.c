@@ -3,7 +3,8 @@
  * given, by record type, and writes the counts to the file named by its one
  * key, `report`, when the recording ends.  It stores no perf.data.
  *
- * Built outside perfsink's tree, against the installed header only:
+ * Built outside perfsink's tree, against the installed headers only (the
+ * kit's record walk is inline: no library to link):
  *     cc -shared -fPIC $(pkg-config --cflags perfsink) -o count_sink.so count_sink.c
  * See README.md beside it.
  */
@@ -13,15 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/perf_event.h> /* PERF_RECORD_*: the kernel's record types */
 
+#include <perfsink/kit.h> /* the record walk (inline) */
 #include <perfsink/sink.h>
-
-/* perf_event_header: every record starts with it (linux/perf_event.h). */
-struct record_header {
-	uint32_t type;
-	uint16_t misc;
-	uint16_t size;
-};
 
 #define MAX_TYPE 128 /* perf's record types are below this */
 
@@ -45,13 +41,13 @@ struct count_ctx {
 static const char *type_name(unsigned type)
 {
 	switch (type) {
-	case 1: return "MMAP";
-	case 2: return "LOST";
-	case 3: return "COMM";
-	case 4: return "EXIT";
-	case 7: return "FORK";
-	case 9: return "SAMPLE";
-	case 10: return "MMAP2";
+	case PERF_RECORD_MMAP: return "MMAP";
+	case PERF_RECORD_LOST: return "LOST";
+	case PERF_RECORD_COMM: return "COMM";
+	case PERF_RECORD_EXIT: return "EXIT";
+	case PERF_RECORD_FORK: return "FORK";
+	case PERF_RECORD_SAMPLE: return "SAMPLE";
+	case PERF_RECORD_MMAP2: return "MMAP2";
 	case PERFSINK_RECORD_FINISHED_ROUND: return "FINISHED_ROUND";
 	case PERFSINK_RECORD_FINISHED_INIT: return "FINISHED_INIT";
 	default: return NULL;
@@ -85,20 +81,19 @@ static int count_start(void *ctx, const struct perfsink_stream *stream)
 static int count_write(void *ctx, struct perfsink_buf *buf)
 {
 	struct count_ctx *c = ctx;
-	size_t off = 0;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 
-	while (off + sizeof(struct record_header) <= buf->len) {
-		struct record_header h;
-
-		memcpy(&h, buf->data + off, sizeof(h));
-		if (h.size < sizeof(h) || off + h.size > buf->len)
-			return -EINVAL;
-		if (h.type < MAX_TYPE)
-			c->by_type[h.type]++;
+	/* The kit's record walk: inline in kit.h, nothing to link. */
+	perfsink_kit_rec_iter_init(&it, buf->data, buf->len);
+	while (perfsink_kit_rec_next(&it, &r)) {
+		if (r.type < MAX_TYPE)
+			c->by_type[r.type]++;
 		else
 			c->other++;
-		off += h.size;
 	}
+	if (it.stop == PERFSINK_KIT_REC_UNDERSIZE || it.stop == PERFSINK_KIT_REC_PAST_END)
+		return -EINVAL;
 	c->bytes_in += buf->len;
 	c->buffers++;
 	return 0;

@@ -26,7 +26,7 @@
  *   - the perf.data file sink, all but its writer (aio_file, uring_file);
  *   - a growable byte buffer;
  *   - the PERF_RECORD_COMPRESSED framer (zstd);
- *   - perf records: counting, validating, LOST records;
+ *   - perf records: walking (1.6), counting, validating, LOST records;
  *   - filling a sink's config struct from its key table by offset
  *     (1.5: the keys declared once, PERFSINK_KIT_KEYS);
  *   - symbols (1.1): the files behind a recording's build-ids, and the
@@ -47,7 +47,7 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 5 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
+#define PERFSINK_KIT_VERSION_MINOR 6 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
                                       1.2: perfsink_kit_fsink_open_keys, perfsink_kit_buildid_cache_dir,
                                       perfsink_kit_sym_read falls back to the build-id cache;
                                       1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open);
@@ -56,7 +56,8 @@ extern "C" {
                                       perfsink_kit_debug_find, perfsink_kit_debug_read_of
                                       (.gnu_debuglink), perfsink_kit_buildid_cache_dir_note,
                                       collector secrets (perfsink_kit_secret_*,
-                                      perfsink_kit_s3_keys_*) */
+                                      perfsink_kit_s3_keys_*);
+                                      1.6: the record walk, perfsink_kit_rec_next (inline) */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -547,7 +548,8 @@ void perfsink_kit_buf_free(struct perfsink_kit_buf *b);
 /* -------------------------------------------------- COMPRESSED records */
 
 #define PERFSINK_KIT_REC_HDR 8             /* struct perf_event_header */
-#define PERFSINK_KIT_REC_COMPRESSED 81     /* PERF_RECORD_COMPRESSED */
+/* Kit 1.0's name for PERFSINK_RECORD_COMPRESSED (sink.h), kept for sinks. */
+#define PERFSINK_KIT_REC_COMPRESSED 81
 #define PERFSINK_KIT_Z_PAYLOAD_MAX (65535 - PERFSINK_KIT_REC_HDR)
 #define PERFSINK_KIT_Z_GROUP_MAX (63u * 1024) /* input bytes per record at most */
 
@@ -633,15 +635,135 @@ int perfsink_kit_zframe_records(struct perfsink_kit_zframe *f, struct perfsink_k
 /* ----------------------------------------------------------- perf records */
 
 /*
- * Reading perf records just enough to count and check them, and writing the
- * LOST record that marks data a sink had to drop.  Pure functions of their
+ * Walking perf records, counting and checking them, and writing the LOST
+ * record that marks data a sink had to drop.  Pure functions of their
  * arguments: any thread; nothing allocated, out buffers are the caller's.
+ *
+ * Record types are sink.h's enum perfsink_record_type (perf's user types)
+ * and PERF_RECORD_* of <linux/perf_event.h> (the kernel's).  The names
+ * below are kit 1.0's, kept for sinks built against them: the same values
+ * (the kit checks it when built), as plain numbers so #if still reads them.
  */
-#define PERFSINK_KIT_REC_LOST 2
-#define PERFSINK_KIT_REC_HEADER_ATTR 64
-#define PERFSINK_KIT_REC_HEADER_TRACING_DATA 66
-#define PERFSINK_KIT_REC_AUXTRACE 71
-#define PERFSINK_KIT_REC_HEADER_FEATURE 80
+#define PERFSINK_KIT_REC_LOST 2                 /* PERF_RECORD_LOST */
+#define PERFSINK_KIT_REC_HEADER_ATTR 64         /* PERFSINK_RECORD_HEADER_ATTR */
+#define PERFSINK_KIT_REC_HEADER_TRACING_DATA 66 /* PERFSINK_RECORD_HEADER_TRACING_DATA */
+#define PERFSINK_KIT_REC_AUXTRACE 71            /* PERFSINK_RECORD_AUXTRACE */
+#define PERFSINK_KIT_REC_HEADER_FEATURE 80      /* PERFSINK_RECORD_HEADER_FEATURE */
+
+/*
+ * Kit 1.6.  The record walk of perfsink, the engine's and every sink's:
+ *
+ *     struct perfsink_kit_rec_iter it;
+ *     struct perfsink_kit_rec r;
+ *     perfsink_kit_rec_iter_init(&it, buf->data, buf->len);
+ *     while (perfsink_kit_rec_next(&it, &r))
+ *             use(r.type, r.misc, r.size, r.p);
+ *     if (it.stop != PERFSINK_KIT_REC_END) ... it.off is where it stopped
+ *
+ * A record is returned while at least 8 bytes are left, its header.size is
+ * at least 8 and it fits in what is left; the walk then stops at that
+ * record's start (it.off) and it.stop says why.  With it.payload set (pipe
+ * mode: a spooled part, a stream file), the bytes that HEADER_TRACING_DATA
+ * (u32 at +8) and AUXTRACE (u64 at +8) carry after their record count too:
+ * r.payload holds them, the walk steps over them, and a record that
+ * announces more than is left, or is too small to announce it, stops the
+ * walk (PERFSINK_KIT_REC_PAST_END).  it.off may be set after init (at most
+ * len) to begin later.  Records need not be aligned (r.p is read with
+ * memcpy).  Inline: nothing to link, fast enough for the engine's drain.
+ */
+enum perfsink_kit_rec_stop {
+	PERFSINK_KIT_REC_END = 0,   /* every byte walked */
+	PERFSINK_KIT_REC_SHORT,     /* 1..7 bytes left: a header cut short */
+	PERFSINK_KIT_REC_UNDERSIZE, /* header.size < 8 (all zero: zeros) */
+	PERFSINK_KIT_REC_PAST_END,  /* header.size (or payload) past the end: torn */
+};
+
+struct perfsink_kit_rec_iter {
+	const uint8_t *data;
+	size_t len;
+	size_t off;                      /* the next record; at the stop, where it stopped */
+	int payload;                     /* step over TRACING_DATA's and AUXTRACE's payload */
+	enum perfsink_kit_rec_stop stop; /* why the last perfsink_kit_rec_next returned 0 */
+};
+
+struct perfsink_kit_rec {
+	const uint8_t *p;  /* the record: size bytes at data + off */
+	uint32_t type;
+	uint16_t misc, size;
+	uint64_t payload;  /* bytes after the record that size omits (it.payload only) */
+};
+
+static inline void perfsink_kit_rec_iter_init(struct perfsink_kit_rec_iter *it, const void *data,
+					      size_t len)
+{
+	it->data = (const uint8_t *)data;
+	it->len = len;
+	it->off = 0;
+	it->payload = 0;
+	it->stop = PERFSINK_KIT_REC_END;
+}
+
+/* Whether perf 6.1 knows the type: the kernel's 1..21 (to AUX_OUTPUT_HW_ID), the user's 64..83. */
+static inline int perfsink_kit_rec_type_known(uint32_t type)
+{
+	return (type >= 1 && type <= 21) || (type >= PERFSINK_RECORD_HEADER_ATTR && type <= 83);
+}
+
+/* Bytes after the record r that its size omits: UINT64_MAX when it is too small to say. */
+static inline uint64_t perfsink_kit_rec_payload(const struct perfsink_kit_rec *r)
+{
+	uint32_t n32;
+	uint64_t n64;
+
+	if (r->type == PERFSINK_RECORD_HEADER_TRACING_DATA) {
+		if (r->size < 12)
+			return UINT64_MAX;
+		__builtin_memcpy(&n32, r->p + 8, sizeof(n32));
+		return n32;
+	}
+	if (r->type == PERFSINK_RECORD_AUXTRACE) {
+		if (r->size < 16)
+			return UINT64_MAX;
+		__builtin_memcpy(&n64, r->p + 8, sizeof(n64));
+		return n64;
+	}
+	return 0;
+}
+
+/* The next whole record into *r: 1, or 0 at the stop (it->stop, it->off). */
+static inline int perfsink_kit_rec_next(struct perfsink_kit_rec_iter *it, struct perfsink_kit_rec *r)
+{
+	size_t left = it->len - it->off;
+	const uint8_t *p;
+
+	if (left < 8) {
+		it->stop = left ? PERFSINK_KIT_REC_SHORT : PERFSINK_KIT_REC_END;
+		return 0;
+	}
+	p = it->data + it->off;
+	__builtin_memcpy(&r->type, p, sizeof(r->type));
+	__builtin_memcpy(&r->misc, p + 4, sizeof(r->misc));
+	__builtin_memcpy(&r->size, p + 6, sizeof(r->size));
+	if (r->size < 8) {
+		it->stop = PERFSINK_KIT_REC_UNDERSIZE;
+		return 0;
+	}
+	if (r->size > left) {
+		it->stop = PERFSINK_KIT_REC_PAST_END;
+		return 0;
+	}
+	r->p = p;
+	r->payload = 0;
+	if (it->payload) {
+		r->payload = perfsink_kit_rec_payload(r);
+		if (r->payload > left - r->size) {
+			it->stop = PERFSINK_KIT_REC_PAST_END;
+			return 0;
+		}
+	}
+	it->off += r->size + (size_t)r->payload;
+	return 1;
+}
 
 /*
  * Number of whole records in data[0..len).  Stops at a header that is

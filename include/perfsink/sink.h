@@ -187,8 +187,9 @@ struct perfsink_instance {
  * (after the synthesized records that begin every output), LOST_SAMPLES
  * (per-event counts at the end, as perf 6.1), and in pipe headers
  * HEADER_ATTR, HEADER_FEATURE, HEADER_TRACING_DATA and EVENT_UPDATE; the
- * zstd sinks write COMPRESSED.  A sink that walks records (perfsink/kit.h
- * helps) must pass every type on unchanged, known or not.
+ * zstd sinks write COMPRESSED.  A sink that walks records (kit.h's
+ * perfsink_kit_rec_next, inline) must pass every type on unchanged, known
+ * or not.
  */
 enum perfsink_record_type {
 	PERFSINK_RECORD_HEADER_ATTR = 64,

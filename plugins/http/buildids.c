@@ -2,6 +2,7 @@
 #include "buildids.h"
 
 #include <errno.h>
+#include <perfsink/kit.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -9,7 +10,6 @@ enum {
 	FEAT_TRACING_DATA = 1,
 	FEAT_BUILD_ID = 2,
 	HEADER_FEATURES_OFFSET = 72,    /* adds_features bitmap in perf_file_header */
-	RECORD_HEADER_BUILD_ID = 67,    /* PERF_RECORD_HEADER_BUILD_ID */
 };
 
 /* The BUILD_ID payload inside feat (index then payloads), or NULL. */
@@ -55,16 +55,14 @@ int buildid_records(const struct perfsink_host *host, const struct perfsink_stre
 	if (p && size && !(*out = malloc(size)))
 		rc = -ENOMEM;
 	/* The feature is a list of build_id_event records without their type. */
-	for (uint64_t off = 0; *out && off + 8 <= size;) {
-		uint16_t rsz;
-		uint32_t type = RECORD_HEADER_BUILD_ID;
-		memcpy(&rsz, p + off + 6, 2);
-		if (rsz < 8 || rsz > size - off)
-			break;
-		memcpy(*out + *len, p + off, rsz);
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
+	uint32_t type = PERFSINK_RECORD_HEADER_BUILD_ID;
+	perfsink_kit_rec_iter_init(&it, p, (size_t)size);
+	while (*out && perfsink_kit_rec_next(&it, &r)) {
+		memcpy(*out + *len, r.p, r.size);
 		memcpy(*out + *len, &type, 4);
-		*len += rsz;
-		off += rsz;
+		*len += r.size;
 	}
 	host->bytes_free(&hdr);
 	host->bytes_free(&feat);

@@ -293,13 +293,17 @@ static void task_seen(void *arg, int32_t pid)
 	held_roots_see(arg, pid);
 }
 
-/* One record of a buffer with task records: its pid, its jitdump file. */
-static void task_record(void *arg, const uint8_t *rec, uint32_t type, uint16_t size)
+/* A buffer with task records, walked once: their pids, their jitdump files. */
+static void task_records(struct http_sink *h, const struct perfsink_buf *buf)
 {
-	struct http_sink *h = arg;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 
-	pid_set_record(&h->pids, rec, type, size, task_seen, &h->roots);
-	dump_set_record(&h->dumps, rec, type, size);
+	perfsink_kit_rec_iter_init(&it, buf->data, buf->len);
+	while (perfsink_kit_rec_next(&it, &r)) {
+		pid_set_record(&h->pids, r.p, r.type, r.size, task_seen, &h->roots);
+		dump_set_record(&h->dumps, r.p, r.type, r.size);
+	}
 }
 
 static int http_write(void *ctx, struct perfsink_buf *buf)
@@ -309,7 +313,7 @@ static int http_write(void *ctx, struct perfsink_buf *buf)
 	if (h->ship) {
 		/* A tracepoint storm's buffers hold no new task or mapping: not walked. */
 		if (buf->task_records)
-			records_walk(buf->data, buf->len, task_record, h);
+			task_records(h, buf);
 		ship_so_far(h);
 	}
 	return uploader_write(h->up, buf);

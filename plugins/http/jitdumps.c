@@ -1,15 +1,13 @@
 /* A recording's jitdump files and their names on the collector; see jitdumps.h. */
 #include "jitdumps.h"
-#include "symship.h" /* records_walk */
 
 #include <errno.h>
 #include <limits.h>
+#include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define REC_MMAP 1
-#define REC_MMAP2 10
 #define MMAP_NAME_OFF 40  /* header, pid, tid, addr, len, pgoff */
 #define MMAP2_NAME_OFF 72 /* ... then maj, min, ino, ino_generation (or build-id), prot, flags */
 #define MISC_MMAP_BUILD_ID (1 << 14) /* MMAP2 carries a build-id, not maj/min/ino */
@@ -79,7 +77,9 @@ static void dump_add(struct dump_set *d, const struct jitdump *j)
 
 void dump_set_record(struct dump_set *d, const uint8_t *rec, uint32_t type, uint16_t size)
 {
-	size_t at = type == REC_MMAP ? MMAP_NAME_OFF : type == REC_MMAP2 ? MMAP2_NAME_OFF : 0;
+	size_t at = type == PERF_RECORD_MMAP    ? MMAP_NAME_OFF
+		    : type == PERF_RECORD_MMAP2 ? MMAP2_NAME_OFF
+						: 0;
 	const char *name = (const char *)rec + at;
 	struct jitdump j = { .path = (char *)name };
 	uint16_t misc;
@@ -89,7 +89,7 @@ void dump_set_record(struct dump_set *d, const uint8_t *rec, uint32_t type, uint
 		return;
 	memcpy(&misc, rec + 4, 2);
 	memcpy(&j.pid, rec + 8, 4);
-	if (type == REC_MMAP2 && !(misc & MISC_MMAP_BUILD_ID)) {
+	if (type == PERF_RECORD_MMAP2 && !(misc & MISC_MMAP_BUILD_ID)) {
 		memcpy(&j.maj, rec + 40, 4);
 		memcpy(&j.min, rec + 44, 4);
 		memcpy(&j.ino, rec + 48, 8);

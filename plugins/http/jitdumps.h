@@ -42,7 +42,7 @@ struct dump_set {
 	size_t n, cap;
 };
 /*
- * One record rec of that type and size (a step of records_walk): the
+ * One record rec of that type and size (a step of the kit's record walk): the
  * jitdump file an MMAP/MMAP2 record names, added once per path, with the
  * device and inode MMAP2 gives.
  */

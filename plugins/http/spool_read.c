@@ -42,18 +42,12 @@ static const uint8_t *at(struct window *w, uint64_t off, size_t n, int *err)
 	return w->buf + (off - w->start);
 }
 
-static int type_known(uint32_t type)
-{
-	return (type >= 1 && type <= 21) || (type >= 64 && type <= 83);
-}
-
 /* The record at off: 0 with its whole length (payload included) in *step. */
 static int record_at(struct window *w, uint64_t off, uint64_t *step, char *why, size_t whylen, int *err)
 {
 	const uint8_t *h = at(w, off, 16 <= w->len - off ? 16 : 8, err);
-	uint32_t type;
-	uint16_t sz;
-	uint64_t extra = 0;
+	struct perfsink_kit_rec r = { .p = h };
+	uint64_t extra;
 
 	if (!h) {
 		if (!*err)
@@ -61,31 +55,25 @@ static int record_at(struct window *w, uint64_t off, uint64_t *step, char *why, 
 				 w->len - off, off);
 		return *err ? *err : -EBADMSG;
 	}
-	memcpy(&type, h, 4);
-	memcpy(&sz, h + 6, 2);
-	if (!type_known(type)) {
-		snprintf(why, whylen, "record type %u at offset %" PRIu64 " is not one perf knows", type, off);
+	memcpy(&r.type, h, 4);
+	memcpy(&r.size, h + 6, 2);
+	if (!perfsink_kit_rec_type_known(r.type)) {
+		snprintf(why, whylen, "record type %u at offset %" PRIu64 " is not one perf knows", r.type, off);
 		return -EBADMSG;
 	}
-	if (sz < 8 || sz > w->len - off) {
-		snprintf(why, whylen, "record at offset %" PRIu64 " has size %u, %" PRIu64 " bytes left", off, sz,
+	if (r.size < 8 || r.size > w->len - off) {
+		snprintf(why, whylen, "record at offset %" PRIu64 " has size %u, %" PRIu64 " bytes left", off, r.size,
 			 w->len - off);
 		return -EBADMSG;
 	}
-	if (type == PERFSINK_KIT_REC_HEADER_TRACING_DATA) {
-		uint32_t n;
-		memcpy(&n, h + 8, 4);
-		extra = sz >= 12 ? n : UINT64_MAX;
-	} else if (type == PERFSINK_KIT_REC_AUXTRACE) {
-		memcpy(&extra, h + 8, 8);
-		extra = sz >= 16 ? extra : UINT64_MAX;
-	}
-	if (extra > w->len - off - sz) {
+	/* h holds min(16, left) bytes: enough for what the payload size is read from. */
+	extra = perfsink_kit_rec_payload(&r);
+	if (extra > w->len - off - r.size) {
 		snprintf(why, whylen, "record type %u at offset %" PRIu64 " announces %s bytes after it, %" PRIu64
-			 " left", type, off, extra == UINT64_MAX ? "unknown" : "more", w->len - off - sz);
+			 " left", r.type, off, extra == UINT64_MAX ? "unknown" : "more", w->len - off - r.size);
 		return -EBADMSG;
 	}
-	*step = sz + extra;
+	*step = r.size + extra;
 	return 0;
 }
 

@@ -9,6 +9,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <linux/perf_event.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -21,8 +22,6 @@
 #include <unistd.h>
 #include <perfsink/kit.h>
 
-#define REC_COMM 3
-#define REC_FORK 7
 /* A collector that failed this many requests in a row is given up on for
  * the rest of a stream's work: each would wait for its timeout again. */
 #define FAILS_MAX 2
@@ -782,32 +781,15 @@ int pid_set_add(struct pid_set *p, int32_t pid)
 	return 1;
 }
 
-void records_walk(const uint8_t *data, size_t len, record_fn fn, void *arg)
-{
-	size_t off = 0;
-
-	while (off + 8 <= len) {
-		uint32_t type;
-		uint16_t size;
-
-		memcpy(&type, data + off, 4);
-		memcpy(&size, data + off + 6, 2);
-		if (size < 8 || size > len - off)
-			break;
-		fn(arg, data + off, type, size);
-		off += size;
-	}
-}
-
 void pid_set_record(struct pid_set *p, const uint8_t *rec, uint32_t type, uint16_t size,
 		    void (*seen)(void *arg, int32_t pid), void *arg)
 {
 	int32_t pid;
 
-	if ((type != REC_COMM && type != REC_FORK) || size < 12)
+	if ((type != PERF_RECORD_COMM && type != PERF_RECORD_FORK) || size < 12)
 		return;
 	memcpy(&pid, rec + 8, 4);
-	if ((pid_set_add(p, pid) || type == REC_COMM) && seen && pid > 0)
+	if ((pid_set_add(p, pid) || type == PERF_RECORD_COMM) && seen && pid > 0)
 		seen(arg, pid);
 }
 

@@ -83,7 +83,8 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms);
 
 /*
  * The pids of the processes in perf records (COMM and FORK records), added
- * to a set one record at a time (pid_set_record, a step of records_walk).
+ * to a set one record at a time (pid_set_record, a step of the kit's
+ * perfsink_kit_rec_next walk).
  * Engine thread.  seen (NULL: none) is called with a pid the set did not
  * have, and with the pid of every COMM record (an exec: a process may have
  * changed its namespaces or root meanwhile).
@@ -95,13 +96,6 @@ struct pid_set {
 /* One record rec of that type and size: its pid if it is a COMM or FORK. */
 void pid_set_record(struct pid_set *p, const uint8_t *rec, uint32_t type, uint16_t size,
 		    void (*seen)(void *arg, int32_t pid), void *arg);
-/*
- * One walk of the whole records of data[0, len), the first record cut
- * short ending it: fn(arg, rec, type, size) for each.  The sink's record
- * scans share it, and its write() walks a buffer once for all of them.
- */
-typedef void (*record_fn)(void *arg, const uint8_t *rec, uint32_t type, uint16_t size);
-void records_walk(const uint8_t *data, size_t len, record_fn fn, void *arg);
 /* Add pid (> 0): 1 when it was not there, 0 when it was (or no memory). */
 int pid_set_add(struct pid_set *p, int32_t pid);
 void pid_set_free(struct pid_set *p);

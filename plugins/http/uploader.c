@@ -16,7 +16,6 @@
 #include <time.h>
 
 #define TAKE_MAX 64
-#define REC_HEADER_BUILD_ID 67 /* PERF_RECORD_HEADER_BUILD_ID */
 /* Longest wait of barrier() for queued parts to be sent. */
 #define BARRIER_SEND_WAIT_MS 250
 
@@ -360,19 +359,14 @@ static void transfer_failed(struct uploader *u, enum transfer_result r, const ch
 /* Whether data is HEADER_BUILD_ID records and nothing else: a stream's build-id part. */
 static int only_build_ids(const uint8_t *data, size_t len)
 {
-	size_t off = 0;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 
-	while (off + 8 <= len) {
-		uint32_t type;
-		uint16_t size;
-
-		memcpy(&type, data + off, 4);
-		memcpy(&size, data + off + 6, 2);
-		if (type != REC_HEADER_BUILD_ID || size < 8 || size > len - off)
+	perfsink_kit_rec_iter_init(&it, data, len);
+	while (perfsink_kit_rec_next(&it, &r))
+		if (r.type != PERFSINK_RECORD_HEADER_BUILD_ID)
 			return 0;
-		off += size;
-	}
-	return len > 0 && off == len;
+	return len > 0 && it.stop == PERFSINK_KIT_REC_END;
 }
 
 /* p, of an earlier run, was delivered: its build-ids' symbols may still be unshipped. */

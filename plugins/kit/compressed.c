@@ -74,7 +74,7 @@ static int frame_emit(struct perfsink_kit_zframe *f, struct perfsink_kit_buf *ou
 		return err;
 	if (f->scratch.len > PERFSINK_KIT_Z_PAYLOAD_MAX)
 		return -EIO; /* impossible by the size of PERFSINK_KIT_Z_GROUP_MAX */
-	hdr.type = PERFSINK_KIT_REC_COMPRESSED;
+	hdr.type = PERFSINK_RECORD_COMPRESSED;
 	hdr.misc = 0;
 	hdr.size = (uint16_t)(PERFSINK_KIT_REC_HDR + f->scratch.len);
 	err = perfsink_kit_buf_append(out, &hdr, sizeof(hdr));
@@ -125,22 +125,17 @@ int perfsink_kit_zframe_put(struct perfsink_kit_zframe *f, struct perfsink_kit_b
 	return 0;
 }
 
-static uint16_t rec_size(const uint8_t *p)
-{
-	uint16_t s;
-
-	memcpy(&s, p + 6, 2);
-	return s;
-}
-
 /* End of the chunk of whole records that starts at off (see the header). */
 static size_t chunk_end(const uint8_t *data, size_t off, size_t body, size_t chunk_max)
 {
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 	size_t end = off;
 
-	while (end + 8 <= body && rec_size(data + end) >= 8 && end + rec_size(data + end) <= body &&
-	       (end == off || end - off + rec_size(data + end) <= chunk_max))
-		end += rec_size(data + end);
+	perfsink_kit_rec_iter_init(&it, data, body);
+	it.off = off;
+	while (perfsink_kit_rec_next(&it, &r) && (end == off || end - off + r.size <= chunk_max))
+		end = it.off;
 	return end == off ? body : end; /* malformed: keep the rest as it is */
 }
 

@@ -2,8 +2,17 @@
 #include <perfsink/kit.h>
 
 #include <errno.h>
+#include <linux/perf_event.h> /* PERF_RECORD_* */
 #include <stdio.h>
 #include <string.h>
+
+/* Kit 1.0's record-type names are the one set's values (kit.h). */
+_Static_assert(PERFSINK_KIT_REC_LOST == PERF_RECORD_LOST, "LOST");
+_Static_assert(PERFSINK_KIT_REC_HEADER_ATTR == PERFSINK_RECORD_HEADER_ATTR, "HEADER_ATTR");
+_Static_assert(PERFSINK_KIT_REC_HEADER_TRACING_DATA == PERFSINK_RECORD_HEADER_TRACING_DATA, "TRACING_DATA");
+_Static_assert(PERFSINK_KIT_REC_AUXTRACE == PERFSINK_RECORD_AUXTRACE, "AUXTRACE");
+_Static_assert(PERFSINK_KIT_REC_HEADER_FEATURE == PERFSINK_RECORD_HEADER_FEATURE, "HEADER_FEATURE");
+_Static_assert(PERFSINK_KIT_REC_COMPRESSED == PERFSINK_RECORD_COMPRESSED, "COMPRESSED");
 
 /* perf_event_attr.sample_type bits that shape the sample_id trailer. */
 #define ST_TID (1ull << 1)
@@ -28,35 +37,18 @@ static uint64_t rd64(const uint8_t *p)
 	return v;
 }
 
-static uint16_t rec_size(const uint8_t *p)
-{
-	uint16_t v;
-	memcpy(&v, p + 6, sizeof(v));
-	return v;
-}
-
 uint64_t perfsink_kit_records_count(const uint8_t *data, size_t len, size_t *rest)
 {
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 	uint64_t n = 0;
-	size_t off = 0;
 
-	while (len - off >= 8) {
-		uint16_t sz = rec_size(data + off);
-		uint32_t type = rd32(data + off);
-		size_t extra = 0;
-
-		if (sz < 8 || sz > len - off)
-			break;
-		/* HEADER_TRACING_DATA is followed by payload its size omits. */
-		if (type == PERFSINK_KIT_REC_HEADER_TRACING_DATA && sz >= 12)
-			extra = rd32(data + off + 8);
-		if (extra > len - off - sz)
-			break;
-		off += sz + extra;
+	perfsink_kit_rec_iter_init(&it, data, len);
+	it.payload = 1;
+	while (perfsink_kit_rec_next(&it, &r))
 		n++;
-	}
 	if (rest)
-		*rest = len - off;
+		*rest = len - it.off;
 	return n;
 }
 
@@ -65,83 +57,76 @@ uint64_t perfsink_kit_buf_records(const struct perfsink_buf *buf)
 	return buf->records ? buf->records : perfsink_kit_records_count(buf->data, buf->len, NULL);
 }
 
-/* Kernel types 1..21 (up to AUX_OUTPUT_HW_ID), user types 64..83 in perf 6.1. */
-static int type_known(uint32_t type)
-{
-	return (type >= 1 && type <= 21) || (type >= 64 && type <= 83);
-}
-
 #define PIPE_MAGIC 0x32454c4946524550ull /* "PERFILE2" */
+
+/* Why the walk stopped at it->off, into why: -EBADMSG. */
+static int why_stopped(const struct perfsink_kit_rec_iter *it, char *why, size_t whylen)
+{
+	const uint8_t *p = it->data + it->off;
+	size_t left = it->len - it->off;
+	struct perfsink_kit_rec r = { .p = p };
+
+	if (it->stop == PERFSINK_KIT_REC_SHORT) {
+		snprintf(why, whylen, "%zu bytes at offset %zu: not a whole record header", left, it->off);
+		return -EBADMSG;
+	}
+	r.type = rd32(p);
+	memcpy(&r.size, p + 6, sizeof(r.size));
+	if (!perfsink_kit_rec_type_known(r.type))
+		snprintf(why, whylen, "record type %u at offset %zu is not one perf knows", r.type, it->off);
+	else if (r.size < 8 || r.size > left)
+		snprintf(why, whylen, "record at offset %zu has size %u, %zu bytes left", it->off, r.size, left);
+	else
+		snprintf(why, whylen, "record type %u at offset %zu announces %s bytes after it, %zu left",
+			 r.type, it->off, perfsink_kit_rec_payload(&r) == UINT64_MAX ? "unknown" : "more",
+			 left - r.size);
+	return -EBADMSG;
+}
 
 int perfsink_kit_records_validate(const uint8_t *data, size_t len, int prologue, char *why,
 				  size_t whylen)
 {
-	size_t off = 0;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 
+	perfsink_kit_rec_iter_init(&it, data, len);
+	it.payload = 1;
 	if (prologue) {
 		if (len < 16 || rd64(data) != PIPE_MAGIC || rd64(data + 8) != 16) {
 			snprintf(why, whylen, "part 0 does not start with a perf pipe header (PERFILE2, size 16)");
 			return -EBADMSG;
 		}
-		off = 16;
+		it.off = 16;
 	}
-	while (off < len) {
-		uint32_t type;
-		uint16_t sz;
-		uint64_t extra = 0;
-
-		if (len - off < 8) {
-			snprintf(why, whylen, "%zu bytes at offset %zu: not a whole record header", len - off, off);
-			return -EBADMSG;
+	for (size_t at = it.off; perfsink_kit_rec_next(&it, &r); at = it.off) {
+		if (!perfsink_kit_rec_type_known(r.type)) {
+			it.off = at;
+			return why_stopped(&it, why, whylen);
 		}
-		type = rd32(data + off);
-		sz = rec_size(data + off);
-		if (!type_known(type)) {
-			snprintf(why, whylen, "record type %u at offset %zu is not one perf knows", type, off);
-			return -EBADMSG;
-		}
-		if (sz < 8 || sz > len - off) {
-			snprintf(why, whylen, "record at offset %zu has size %u, %zu bytes left", off, sz, len - off);
-			return -EBADMSG;
-		}
-		/* Payload that follows the record but is not in its size. */
-		if (type == PERFSINK_KIT_REC_HEADER_TRACING_DATA)
-			extra = sz >= 12 ? rd32(data + off + 8) : UINT64_MAX;
-		else if (type == PERFSINK_KIT_REC_AUXTRACE)
-			extra = sz >= 16 ? rd64(data + off + 8) : UINT64_MAX;
-		if (extra > len - off - sz) {
-			snprintf(why, whylen, "record type %u at offset %zu announces %s bytes after it, %zu left",
-				 type, off, extra == UINT64_MAX ? "unknown" : "more", len - off - sz);
-			return -EBADMSG;
-		}
-		off += sz + (size_t)extra;
 	}
-	return 0;
+	return it.stop == PERFSINK_KIT_REC_END ? 0 : why_stopped(&it, why, whylen);
 }
 
 int perfsink_kit_lost_template_from_pipe_header(const uint8_t *hdr, size_t len,
 						struct perfsink_kit_lost_template *t)
 {
-	size_t off = 16;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 
-	while (off + 8 <= len) {
-		uint32_t type = rd32(hdr + off);
-		uint16_t sz = rec_size(hdr + off);
-
-		if (sz < 8 || sz > len - off)
-			break;
-		if (type == PERFSINK_KIT_REC_HEADER_ATTR && sz >= 8 + 48) {
-			const uint8_t *attr = hdr + off + 8;
+	perfsink_kit_rec_iter_init(&it, hdr, len);
+	it.off = len < 16 ? len : 16;
+	while (perfsink_kit_rec_next(&it, &r)) {
+		if (r.type == PERFSINK_RECORD_HEADER_ATTR && r.size >= 8 + 48) {
+			const uint8_t *attr = r.p + 8;
 			uint32_t asz = rd32(attr + 4);
 
 			t->sample_type = rd64(attr + 24);
 			t->sample_id_all = !!(rd64(attr + 40) & ATTR_FLAG_SAMPLE_ID_ALL);
-			t->id = (8 + (size_t)asz + 8 <= sz) ? rd64(attr + asz) : 0;
+			t->id = (8 + (size_t)asz + 8 <= r.size) ? rd64(attr + asz) : 0;
 			return 0;
 		}
-		if (type == PERFSINK_KIT_REC_HEADER_TRACING_DATA)
+		if (r.type == PERFSINK_RECORD_HEADER_TRACING_DATA)
 			break;
-		off += sz;
 	}
 	return -EINVAL;
 }
@@ -157,7 +142,7 @@ size_t perfsink_kit_lost_record_write(const struct perfsink_kit_lost_template *t
 {
 	uint8_t rec[PERFSINK_KIT_LOST_RECORD_MAX] = { 0 };
 	uint8_t *p = rec + 8;
-	uint32_t type = PERFSINK_KIT_REC_LOST;
+	uint32_t type = PERF_RECORD_LOST;
 	uint16_t size;
 
 	p = put64(p, t->id);

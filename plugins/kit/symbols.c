@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define REC_HDR 8
+#define REC_HDR PERFSINK_KIT_REC_HDR
 #define MISC_BUILD_ID_SIZE (1u << 15) /* PERF_RECORD_MISC_BUILD_ID_SIZE */
 #define KERNEL_NAME "[kernel.kallsyms]"
 #define VDSO_NAME "[vdso]"
@@ -22,19 +22,19 @@ int perfsink_kit_build_id_next(const uint8_t *p, size_t len, size_t *off,
 			       struct perfsink_kit_build_id *out)
 {
 	/* struct perf_record_header_build_id: header, pid, id[24], name. */
-	while (*off + REC_HDR + 4 + 24 <= len) {
-		const uint8_t *r = p + *off;
-		uint16_t misc, size;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec rec;
+
+	perfsink_kit_rec_iter_init(&it, p, len);
+	it.off = *off < len ? *off : len;
+	while (perfsink_kit_rec_next(&it, &rec) && rec.size >= REC_HDR + 4 + 24) {
+		const uint8_t *r = rec.p;
 		size_t n, nl;
 
-		memcpy(&misc, r + 4, 2);
-		memcpy(&size, r + 6, 2);
-		if (size < REC_HDR + 4 + 24 || size > len - *off)
-			return 0;
-		*off += size;
-		n = (misc & MISC_BUILD_ID_SIZE) ? r[REC_HDR + 4 + 20] : 20;
-		nl = strnlen((const char *)r + 36, size - 36u);
-		if (n < 1 || n > PERFSINK_KIT_BUILD_ID_MAX || nl == size - 36u || !nl)
+		*off = it.off;
+		n = (rec.misc & MISC_BUILD_ID_SIZE) ? r[REC_HDR + 4 + 20] : 20;
+		nl = strnlen((const char *)r + 36, rec.size - 36u);
+		if (n < 1 || n > PERFSINK_KIT_BUILD_ID_MAX || nl == rec.size - 36u || !nl)
 			continue;
 		perfsink_kit_build_id_hex(r + 12, n, out->hex);
 		out->name = (const char *)r + 36;

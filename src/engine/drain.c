@@ -6,6 +6,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <perfsink/kit.h>
 #include "engine/drain.h"
 #include "config/opts.h"
 #include "engine/evlist.h"
@@ -165,20 +166,11 @@ int drainer_dispatch(struct drainer *d, struct drain_batch *b)
 	return ret;
 }
 
-/* COMM, FORK, MMAP and MMAP2 records in p[0, len) (perfsink_buf.task_records). */
-static uint32_t count_tasks(const uint8_t *p, size_t len)
+/* COMM, FORK, MMAP and MMAP2 records (perfsink_buf.task_records). */
+static inline bool task_record(uint32_t type)
 {
-	uint32_t n = 0;
-	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
-		struct perf_event_header h;
-		memcpy(&h, p + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > len - off)
-			break;
-		n += h.type == PERF_RECORD_COMM || h.type == PERF_RECORD_FORK ||
-		     h.type == PERF_RECORD_MMAP || h.type == PERF_RECORD_MMAP2;
-		off += h.size;
-	}
-	return n;
+	return type == PERF_RECORD_COMM || type == PERF_RECORD_FORK || type == PERF_RECORD_MMAP ||
+	       type == PERF_RECORD_MMAP2;
 }
 
 int drainer_dispatch_bytes(struct drainer *d, const struct bytes *recs)
@@ -191,8 +183,14 @@ int drainer_dispatch_bytes(struct drainer *d, const struct bytes *recs)
 	if (!b)
 		return -ENOMEM;
 	memcpy(psbuf_place(b, d->stream_off), recs->p, recs->len);
-	b->pub.records = (uint32_t)dso_set_scan(&d->dsos, recs->p, recs->len);
-	b->pub.task_records = count_tasks(recs->p, recs->len);
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
+	perfsink_kit_rec_iter_init(&it, recs->p, recs->len);
+	while (perfsink_kit_rec_next(&it, &r)) {
+		dso_set_record(&d->dsos, &r);
+		b->pub.records++;
+		b->pub.task_records += task_record(r.type);
+	}
 	b->pub.len = recs->len;
 	b->pub.kind = PERFSINK_BUF_SYNTH;
 	b->pub.cpu = -1;
@@ -249,19 +247,74 @@ static void chain_hit(struct drainer *d, const uint8_t *rec, uint16_t size, int3
 		dso_set_sample(&d->dsos, pid, ip, c.mode);
 }
 
-/* Mark the DSO the sample's ip fell in: every sample has IP and TID right
- * before TIME (evlist_build.c), so they sit just before time_off. */
-static inline void sample_hit(struct drainer *d, const uint8_t *rec, uint16_t size, uint16_t misc)
+/* What a walk counts, in locals: stores through the drainer's structs would alias the records. */
+struct tally {
+	uint64_t samples, tmin, tmax, cut;
+	uint32_t records, tasks;
+};
+
+/*
+ * A SAMPLE: its time into the range, a DWARF stack cut counted, the DSO
+ * its ip fell in marked (every sample has IP and TID right before TIME,
+ * evlist_build.c, so they sit just before time_off).
+ */
+static inline void on_sample(struct drainer *d, struct tally *t, const struct perfsink_kit_rec *r)
 {
-	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	uint64_t ip;
+	uint64_t time, ip;
 	int32_t pid;
 
-	memcpy(&ip, rec + d->time_off - 16, sizeof(ip));
-	memcpy(&pid, rec + d->time_off - 8, sizeof(pid));
-	dso_set_sample(&d->dsos, pid, ip, mode);
+	if (r->size < d->time_off + 8)
+		return;
+	memcpy(&time, r->p + d->time_off, sizeof(time));
+	t->tmin = time < t->tmin ? time : t->tmin;
+	t->tmax = time > t->tmax ? time : t->tmax;
+	t->samples++;
+	t->cut += stack_filled(d->stack_user, d->stack_tail, r->p, r->size);
+	memcpy(&ip, r->p + d->time_off - 16, sizeof(ip));
+	memcpy(&pid, r->p + d->time_off - 8, sizeof(pid));
+	dso_set_sample(&d->dsos, pid, ip, r->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 	if (d->layout.chains)
-		chain_hit(d, rec, size, pid, mode);
+		chain_hit(d, r->p, r->size, pid, r->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+}
+
+/*
+ * Any other record: the files MMAPs name, the tasks, KSYMBOL/BPF_EVENT
+ * sizes repaired (rec is the pooled buffer, ours to write: record_fix.h)
+ * and BPF programs noted, the loss the kernel reports.
+ */
+static void on_side_band(struct drainer *d, struct ring *ring, struct tally *t,
+			 const struct perfsink_kit_rec *r)
+{
+	uint64_t lost;
+
+	switch (r->type) {
+	case PERF_RECORD_MMAP:
+	case PERF_RECORD_MMAP2:
+		dso_set_record(&d->dsos, r);
+		t->tasks++;
+		break;
+	case PERF_RECORD_KSYMBOL:
+	case PERF_RECORD_BPF_EVENT:
+		d->records_fixed += (unsigned)record_fix_size((uint8_t *)r->p, d->ksym_id_size);
+		if (r->type == PERF_RECORD_BPF_EVENT && d->bpf)
+			bpf_progs_event(d->bpf, r->p, r->size);
+		break;
+	case PERF_RECORD_COMM:
+	case PERF_RECORD_FORK:
+		t->tasks++;
+		/* fall through */
+	case PERF_RECORD_EXIT:
+		dso_set_task(&d->dsos, r->p, r->type, r->misc, r->size);
+		break;
+	case PERF_RECORD_LOST:
+		if (r->size < 24)
+			break;
+		memcpy(&lost, r->p + 16, sizeof(lost));
+		d->lost_records++;
+		d->lost_in_records += lost;
+		ring->lost += lost;
+		break;
+	}
 }
 
 struct scan {
@@ -273,61 +326,35 @@ struct scan {
 };
 
 /*
- * Count the records (into s->buf), samples and kernel-reported loss and
- * track the sample time range, for the whole records in p[s->off, len);
- * returns where it stopped (the start of a record not wholly in yet).
+ * The drain's one walk: each whole record in p[s->off, len) counted (into
+ * s->buf) and handed to its job; returns where it stopped (the start of a
+ * record not wholly in yet).
  */
 static size_t scan_records(struct scan *s, uint8_t *p, size_t len)
 {
 	struct drainer *d = s->d;
-	/* Counted in locals: stores through the drainer's structs would alias p. */
-	uint64_t n = 0, tmin = UINT64_MAX, tmax = 0, cut = 0;
-	uint32_t records = 0, tasks = 0;
-	const size_t time_end = d->time_off + 8;
-	size_t off = s->off;
-	while (off + sizeof(struct perf_event_header) <= len) {
-		const struct perf_event_header *h = (const void *)(p + off);
-		if (h->size < sizeof(*h) || off + h->size > len)
-			break;
-		records++;
-		if (h->type == PERF_RECORD_SAMPLE && h->size >= time_end) {
-			uint64_t t;
-			memcpy(&t, p + off + d->time_off, sizeof(t));
-			tmin = t < tmin ? t : tmin;
-			tmax = t > tmax ? t : tmax;
-			n++;
-			cut += stack_filled(d->stack_user, d->stack_tail, p + off, h->size);
-			sample_hit(d, p + off, h->size, h->misc);
-		} else if (h->type == PERF_RECORD_MMAP || h->type == PERF_RECORD_MMAP2) {
-			dso_set_scan(&d->dsos, p + off, h->size);
-			tasks++;
-		} else if (h->type == PERF_RECORD_KSYMBOL || h->type == PERF_RECORD_BPF_EVENT) {
-			d->records_fixed += (unsigned)record_fix_size(p + off, d->ksym_id_size);
-			if (h->type == PERF_RECORD_BPF_EVENT && d->bpf)
-				bpf_progs_event(d->bpf, p + off, h->size);
-		} else if (h->type == PERF_RECORD_COMM || h->type == PERF_RECORD_FORK) {
-			dso_set_task(&d->dsos, p + off, h->type, h->misc, h->size);
-			tasks++;
-		} else if (h->type == PERF_RECORD_EXIT) {
-			dso_set_task(&d->dsos, p + off, h->type, h->misc, h->size);
-		} else if (h->type == PERF_RECORD_LOST && h->size >= 24) {
-			uint64_t lost;
-			memcpy(&lost, p + off + 16, sizeof(lost));
-			d->lost_records++;
-			d->lost_in_records += lost;
-			s->r->lost += lost;
-		}
-		off += h->size;
+	struct tally t = { .tmin = UINT64_MAX };
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
+
+	perfsink_kit_rec_iter_init(&it, p, len);
+	it.off = s->off;
+	while (perfsink_kit_rec_next(&it, &r)) {
+		t.records++;
+		if (r.type == PERF_RECORD_SAMPLE)
+			on_sample(d, &t, &r);
+		else
+			on_side_band(d, s->r, &t, &r);
 	}
-	d->stack_cut += cut;
-	s->buf->pub.records += records;
-	s->buf->pub.task_records += tasks;
-	s->buf->samples += (uint32_t)n;
-	if (n) {
-		seen_add(s->seen, n, tmin, tmax);
-		d->samples += n;
+	d->stack_cut += t.cut;
+	s->buf->pub.records += t.records;
+	s->buf->pub.task_records += t.tasks;
+	s->buf->samples += (uint32_t)t.samples;
+	if (t.samples) {
+		seen_add(s->seen, t.samples, t.tmin, t.tmax);
+		d->samples += t.samples;
 	}
-	return off;
+	return it.off;
 }
 
 /* ring_piece_fn: walk the records of the piece just copied, while it is hot. */
@@ -396,7 +423,7 @@ unsigned drainer_pass(struct drainer *d, struct drain_batch *b)
 	if (!b->n)
 		return 0;
 	struct psbuf *last = b->buf[b->n - 1];
-	struct perf_event_header round = { .type = PS_RECORD_FINISHED_ROUND, .size = DRAIN_ROUND_BYTES };
+	struct perf_event_header round = { .type = PERFSINK_RECORD_FINISHED_ROUND, .size = DRAIN_ROUND_BYTES };
 	memcpy((uint8_t *)last->pub.data + last->pub.len, &round, sizeof(round));
 	last->pub.len += DRAIN_ROUND_BYTES;
 	last->pub.tail_round = DRAIN_ROUND_BYTES;

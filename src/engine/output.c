@@ -8,6 +8,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <perfsink/kit.h>
 #include "engine/output.h"
 #include "base/log.h"
 #include "config/opts.h"
@@ -189,14 +190,12 @@ static bool user_only(const struct ps_events *ev)
 
 static bool has_mmap2(const struct bytes *b)
 {
-	for (size_t off = 0; off + sizeof(struct perf_event_header) <= b->len;) {
-		const struct perf_event_header *h = (const void *)(b->p + off);
-		if (h->type == PERF_RECORD_MMAP2)
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
+	perfsink_kit_rec_iter_init(&it, b->p, b->len);
+	while (perfsink_kit_rec_next(&it, &r))
+		if (r.type == PERF_RECORD_MMAP2)
 			return true;
-		if (!h->size)
-			break;
-		off += h->size;
-	}
 	return false;
 }
 

@@ -3,6 +3,7 @@
 #include "fetch/rec_reader.h"
 
 #include <errno.h>
+#include <perfsink/kit.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -20,12 +21,6 @@
 #include "format/stream.h"
 
 enum {
-	REC_HEADER_EVENT_TYPE = 65,
-	REC_HEADER_BUILD_ID = 67,
-	REC_AUXTRACE = 71,
-	REC_KERNEL_MAX = 21,  /* perf 6.1 */
-	REC_USER_MIN = 64,
-	REC_USER_MAX = 83,
 	PIPE_HEADER_SIZE = 16,
 };
 
@@ -45,35 +40,28 @@ static int part_walk(struct rec_reader *r, int first, char *err, size_t errlen)
 		}
 		r->off = PIPE_HEADER_SIZE;
 	}
-	while (rec_reader_left(r)) {
-		uint64_t off = r->off, left = rec_reader_left(r);
-		if (!(h = rec_reader_peek(r, 8))) {
-			snprintf(err, errlen, "a record header is cut at offset %" PRIu64 " of %" PRIu64 " bytes",
-				 off, r->len);
-			return r->err ? r->err : -EBADMSG;
-		}
-		uint32_t type = rd32(h);
-		uint16_t size = rd16(h + 6);
-		if (size < 8 || size > left) {
-			snprintf(err, errlen, "record at offset %" PRIu64 " has size %u (%" PRIu64 " bytes left)",
-				 off, size, left);
+	struct perfsink_kit_rec rec;
+	enum perfsink_kit_rec_stop stop;
+	for (; rec_reader_next(r, &rec, &stop); r->off += rec.size + rec.payload) {
+		if (!perfsink_kit_rec_type_known(rec.type)) {
+			snprintf(err, errlen, "record at offset %" PRIu64 " has unknown type %u", r->off, rec.type);
 			return -EBADMSG;
 		}
-		if (!((type >= 1 && type <= REC_KERNEL_MAX) || (type >= REC_USER_MIN && type <= REC_USER_MAX))) {
-			snprintf(err, errlen, "record at offset %" PRIu64 " has unknown type %u", off, type);
-			return -EBADMSG;
-		}
-		if (!(h = rec_reader_peek(r, size)))
-			return r->err;
-		uint64_t extra = rec_payload_size(h);
-		if (extra > left - size) {
+		if (rec.payload > rec_reader_left(r) - rec.size) {
 			snprintf(err, errlen, "record at offset %" PRIu64 " announces %" PRIu64
-				 " payload bytes beyond the part", off, extra);
+				 " payload bytes beyond the part", r->off, rec.payload);
 			return -EBADMSG;
 		}
-		r->off += size + extra;
 	}
-	return 0;
+	if (r->err || stop == PERFSINK_KIT_REC_END)
+		return r->err;
+	if (stop == PERFSINK_KIT_REC_SHORT)
+		snprintf(err, errlen, "a record header is cut at offset %" PRIu64 " of %" PRIu64 " bytes",
+			 r->off, r->len);
+	else
+		snprintf(err, errlen, "record at offset %" PRIu64 " has size %u (%" PRIu64 " bytes left)",
+			 r->off, rec.size, rec_reader_left(r));
+	return -EBADMSG;
 }
 
 int part_check(const uint8_t *part, size_t len, int first, char *err, size_t errlen)
@@ -276,22 +264,20 @@ static int out_add(struct p2f *w, const void *p, size_t n)
 /* Whole records of w->carry into the data; the cut tail stays in carry. */
 static int carry_drain(struct p2f *w, char *err, size_t errlen)
 {
-	size_t off = 0;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 	int rc = 0;
-	while (!rc && w->carry.len - off >= 8) {
-		uint16_t size = rd16(w->carry.p + off + 6);
-		if (size < 8) {
-			snprintf(err, errlen, "a decompressed record has size %u", size);
-			return -EBADMSG;
-		}
-		if (size > w->carry.len - off)
-			break;
-		rc = out_add(w, w->carry.p + off, size);
+	perfsink_kit_rec_iter_init(&it, w->carry.p, w->carry.len);
+	while (!rc && perfsink_kit_rec_next(&it, &r)) {
+		rc = out_add(w, r.p, r.size);
 		w->records++;
-		off += size;
 	}
-	memmove(w->carry.p, w->carry.p + off, w->carry.len - off);
-	w->carry.len -= off;
+	if (!rc && it.stop == PERFSINK_KIT_REC_UNDERSIZE) {
+		snprintf(err, errlen, "a decompressed record has size %u", rd16(w->carry.p + it.off + 6));
+		return -EBADMSG;
+	}
+	memmove(w->carry.p, w->carry.p + it.off, w->carry.len - it.off);
+	w->carry.len -= it.off;
 	return rc;
 }
 
@@ -385,16 +371,16 @@ static int record_take(struct p2f *w, struct rec_reader *rr, const uint8_t *r, c
 	int rc;
 
 	switch (type) {
-	case PS_RECORD_HEADER_ATTR:
+	case PERFSINK_RECORD_HEADER_ATTR:
 		rc = attr_take(w, r, size, err, errlen);
 		break;
-	case PS_RECORD_HEADER_FEATURE:
+	case PERFSINK_RECORD_HEADER_FEATURE:
 		rc = feature_take(w, r, size, err, errlen);
 		break;
-	case PS_RECORD_HEADER_TRACING_DATA:
+	case PERFSINK_RECORD_HEADER_TRACING_DATA:
 		rr->off += size;
 		return tracing_take(w, rr, extra, err, errlen);
-	case REC_HEADER_BUILD_ID:
+	case PERFSINK_RECORD_HEADER_BUILD_ID:
 		/* The file's BUILD_ID feature is a list of the same records. */
 		rc = held_add(w, size, err, errlen);
 		if (!rc) {
@@ -403,10 +389,10 @@ static int record_take(struct p2f *w, struct rec_reader *rr, const uint8_t *r, c
 			rc = w->feat[FEAT_BUILD_ID].err;
 		}
 		break;
-	case REC_HEADER_EVENT_TYPE:
+	case PERFSINK_RECORD_HEADER_EVENT_TYPE:
 		rc = 0; /* obsolete; file mode has no place for it */
 		break;
-	case PS_RECORD_COMPRESSED:
+	case PERFSINK_RECORD_COMPRESSED:
 		if (w->decompress) {
 			rc = decompress_record(w, r, size, err, errlen);
 			break;
@@ -473,15 +459,14 @@ static int part_take(struct p2f *w, struct rec_reader *rr, int first, char *err,
 		w->saw_header = 1;
 		rr->off = PIPE_HEADER_SIZE;
 	}
-	while (!rc && rec_reader_left(rr) >= 8) {
-		const uint8_t *h = rec_reader_peek(rr, 8);
-		const uint8_t *r = h && rd16(h + 6) >= 8 ? rec_reader_peek(rr, rd16(h + 6)) : NULL;
-		if (!r) {
-			snprintf(err, errlen, "a record is cut at offset %" PRIu64, rr->off);
-			rc = rr->err ? rr->err : -EBADMSG;
-			break;
-		}
-		rc = record_take(w, rr, r, err, errlen);
+	struct perfsink_kit_rec rec;
+	enum perfsink_kit_rec_stop stop;
+	while (!rc && rec_reader_next(rr, &rec, &stop))
+		rc = record_take(w, rr, rec.p, err, errlen);
+	/* A tail under 8 bytes is left as it is (part_check refuses it). */
+	if (!rc && (rr->err || stop == PERFSINK_KIT_REC_UNDERSIZE || stop == PERFSINK_KIT_REC_PAST_END)) {
+		snprintf(err, errlen, "a record is cut at offset %" PRIu64, rr->off);
+		rc = rr->err ? rr->err : -EBADMSG;
 	}
 	/* Attrs come first in a stream: the header waits for the first data. */
 	if (!rc)

@@ -1,13 +1,11 @@
 /* A part's records from memory or a file; see rec_reader.h. */
 #include "fetch/rec_reader.h"
-#include "format/record.h"
 
 #include <errno.h>
+#include <perfsink/kit.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-enum { REC_AUXTRACE = 71 };
 
 void rec_reader_mem(struct rec_reader *r, const uint8_t *p, size_t len)
 {
@@ -72,19 +70,34 @@ const uint8_t *rec_reader_peek(struct rec_reader *r, size_t n)
 
 uint64_t rec_payload_size(const uint8_t *rec)
 {
-	uint32_t type;
-	uint16_t size;
-	memcpy(&type, rec, 4);
-	memcpy(&size, rec + 6, 2);
-	if (type == PS_RECORD_HEADER_TRACING_DATA && size >= 12) {
-		uint32_t n;
-		memcpy(&n, rec + 8, 4);
-		return n;
+	struct perfsink_kit_rec r = { .p = rec };
+	memcpy(&r.type, rec, 4);
+	memcpy(&r.size, rec + 6, 2);
+	uint64_t n = perfsink_kit_rec_payload(&r);
+	return n == UINT64_MAX ? 0 : n; /* too small to say: the walk's size checks catch it */
+}
+
+int rec_reader_next(struct rec_reader *r, struct perfsink_kit_rec *rec,
+		    enum perfsink_kit_rec_stop *stop)
+{
+	uint64_t left = rec_reader_left(r);
+	const uint8_t *h = left >= 8 ? rec_reader_peek(r, 8) : NULL;
+
+	if (!h) {
+		*stop = left ? PERFSINK_KIT_REC_SHORT : PERFSINK_KIT_REC_END;
+		return 0;
 	}
-	if (type == REC_AUXTRACE && size >= 16) {
-		uint64_t n;
-		memcpy(&n, rec + 8, 8);
-		return n;
+	memcpy(&rec->type, h, 4);
+	memcpy(&rec->misc, h + 4, 2);
+	memcpy(&rec->size, h + 6, 2);
+	if (rec->size < 8 || rec->size > left) {
+		*stop = rec->size < 8 ? PERFSINK_KIT_REC_UNDERSIZE : PERFSINK_KIT_REC_PAST_END;
+		return 0;
 	}
-	return 0;
+	if (!(rec->p = rec_reader_peek(r, rec->size))) {
+		*stop = PERFSINK_KIT_REC_PAST_END; /* a read error: r->err */
+		return 0;
+	}
+	rec->payload = rec_payload_size(rec->p);
+	return 1;
 }

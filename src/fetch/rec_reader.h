@@ -41,4 +41,17 @@ uint64_t rec_reader_left(const struct rec_reader *r);
 /* The bytes after a record that its header.size does not count. */
 uint64_t rec_payload_size(const uint8_t *rec);
 
+/*
+ * The record at r->off, checked as the kit's walk (perfsink_kit_rec_next)
+ * checks one: 1 with *rec filled (rec->p valid until the next call,
+ * rec->payload from rec_payload_size), or 0 with the reason in *stop
+ * (PERFSINK_KIT_REC_END when nothing is left; SHORT, UNDERSIZE, PAST_END;
+ * a read error is SHORT or PAST_END with r->err set).  r->off does not
+ * move: the caller steps over the record and its payload.
+ */
+struct perfsink_kit_rec;
+enum perfsink_kit_rec_stop;
+int rec_reader_next(struct rec_reader *r, struct perfsink_kit_rec *rec,
+		    enum perfsink_kit_rec_stop *stop);
+
 #endif

@@ -292,7 +292,7 @@ static int pass(struct sampled *s, int fd, uint64_t off, uint64_t len, int first
 			break;
 		}
 		uint32_t type = rd32(r);
-		if (type == PS_RECORD_COMPRESSED) {
+		if (type == PERFSINK_RECORD_COMPRESSED) {
 			snprintf(why, n, "the recording's records are compressed (fetch --decompress reads them)");
 			rc = -ENOTSUP;
 		} else if (first && (type == PERF_RECORD_MMAP || type == PERF_RECORD_MMAP2)) {

@@ -215,21 +215,19 @@ int symbols_fill(struct collector *c, const struct bytes *build_ids, const char 
 	struct cache k = { .fd = -1, .dir = dir };
 	int opened = 0;
 	char why[1024] = "";
-	size_t off = 0;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec rec;
 	int rc = 0;
 
 	memset(res, 0, sizeof(*res));
 	msg[0] = '\0';
-	while (build_ids->len - off >= 8 + 4 + 24) {
-		const uint8_t *r = build_ids->p + off;
-		uint16_t misc, size;
-		memcpy(&misc, r + 4, 2);
-		memcpy(&size, r + 6, 2);
-		if (size < 8 + 4 + 24 || size > build_ids->len - off)
-			break;
-		unsigned n = misc & MISC_BUILD_ID_SIZE ? r[8 + 4 + 20] : 20;
+	perfsink_kit_rec_iter_init(&it, build_ids->p, build_ids->len);
+	/* struct perf_record_header_build_id: header, pid, id[24], name. */
+	while (perfsink_kit_rec_next(&it, &rec) && rec.size >= 8 + 4 + 24) {
+		const uint8_t *r = rec.p;
+		uint16_t size = rec.size;
+		unsigned n = rec.misc & MISC_BUILD_ID_SIZE ? r[8 + 4 + 20] : 20;
 		char hex[2 * 20 + 1], file[4096];
-		off += size;
 		if (n < 1 || n > 20)
 			continue;
 		for (unsigned i = 0; i < n; i++)

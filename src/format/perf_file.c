@@ -186,7 +186,7 @@ static int pipe_attrs(struct bytes *b, const struct ps_events *evs)
 {
 	for (unsigned i = 0; i < evs->nr; i++) {
 		const struct ps_event_desc *ev = &evs->ev[i];
-		size_t start = record_begin(b, PS_RECORD_HEADER_ATTR, 0);
+		size_t start = record_begin(b, PERFSINK_RECORD_HEADER_ATTR, 0);
 		add_attr(b, &ev->attr);
 		bytes_add(b, ev->ids, ev->nr_ids * sizeof(uint64_t));
 		int err = record_close(b, start);
@@ -207,7 +207,7 @@ static int pipe_features(struct bytes *b, const struct perfsink_stream *s,
 	for (int f = 1; f < FEAT_LAST; f++) {
 		if (!feature_wanted(f, s, comp, true))
 			continue;
-		size_t start = record_begin(b, PS_RECORD_HEADER_FEATURE, 0);
+		size_t start = record_begin(b, PERFSINK_RECORD_HEADER_FEATURE, 0);
 		bytes_u64(b, (uint64_t)f);
 		int err = feature_write_pipe(f, b, s, comp);
 		if (!err)
@@ -217,7 +217,7 @@ static int pipe_features(struct bytes *b, const struct perfsink_stream *s,
 		else if (err)
 			return err;
 	}
-	size_t start = record_begin(b, PS_RECORD_HEADER_FEATURE, 0);
+	size_t start = record_begin(b, PERFSINK_RECORD_HEADER_FEATURE, 0);
 	bytes_u64(b, FEAT_LAST);
 	return record_close(b, start);
 }
@@ -234,7 +234,7 @@ static int pipe_tracing_data(struct bytes *b, const struct perfsink_stream *s)
 	size_t padded = (td->len + 7) & ~(size_t)7;
 	if (padded > UINT32_MAX)
 		return -E2BIG;
-	size_t start = record_begin(b, PS_RECORD_HEADER_TRACING_DATA, 0);
+	size_t start = record_begin(b, PERFSINK_RECORD_HEADER_TRACING_DATA, 0);
 	bytes_u32(b, (uint32_t)padded);
 	bytes_u32(b, 0);
 	int err = record_close(b, start);
@@ -256,7 +256,7 @@ static int pipe_event_names(struct bytes *b, const struct ps_events *evs)
 		const struct ps_event_desc *ev = &evs->ev[i];
 		if (!ev->nr_ids || !ev->name)
 			continue;
-		size_t start = record_begin(b, PS_RECORD_EVENT_UPDATE, 0);
+		size_t start = record_begin(b, PERFSINK_RECORD_EVENT_UPDATE, 0);
 		bytes_u64(b, EVENT_UPDATE_NAME);
 		bytes_u64(b, ev->ids[0]);
 		bytes_add(b, ev->name, strlen(ev->name) + 1);

@@ -1,25 +1,18 @@
 /*
  * Building perf records the engine synthesizes.  Every non-sample record
  * gets the sample_id trailer the attrs promise (sample_id_all).
+ *
+ * Record types: perf's user ones are sink.h's PERFSINK_RECORD_*, the
+ * kernel's PERF_RECORD_* of <linux/perf_event.h>; records are walked with
+ * the kit's perfsink_kit_rec_next (<perfsink/kit.h>), as the sinks do.
  */
 #ifndef PS_RECORD_H
 #define PS_RECORD_H
 #include <stdint.h>
+#include <perfsink/sink.h> /* record types: enum perfsink_record_type */
 #include "base/bytes.h"
 
 struct ps_events;
-
-/* perf's user record types (tools/perf/util/event.h, 6.1). */
-enum {
-	PS_RECORD_HEADER_ATTR = 64,
-	PS_RECORD_HEADER_TRACING_DATA = 66,
-	PS_RECORD_FINISHED_ROUND = 68,
-	PS_RECORD_ID_INDEX = 69,
-	PS_RECORD_EVENT_UPDATE = 78,
-	PS_RECORD_HEADER_FEATURE = 80,
-	PS_RECORD_COMPRESSED = 81,
-	PS_RECORD_FINISHED_INIT = 82,
-};
 
 struct ps_sample_id {
 	uint32_t pid, tid;

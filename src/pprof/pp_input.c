@@ -4,6 +4,7 @@
 #include "format/record.h"
 
 #include <errno.h>
+#include <perfsink/kit.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef HAVE_ZSTD
@@ -121,16 +122,13 @@ static int buildid_take(struct pp_input *in, const uint8_t *r, uint16_t size)
 
 static int feat_build_id(struct pp_input *in, const uint8_t *p, size_t len)
 {
-	size_t o = 0;
-	while (o + 8 <= len) {
-		uint16_t size;
-		memcpy(&size, p + o + 6, 2);
-		if (size < 8 || size > len - o)
-			break;
-		int rc = buildid_take(in, p + o, size);
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
+	perfsink_kit_rec_iter_init(&it, p, len);
+	while (perfsink_kit_rec_next(&it, &r)) {
+		int rc = buildid_take(in, r.p, r.size);
 		if (rc)
 			return rc;
-		o += size;
 	}
 	return 0;
 }
@@ -243,20 +241,20 @@ void pp_input_close(struct pp_input *in)
 static int pipe_record(struct pp_input *in, const uint8_t *r, uint16_t size)
 {
 	uint32_t type = rd32(r);
-	if (type == PS_RECORD_HEADER_ATTR && size >= 8 + 64) {
+	if (type == PERFSINK_RECORD_HEADER_ATTR && size >= 8 + 64) {
 		uint32_t asz = rd32(r + 8 + 4);
 		if (asz < 64 || asz > size - 8u)
 			return 0;
 		return event_add(in, r + 8, asz, r + 8 + asz, (size - 8u - asz) / 8);
 	}
-	if (type == PS_RECORD_EVENT_UPDATE && size > 24 && rd64(r + 8) == EVENT_UPDATE_NAME) {
+	if (type == PERFSINK_RECORD_EVENT_UPDATE && size > 24 && rd64(r + 8) == EVENT_UPDATE_NAME) {
 		for (unsigned i = 0; i < in->nr_ev; i++)
 			for (unsigned j = 0; j < in->ev[i].nr_ids; j++)
 				if (in->ev[i].ids[j] == rd64(r + 16))
 					return event_rename(&in->ev[i], (const char *)r + 24, size - 24u);
 		return 0;
 	}
-	if (type == PS_RECORD_HEADER_FEATURE && size >= 16)
+	if (type == PERFSINK_RECORD_HEADER_FEATURE && size >= 16)
 		return feature(in, (unsigned)rd64(r + 8), r + 16, size - 16u);
 	if (type == REC_HEADER_BUILD_ID)
 		return buildid_take(in, r, size);
@@ -266,22 +264,19 @@ static int pipe_record(struct pp_input *in, const uint8_t *r, uint16_t size)
 /* The whole records in inner, handed out; *used: the bytes they took. */
 static int inner_records(struct pp_input *in, pp_record_fn fn, void *ctx, size_t *used)
 {
-	size_t o = 0;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 	int rc = 0;
 	*used = 0;
-	while (!rc && in->inner.len - o >= 8) {
-		uint16_t size;
-		memcpy(&size, in->inner.p + o + 6, 2);
-		if (size < 8)
-			return -EINVAL;
-		if (size > in->inner.len - o)
-			break;
-		rc = pipe_record(in, in->inner.p + o, size);
-		rc = rc == 1 ? fn(ctx, in, in->inner.p + o, size) : rc;
+	perfsink_kit_rec_iter_init(&it, in->inner.p, in->inner.len);
+	while (!rc && perfsink_kit_rec_next(&it, &r)) {
+		rc = pipe_record(in, r.p, r.size);
+		rc = rc == 1 ? fn(ctx, in, r.p, r.size) : rc;
 		in->records++;
-		o += size;
 	}
-	*used = o;
+	if (!rc && it.stop == PERFSINK_KIT_REC_UNDERSIZE)
+		return -EINVAL;
+	*used = it.off;
 	return rc;
 }
 
@@ -339,7 +334,7 @@ static int one(struct pp_input *in, pp_record_fn fn, void *ctx, char *err, size_
 	in->left -= size - 8u;
 	uint32_t type = rd32(r);
 	int rc;
-	if (type == PS_RECORD_COMPRESSED) {
+	if (type == PERFSINK_RECORD_COMPRESSED) {
 		in->compressed++;
 		rc = decompress(in, r, size, fn, ctx);
 		if (rc == -ENOTSUP)

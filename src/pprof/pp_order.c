@@ -40,7 +40,7 @@ uint64_t pp_order_time(const struct pp_input *in, const uint8_t *r, uint16_t siz
 		size_t o = 8 + 8 * (!!(st & PERF_SAMPLE_IDENTIFIER) + !!(st & PERF_SAMPLE_IP) + !!(st & PERF_SAMPLE_TID));
 		return o + 8 <= size ? rd64(r + o) : 0;
 	}
-	if (!a->sample_id_all || type >= PS_RECORD_HEADER_ATTR)
+	if (!a->sample_id_all || type >= PERFSINK_RECORD_HEADER_ATTR)
 		return 0;
 	/* The trailer ends with ID, STREAM_ID, CPU, IDENTIFIER after TIME. */
 	size_t after = 8 * (1 + !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
@@ -96,7 +96,7 @@ int pp_order_record(void *ctx, const struct pp_input *in, const uint8_t *r, uint
 	struct pp_order *o = ctx;
 	uint32_t type;
 	memcpy(&type, r, 4);
-	if (type == PS_RECORD_FINISHED_ROUND) {
+	if (type == PERFSINK_RECORD_FINISHED_ROUND) {
 		int rc = flush_upto(o, in, o->limit);
 		o->limit = o->round_max;
 		return rc;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <linux/perf_event.h>
+#include <perfsink/kit.h>
 #include "probe/buildid.h"
 #include "probe/dso_hits.h"
 #include "probe/dso_set.h"
@@ -250,50 +251,53 @@ static struct dso_entry *add(struct dso_set *s, const char *name, bool kernel,
 }
 
 /* pid and range, and for MMAP2 without an inline build-id (misc bit 14) dev, inode, generation. */
-static struct map_file map_file_of(const struct perf_event_header *h, const uint8_t *rec)
+static struct map_file map_file_of(const struct perfsink_kit_rec *r)
 {
 	struct map_file mf = { 0 };
-	memcpy(&mf.pid, rec + 8, sizeof(mf.pid));
-	memcpy(&mf.start, rec + 16, sizeof(mf.start));
-	memcpy(&mf.len, rec + 24, sizeof(mf.len));
-	if (h->type == PERF_RECORD_MMAP2 && !(h->misc & (1 << 14))) {
-		memcpy(&mf.maj, rec + 40, sizeof(mf.maj));
-		memcpy(&mf.min, rec + 44, sizeof(mf.min));
-		memcpy(&mf.ino, rec + 48, sizeof(mf.ino));
-		memcpy(&mf.gen, rec + 56, sizeof(mf.gen));
+	memcpy(&mf.pid, r->p + 8, sizeof(mf.pid));
+	memcpy(&mf.start, r->p + 16, sizeof(mf.start));
+	memcpy(&mf.len, r->p + 24, sizeof(mf.len));
+	if (r->type == PERF_RECORD_MMAP2 && !(r->misc & (1 << 14))) {
+		memcpy(&mf.maj, r->p + 40, sizeof(mf.maj));
+		memcpy(&mf.min, r->p + 44, sizeof(mf.min));
+		memcpy(&mf.ino, r->p + 48, sizeof(mf.ino));
+		memcpy(&mf.gen, r->p + 56, sizeof(mf.gen));
 	}
 	return mf;
 }
 
-size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
+/* The file an MMAP or MMAP2 names, when it may be a DSO. */
+void dso_set_record(struct dso_set *s, const struct perfsink_kit_rec *r)
 {
 	/* Offsets of the file name: MMAP after pid,tid,start,len,pgoff; MMAP2
 	 * after those plus maj,min,ino,ino_generation,prot,flags. */
-	size_t n = 0;
-	for (size_t off = 0; off + sizeof(struct perf_event_header) <= len; n++) {
-		const struct perf_event_header *h = (const void *)(p + off);
-		if (h->size < sizeof(*h) || off + h->size > len)
-			break;
-		size_t at = h->type == PERF_RECORD_MMAP ? 40 : h->type == PERF_RECORD_MMAP2 ? 72 : 0;
-		/* Data maps (mmap_data): an ELF's read-only head carries the same
-		 * name as its text, anything else is no DSO and opening it (a
-		 * device, a big file) is a cost or a hazard; perf gives build-ids
-		 * only to DSOs that samples hit, which are text. */
-		if (h->misc & PERF_RECORD_MISC_MMAP_DATA)
-			at = 0;
-		if (at && at < h->size) {
-			const char *name = (const char *)p + off + at;
-			size_t max = h->size - at;
-			if (memchr(name, '\0', max) && worth_an_id(name)) {
-				unsigned cpumode = h->misc & PERF_RECORD_MISC_CPUMODE_MASK;
-				struct map_file mf = map_file_of(h, p + off);
-				struct dso_entry *d = add(s, name, cpumode == PERF_RECORD_MISC_KERNEL, &mf);
-				if (d && s->hits && strcmp(d->name, KERNEL_NAME))
-					dso_hits_map(s->hits, (int32_t)mf.pid, mf.start, mf.len, d);
-			}
-		}
-		off += h->size;
+	size_t at = r->type == PERF_RECORD_MMAP ? 40 : r->type == PERF_RECORD_MMAP2 ? 72 : 0;
+	/* Data maps (mmap_data): an ELF's read-only head carries the same
+	 * name as its text, anything else is no DSO and opening it (a
+	 * device, a big file) is a cost or a hazard; perf gives build-ids
+	 * only to DSOs that samples hit, which are text. */
+	if (r->misc & PERF_RECORD_MISC_MMAP_DATA)
+		at = 0;
+	if (!at || at >= r->size)
+		return;
+	const char *name = (const char *)r->p + at;
+	if (memchr(name, '\0', r->size - at) && worth_an_id(name)) {
+		unsigned cpumode = r->misc & PERF_RECORD_MISC_CPUMODE_MASK;
+		struct map_file mf = map_file_of(r);
+		struct dso_entry *d = add(s, name, cpumode == PERF_RECORD_MISC_KERNEL, &mf);
+		if (d && s->hits && strcmp(d->name, KERNEL_NAME))
+			dso_hits_map(s->hits, (int32_t)mf.pid, mf.start, mf.len, d);
 	}
+}
+
+size_t dso_set_scan(struct dso_set *s, const uint8_t *p, size_t len)
+{
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
+	size_t n = 0;
+	perfsink_kit_rec_iter_init(&it, p, len);
+	for (; perfsink_kit_rec_next(&it, &r); n++)
+		dso_set_record(s, &r);
 	return n;
 }
 

@@ -84,6 +84,9 @@ void dso_set_free(struct dso_set *s);
  * id): the same path in two mount namespaces can be two files, two ids.
  */
 size_t dso_set_scan(struct dso_set *s, const uint8_t *recs, size_t len);
+/* The same for one record of a walk the caller makes (any type: others are ignored). */
+struct perfsink_kit_rec;
+void dso_set_record(struct dso_set *s, const struct perfsink_kit_rec *r);
 /* Number of DSOs seen. */
 unsigned dso_set_count(const struct dso_set *s);
 /*

@@ -358,6 +358,6 @@ int synth_all_processes(struct bytes *b, const struct ps_events *evs, unsigned p
 
 void synth_finished_init(struct bytes *b)
 {
-	size_t start = record_begin(b, PS_RECORD_FINISHED_INIT, 0);
+	size_t start = record_begin(b, PERFSINK_RECORD_FINISHED_INIT, 0);
 	record_end(b, start, NULL, NULL);
 }

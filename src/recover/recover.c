@@ -304,7 +304,7 @@ static int features_build(struct derived *d, const struct pfile *f, const struct
 static int tail_build(struct derived *d, const struct pfile *f, const struct rscan_result *r,
 		      const char *path, uint64_t *data_size, uint64_t bits[PERF_FILE_FEAT_BITS / 64])
 {
-	const struct perf_event_header round = { PS_RECORD_FINISHED_ROUND, 0, sizeof(round) };
+	const struct perf_event_header round = { PERFSINK_RECORD_FINISHED_ROUND, 0, sizeof(round) };
 	*data_size = r->end - f->data_off;
 	bool empty = *data_size == 0;
 	if (empty)

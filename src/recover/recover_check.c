@@ -471,10 +471,10 @@ static const char *user_check(const struct rc_events *e, uint32_t type, const ui
 	uint64_t nr = blen >= 8 ? get64(b) : 0;
 
 	switch (type) {
-	case PS_RECORD_FINISHED_ROUND:
-	case PS_RECORD_FINISHED_INIT:
+	case PERFSINK_RECORD_FINISHED_ROUND:
+	case PERFSINK_RECORD_FINISHED_INIT:
 		return NULL;
-	case PS_RECORD_ID_INDEX:
+	case PERFSINK_RECORD_ID_INDEX:
 		if (blen < 8 || nr > (blen - 8) / 32)
 			return "an ID_INDEX longer than its record";
 		for (uint64_t i = 0; i < nr; i++)
@@ -485,7 +485,7 @@ static const char *user_check(const struct rc_events *e, uint32_t type, const ui
 		return blen >= 8 && nr <= (blen - 8) / 24 ? NULL : "a THREAD_MAP longer than its record";
 	case 74: /* CPU_MAP */
 		return cpu_map_ok(b, blen) ? NULL : "a CPU_MAP perf cannot read";
-	case PS_RECORD_EVENT_UPDATE:
+	case PERFSINK_RECORD_EVENT_UPDATE:
 		if (blen < 16 || rc_event_of_id(e, get64(b + 8)) < 0)
 			return "an EVENT_UPDATE of an event the attrs do not have";
 		if ((nr == 0 || nr == 2) && !memchr(b + 16, '\0', blen - 16))

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/perf_event.h>
+#include <perfsink/kit.h>
 #ifdef HAVE_ZSTD
 #include <zstd.h>
 #endif
@@ -28,67 +29,60 @@ struct walk {
  * (not AUXTRACE, whose payload follows the record, nor the pipe-only ones). */
 static bool type_known(uint32_t t)
 {
-	return (t >= PERF_RECORD_MMAP && t <= 21) || (t >= PS_RECORD_FINISHED_ROUND && t <= 79 && t != 71) ||
-	       t == PS_RECORD_COMPRESSED || t == PS_RECORD_FINISHED_INIT;
+	return (t >= PERF_RECORD_MMAP && t <= PERF_RECORD_AUX_OUTPUT_HW_ID) ||
+	       (t >= PERFSINK_RECORD_FINISHED_ROUND && t <= PERFSINK_RECORD_TIME_CONV &&
+		t != PERFSINK_RECORD_AUXTRACE) ||
+	       t == PERFSINK_RECORD_COMPRESSED || t == PERFSINK_RECORD_FINISHED_INIT;
 }
 
-static void visit(struct walk *w, const uint8_t *rec, uint16_t size)
+static void visit(struct walk *w, const struct perfsink_kit_rec *r)
 {
-	struct perf_event_header h;
-	memcpy(&h, rec, sizeof(h));
 	unsigned toff = w->o->time_off;
-	if (h.type == PERF_RECORD_SAMPLE && toff && size >= toff + 8) {
+	if (r->type == PERF_RECORD_SAMPLE && toff && r->size >= toff + 8) {
 		uint64_t t;
-		memcpy(&t, rec + toff, sizeof(t));
+		memcpy(&t, r->p + toff, sizeof(t));
 		if (!w->r->samples || t < w->r->first_time)
 			w->r->first_time = t;
 		if (t > w->r->last_time)
 			w->r->last_time = t;
 		w->r->samples++;
-	} else if (h.type == PERF_RECORD_SAMPLE) {
+	} else if (r->type == PERF_RECORD_SAMPLE) {
 		w->r->samples++;
-	} else if ((h.type == PERF_RECORD_MMAP || h.type == PERF_RECORD_MMAP2) && w->dsos) {
-		dso_set_scan(w->dsos, rec, size);
+	} else if (w->dsos) {
+		dso_set_record(w->dsos, r);
 	}
 }
 
-/* Why perf would stop at the record rec (a COMPRESSED one's insides: any size), or NULL. */
-static const char *record_bad(const struct walk *w, const uint8_t *rec, uint16_t size, bool inner)
+/* Why perf would stop at the record r (a COMPRESSED one's insides: any size), or NULL. */
+static const char *record_bad(const struct walk *w, const struct perfsink_kit_rec *r, bool inner)
 {
-	struct perf_event_header h;
-	memcpy(&h, rec, sizeof(h));
-	if (!type_known(h.type) || (!inner && h.type != PS_RECORD_COMPRESSED && h.size % 8) ||
-	    (inner && h.type == PS_RECORD_COMPRESSED))
+	if (!type_known(r->type) || (!inner && r->type != PERFSINK_RECORD_COMPRESSED && r->size % 8) ||
+	    (inner && r->type == PERFSINK_RECORD_COMPRESSED))
 		return "bytes that are not a record";
-	return w->o->ev && h.type != PS_RECORD_COMPRESSED ? rc_record(w->o->ev, rec, size) : NULL;
+	return w->o->ev && r->type != PERFSINK_RECORD_COMPRESSED ? rc_record(w->o->ev, r->p, r->size) : NULL;
 }
 
 /* Visit the whole records at the front of w->inner; keep the partial one.  False: a bad one. */
 static bool visit_inner(struct walk *w)
 {
-	size_t off = 0, len = w->inner.len;
-	const uint8_t *p = w->inner.p;
-	bool ok = true;
-	while (off + sizeof(struct perf_event_header) <= len) {
-		struct perf_event_header h;
-		const char *why;
-		memcpy(&h, p + off, sizeof(h));
-		if (h.size < sizeof(h) && w->o->ev) {
-			why = "a COMPRESSED record holding a record smaller than its header";
-		} else if (h.size < sizeof(h) || off + h.size > len) {
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
+	const char *why = NULL;
+	perfsink_kit_rec_iter_init(&it, w->inner.p, w->inner.len);
+	for (size_t at = 0; perfsink_kit_rec_next(&it, &r); at = it.off) {
+		if ((why = record_bad(w, &r, true)) != NULL) {
+			it.off = at;
 			break;
-		} else if ((why = record_bad(w, p + off, h.size, true)) == NULL) {
-			visit(w, p + off, h.size);
-			off += h.size;
-			continue;
 		}
-		w->r->stop = why;
-		ok = false;
-		break;
+		visit(w, &r);
 	}
-	memmove(w->inner.p, p + off, len - off);
-	w->inner.len = len - off;
-	return ok;
+	if (!why && it.stop == PERFSINK_KIT_REC_UNDERSIZE && w->o->ev)
+		why = "a COMPRESSED record holding a record smaller than its header";
+	if (why)
+		w->r->stop = why;
+	memmove(w->inner.p, w->inner.p + it.off, w->inner.len - it.off);
+	w->inner.len -= it.off;
+	return !why;
 }
 
 #ifdef HAVE_ZSTD
@@ -116,18 +110,18 @@ static int64_t decompress(struct walk *w, const uint8_t *src, size_t n)
 #endif
 
 /* A COMPRESSED record: 1 kept, 0 not (why in r->stop), or -errno. */
-static int take_compressed(struct walk *w, const uint8_t *rec, uint16_t size)
+static int take_compressed(struct walk *w, const struct perfsink_kit_rec *r)
 {
 	if (!w->o->check_compressed)
 		return 1;
 #ifdef HAVE_ZSTD
-	int64_t n = decompress(w, rec + 8, size - 8u);
+	int64_t n = decompress(w, r->p + 8, r->size - 8u);
 	if (n <= 0) {
 		w->r->stop = "a COMPRESSED record that does not decompress";
 		return n < 0 ? (int)n : 0;
 	}
 	w->r->compressed++;
-	w->r->comp_bytes += size;
+	w->r->comp_bytes += r->size;
 	w->r->decomp_bytes += (uint64_t)n;
 	if ((uint64_t)n > w->r->max_decomp)
 		w->r->max_decomp = (uint64_t)n;
@@ -149,47 +143,54 @@ static bool torn(const uint8_t *file, uint64_t at, uint64_t end)
 	return true;
 }
 
+/* Why the walk of w stopped at it->off. */
+static const char *stop_why(const struct walk *w, const struct perfsink_kit_rec_iter *it)
+{
+	struct perf_event_header h;
+	switch (it->stop) {
+	case PERFSINK_KIT_REC_SHORT:
+		return "a record header cut short";
+	case PERFSINK_KIT_REC_UNDERSIZE:
+		memcpy(&h, w->o->file + it->off, sizeof(h));
+		return h.size || h.type ? "a record smaller than its header" : "zeros";
+	case PERFSINK_KIT_REC_PAST_END:
+		return "a record cut short";
+	default:
+		return "the end of the file";
+	}
+}
+
 /* One walk of [start, limit); *last: start of the last record kept. */
 static int walk_to(struct walk *w, uint64_t limit, uint64_t *last)
 {
-	const uint8_t *f = w->o->file;
-	uint64_t off = w->o->start;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
+	const char *why = NULL;
+	*last = w->r->end = w->o->start;
 	w->r->stop = "the end of the file";
-	*last = off;
-	while (off < limit) {
-		struct perf_event_header h;
-		if (off + sizeof(h) > limit) {
-			w->r->stop = "a record header cut short";
+	if (w->o->start >= limit)
+		return 0;
+	perfsink_kit_rec_iter_init(&it, w->o->file, limit);
+	it.off = w->o->start;
+	for (size_t at = it.off; perfsink_kit_rec_next(&it, &r); at = it.off) {
+		why = record_bad(w, &r, false);
+		int k = why ? 0 : r.type == PERFSINK_RECORD_COMPRESSED ? take_compressed(w, &r) : 1;
+		if (k < 0)
+			return k;
+		if (!k) {
+			it.off = at; /* why, or take_compressed's in w->r->stop */
 			break;
 		}
-		memcpy(&h, f + off, sizeof(h));
-		if (h.size < sizeof(h)) {
-			w->r->stop = h.size || h.type ? "a record smaller than its header" : "zeros";
-			break;
-		}
-		if (off + h.size > limit) {
-			w->r->stop = "a record cut short";
-			break;
-		}
-		const char *why = record_bad(w, f + off, h.size, false);
-		if (why) {
-			w->r->stop = why;
-			break;
-		}
-		if (h.type == PS_RECORD_COMPRESSED) {
-			int k = take_compressed(w, f + off, h.size);
-			if (k < 0)
-				return k;
-			if (!k)
-				break;
-		} else {
-			visit(w, f + off, h.size);
-		}
-		*last = off;
-		off += h.size;
+		if (r.type != PERFSINK_RECORD_COMPRESSED)
+			visit(w, &r);
+		*last = at;
 		w->r->records++;
 	}
-	w->r->end = off;
+	if (why)
+		w->r->stop = why;
+	else if (it.stop != PERFSINK_KIT_REC_END)
+		w->r->stop = stop_why(w, &it);
+	w->r->end = it.off;
 	return 0;
 }
 

@@ -341,7 +341,7 @@ static int samples_build(struct bytes *b)
 		}
 	}
 	priv.samples = evl.nr * (SAMPLES_ALPHA + SAMPLES_BETA);
-	size_t at = record_begin(b, PS_RECORD_FINISHED_ROUND, 0);
+	size_t at = record_begin(b, PERFSINK_RECORD_FINISHED_ROUND, 0);
 	record_end(b, at, NULL, NULL);
 	return b->err;
 }
@@ -356,7 +356,7 @@ static int compressed_add(struct bytes *out, const struct bytes *src)
 	size_t cap = ZSTD_compressBound(src->len);
 	if (cap > 65535 - 8)
 		return -E2BIG;
-	size_t at = record_begin(out, PS_RECORD_COMPRESSED, 0);
+	size_t at = record_begin(out, PERFSINK_RECORD_COMPRESSED, 0);
 	uint8_t *dst = bytes_reserve(out, cap);
 	if (!dst)
 		return out->err;

@@ -472,7 +472,7 @@ static void test_features_topology_bpf_clock(void **state)
 	assert_int_equal(perf_pipe_header(&f->s, NULL, &pipe), 0);
 	bool seen_bpf = false;
 	for (size_t off = 16; off < pipe.len; off += u16_at(pipe.data, off + 6)) {
-		if (u32_at(pipe.data, off) != PS_RECORD_HEADER_FEATURE)
+		if (u32_at(pipe.data, off) != PERFSINK_RECORD_HEADER_FEATURE)
 			continue;
 		int id = (int)u64_at(pipe.data, off + 8);
 		assert_int_not_equal(id, FEAT_CACHE);
@@ -561,7 +561,7 @@ static void test_pipe_layout(void **state)
 
 	size_t off = 16;
 	for (int e = 0; e < 2; e++) {
-		assert_int_equal(u32_at(out.data, off), PS_RECORD_HEADER_ATTR);
+		assert_int_equal(u32_at(out.data, off), PERFSINK_RECORD_HEADER_ATTR);
 		assert_int_equal(u16_at(out.data, off + 6), 8 + 128 + 8 * f->ev[e].nr_ids);
 		assert_int_equal(u32_at(out.data, off + 12), 128);
 		assert_memory_equal(out.data + off + 136, f->ev[e].ids, 8 * f->ev[e].nr_ids);
@@ -570,7 +570,7 @@ static void test_pipe_layout(void **state)
 	int last = 0;
 	bool compressed = false;
 	while (off < out.len) {
-		assert_int_equal(u32_at(out.data, off), PS_RECORD_HEADER_FEATURE);
+		assert_int_equal(u32_at(out.data, off), PERFSINK_RECORD_HEADER_FEATURE);
 		int feat = (int)u64_at(out.data, off + 8);
 		assert_true(feat > last); /* ascending, each once */
 		last = feat;
@@ -595,7 +595,7 @@ static void test_pipe_layout(void **state)
 static void event_names_check(const struct fixture *f, const uint8_t *p, size_t off, size_t len)
 {
 	for (unsigned e = 0; e < f->evl.nr; e++) {
-		assert_int_equal(u32_at(p, off), PS_RECORD_EVENT_UPDATE);
+		assert_int_equal(u32_at(p, off), PERFSINK_RECORD_EVENT_UPDATE);
 		uint16_t size = u16_at(p, off + 6);
 		assert_int_equal(size % 8, 0);
 		assert_int_equal(u64_at(p, off + 8), 2);
@@ -621,8 +621,8 @@ static void test_pipe_event_desc_too_big(void **state)
 	assert_int_equal(perf_pipe_header(&f->s, NULL, &out), 0);
 	size_t off = 16;
 	int feats = 0;
-	while (u32_at(out.data, off) != PS_RECORD_EVENT_UPDATE) {
-		if (u32_at(out.data, off) == PS_RECORD_HEADER_FEATURE) {
+	while (u32_at(out.data, off) != PERFSINK_RECORD_EVENT_UPDATE) {
+		if (u32_at(out.data, off) == PERFSINK_RECORD_HEADER_FEATURE) {
 			assert_int_not_equal(u64_at(out.data, off + 8), FEAT_EVENT_DESC);
 			feats++;
 		}
@@ -746,12 +746,12 @@ static void test_tracing_data_in_file_and_pipe(void **state)
 	for (;;) {
 		uint32_t type = u32_at(pipe.data, off);
 		uint16_t size = u16_at(pipe.data, off + 6);
-		assert_int_not_equal(type, PS_RECORD_HEADER_TRACING_DATA);
+		assert_int_not_equal(type, PERFSINK_RECORD_HEADER_TRACING_DATA);
 		off += size;
-		if (type == PS_RECORD_HEADER_FEATURE && u64_at(pipe.data, off - size + 8) == FEAT_LAST)
+		if (type == PERFSINK_RECORD_HEADER_FEATURE && u64_at(pipe.data, off - size + 8) == FEAT_LAST)
 			break;
 	}
-	assert_int_equal(u32_at(pipe.data, off), PS_RECORD_HEADER_TRACING_DATA);
+	assert_int_equal(u32_at(pipe.data, off), PERFSINK_RECORD_HEADER_TRACING_DATA);
 	assert_int_equal(u16_at(pipe.data, off + 6), 16);
 	assert_int_equal(u32_at(pipe.data, off + 8), padded);
 	assert_memory_equal(pipe.data + off + 16, f->td.p, f->td.len);

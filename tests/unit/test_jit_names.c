@@ -22,41 +22,32 @@
 #include <cmocka.h>
 
 #include "held_roots.h"
+#include <perfsink/kit.h>
 #include "jitdumps.h"
 #include "proc_root.h"
 #include "fetch/jit_dumps.h"
 #include "symship.h"
 
-/* The scans the sink's write() makes of a buffer: records_walk over each step. */
-static void dump_step(void *arg, const uint8_t *rec, uint32_t type, uint16_t size)
-{
-	dump_set_record(arg, rec, type, size);
-}
-
+/* The scans the sink's write() makes of a buffer: the kit's walk, a step per record. */
 static void dump_set_scan(struct dump_set *d, const uint8_t *data, size_t len)
 {
-	records_walk(data, len, dump_step, d);
-}
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 
-struct pid_scan {
-	struct pid_set *p;
-	void (*seen)(void *arg, int32_t pid);
-	void *arg;
-};
-
-static void pid_step(void *arg, const uint8_t *rec, uint32_t type, uint16_t size)
-{
-	struct pid_scan *s = arg;
-
-	pid_set_record(s->p, rec, type, size, s->seen, s->arg);
+	perfsink_kit_rec_iter_init(&it, data, len);
+	while (perfsink_kit_rec_next(&it, &r))
+		dump_set_record(d, r.p, r.type, r.size);
 }
 
 static void pid_set_scan(struct pid_set *p, const uint8_t *data, size_t len,
 			 void (*seen)(void *arg, int32_t pid), void *arg)
 {
-	struct pid_scan s = { p, seen, arg };
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 
-	records_walk(data, len, pid_step, &s);
+	perfsink_kit_rec_iter_init(&it, data, len);
+	while (perfsink_kit_rec_next(&it, &r))
+		pid_set_record(p, r.p, r.type, r.size, seen, arg);
 }
 
 static void test_dump_path_pid(void **state)

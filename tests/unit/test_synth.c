@@ -663,7 +663,7 @@ static void test_finished_init(void **state)
 	synth_finished_init(&b);
 	assert_int_equal(b.len, 8);
 	memcpy(&h, b.p, sizeof(h));
-	assert_int_equal(h.type, PS_RECORD_FINISHED_INIT);
+	assert_int_equal(h.type, PERFSINK_RECORD_FINISHED_INIT);
 	assert_int_equal(h.type, 82);
 	assert_int_equal(h.misc, 0);
 	assert_int_equal(h.size, 8);
