@@ -20,7 +20,7 @@ set -u
 RULES='
 cli:     config loader engine format probe recover fetch pprof base kit
 fetch:   format base kit collector
-pprof:   fetch/rec_reader.h format base
+pprof:   fetch/rec_reader.h format base kit
 recover: engine format probe base kit
 engine:  format probe loader config/config_file.h config/opts.h config/value_parse.h config/event_spec.h base kit
 loader:  config/config_file.h config/opts.h config/value_parse.h base
