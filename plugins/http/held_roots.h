@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "symship.h" /* struct pid_set */
+#include "pid_set.h"
 
 #define HELD_ROOTS_MAX 256
 

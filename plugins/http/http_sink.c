@@ -21,6 +21,7 @@
 #include "held_roots.h"
 #include "http_conf.h"
 #include "jitdumps.h"
+#include "pid_set.h"
 #include "spool.h"
 #include "spool_read.h"
 #include "symship.h"
