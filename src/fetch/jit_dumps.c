@@ -1,6 +1,6 @@
 /* A session's jitdump files at their recorded paths; see jit_dumps.h. */
 #include "fetch/jit_dumps.h"
-#include "fetch/jit_maps.h"
+#include "fetch/jit_file.h"
 #include "fetch/collector.h"
 #include "base/log.h"
 
