@@ -5,8 +5,10 @@
  * target longer than ustar's 100 bytes.
  */
 #include <perfsink/kit.h>
+#include "perf_build_ids.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -245,3 +247,43 @@ int perfsink_kit_symarchive_write(int fd, const uint8_t *build_ids, size_t len,
 }
 
 #endif
+
+/* The archive of a perf.data file's build-ids, written aside and renamed. */
+int perfsink_kit_symarchive_of_file(const char *path, const char *archive,
+				    struct perfsink_kit_symarchive_stats *st, char *why, size_t whylen)
+{
+	struct perfsink_kit_buf ids = { 0 };
+	struct perfsink_kit_output o;
+	int rc, fd;
+
+	memset(st, 0, sizeof(*st));
+	rc = fd = perfsink_kit_input_open(AT_FDCWD, path, "archive", why, whylen);
+	if (fd >= 0) {
+		rc = kit_build_ids_of_fd(fd, &ids);
+		close(fd);
+		if (rc)
+			snprintf(why, whylen, "%s: %s", path, rc == -EBADMSG ?
+				 "not a perf.data file with a readable feature index" : strerror(-rc));
+	}
+	if (rc) {
+		perfsink_kit_buf_free(&ids);
+		return rc;
+	}
+	/*
+	 * Written aside and renamed: a reader never sees half an archive.
+	 * Mode 0600 as perf.data: it holds root's view of /proc/kallsyms
+	 * (the kernel's addresses) and files only their owners may read.
+	 */
+	rc = perfsink_kit_output_create(&o, archive, why, whylen);
+	if (rc == 0) {
+		rc = perfsink_kit_symarchive_write(o.fd, ids.data, ids.len, st, why, whylen);
+		if (rc == 0)
+			rc = perfsink_kit_output_replace(&o, why, whylen);
+		if (rc == 0)
+			rc = perfsink_kit_output_close(&o);
+		else
+			perfsink_kit_output_discard(&o);
+	}
+	perfsink_kit_buf_free(&ids);
+	return rc;
+}
