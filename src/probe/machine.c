@@ -19,20 +19,9 @@
 
 #include "probe/machine.h"
 #include "probe/machine_priv.h"
+#include "probe/sysfs_line.h"
 
 #define SYS_CPU "/sys/devices/system/cpu"
-
-bool machine_read_line(const char *path, char *buf, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return false;
-	bool ok = fgets(buf, (int)len, f) != NULL;
-	fclose(f);
-	if (ok)
-		buf[strcspn(buf, "\n")] = '\0';
-	return ok;
-}
 
 static int read_int(const char *path, int def)
 {

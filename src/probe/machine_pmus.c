@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "probe/machine_priv.h"
+#include "probe/sysfs_line.h"
 
 #define SYS_PMUS "/sys/bus/event_source/devices"
 

@@ -1,12 +1,7 @@
 /* probe/machine.c's parts (private to probe/). */
 #ifndef PS_PROBE_MACHINE_PRIV_H
 #define PS_PROBE_MACHINE_PRIV_H
-#include <stdbool.h>
-#include <stddef.h>
 #include "format/machine.h"
-
-/* First line of a small sysfs/procfs file, newline stripped; false if unreadable. */
-bool machine_read_line(const char *path, char *buf, size_t len);
 
 /*
  * machine_topo.c: NUMA nodes, caches, memory blocks; machine_pmus.c: PMUs.

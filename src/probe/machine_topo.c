@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 
 #include "probe/machine_priv.h"
+#include "probe/sysfs_line.h"
 
 #define SYS_NODE "/sys/devices/system/node"
 #define SYS_CPU "/sys/devices/system/cpu"
