@@ -11,14 +11,7 @@ plan 11
 cd "$T"
 
 "$PERFSINK" record -q -F 999 -g -o fp.data -- "$WORKLOAD" cpu 1500 >/dev/null 2>rec.err
-check "perfsink pprof converts a -g recording" "$PERFSINK" pprof -o fp.pb.gz fp.data 2>conv.err ||
-	show conv.err rec.err
-diag "$(cat conv.err)"
-check "go tool pprof -top and perf report agree on the top 10 (within 1 point)" same_top fp.data fp.pb.gz
-s=$(main_share fp.pb.gz workload)
-diag "workload samples in hot functions with main under them: $s % of $(cat fp.pb.gz.n)"
-check "main is under the hot functions for >= 99 % of them" [ "$s" -ge 99 ]
-check "the profile holds every sample perf counts" [ "$(go_samples fp.pb.gz)" = "$(perf_samples fp.data)" ]
+workload_checks "a -g" fp.data fp.pb.gz
 check "Mappings carry the workload's build-id" \
 	sh -c "go tool pprof -raw fp.pb.gz 2>/dev/null | grep -q \"workload $("$PERF" buildid-list -i fp.data 2>/dev/null | awk '/workload$/ { print $1; exit }')\""
 

@@ -76,3 +76,20 @@ convert_top() {
 	[ "$(go_samples "$1.pb.gz")" = "$(perf_samples "$1")" ] ||
 		{ diag "$1: pprof $(go_samples "$1.pb.gz") samples, perf $(perf_samples "$1")"; return 1; }
 }
+
+# workload_checks KIND DATA PB: the four checks every recording of the
+# workload passes (KIND names it: "a -g", "a DWARF"): perfsink pprof
+# converts DATA to PB; go tool pprof's top 10 are perf report's; main is
+# under the hot functions for >= 99 % of the workload's samples; PB holds
+# every sample perf counts.
+workload_checks() {
+	local s
+	check "perfsink pprof converts $1 recording" "$PERFSINK" pprof -o "$3" "$2" 2>conv.err ||
+		show conv.err rec.err
+	diag "$(cat conv.err)"
+	check "go tool pprof -top and perf report agree on the top 10 (within 1 point)" same_top "$2" "$3"
+	s=$(main_share "$3" workload)
+	diag "workload samples in hot functions with main under them: $s % of $(cat "$3.n")"
+	check "main is under the hot functions for >= 99 % of them" [ "$s" -ge 99 ]
+	check "the profile holds every sample perf counts" [ "$(go_samples "$3")" = "$(perf_samples "$2")" ]
+}
