@@ -330,8 +330,11 @@ long collector_request(struct collector *c, const char *method, const char *url,
 		int transient = st == -EAGAIN || perfsink_coll_status_transient(st);
 		if (!transient || try >= sizeof(wait_ms) / sizeof(wait_ms[0]))
 			return st == -EAGAIN ? -EIO : st;
-		pr_debug("%s %s: %s; trying again in %ld ms", method ? method : "GET", url,
-			 st < 0 ? c->err : "server error", wait_ms[try]);
+		if (st < 0)
+			pr_debug("%s; trying again in %ld ms", c->err, wait_ms[try]);
+		else
+			pr_debug("%s %s: status %ld; trying again in %ld ms", method ? method : "GET",
+				 url, st, wait_ms[try]);
 		if (nap(c, wait_ms[try]) < 0) {
 			COLL_ERR(c, "%s %s: interrupted", method ? method : "GET", url);
 			return -EINTR;

@@ -94,12 +94,17 @@ check "naming the option, in less than 5 s, without trying again" \
 	bash -c "grep -q 'not done after 1s (--transfer-timeout)' '$T/tt.err' && [ $((SECONDS - t0)) -lt 5 ] &&
 		[ \$(grep -c GET '$T/drip10/requests.log') = 1 ]" || sed 's/^/# /' "$T/tt.err"
 
+# The tries are counted from perfsink's own -v lines: a try cut before a
+# loaded collector read its request never reaches requests.log, so the
+# server's count is only an upper bound.
 hostile drip2 drip
-"$PERFSINK" ls --stall-timeout 500ms "$URL" >/dev/null 2>"$T/st.err"
+"$PERFSINK" ls -v --stall-timeout 500ms "$URL" >/dev/null 2>"$T/st.err"
 rc=$?
 check "--stall-timeout 500ms: 2 bytes a second is a stall, tried 4 times, exit 1" \
-	bash -c "[ $rc = 1 ] && grep -q 'less than 1024 bytes moved in 500ms (--stall-timeout)' '$T/st.err' &&
-		[ \$(grep -c GET '$T/drip2/requests.log') = 4 ]" || sed 's/^/# /' "$T/st.err"
+	bash -c "[ $rc = 1 ] && [ \$(grep -c 'less than 1024 bytes moved in 500ms (--stall-timeout); trying again' '$T/st.err') = 3 ] &&
+		grep -q 'error: .*less than 1024 bytes moved in 500ms (--stall-timeout)\$' '$T/st.err' &&
+		[ \$(grep -c GET '$T/drip2/requests.log') -le 4 ]" ||
+	{ echo "# exit $rc, $(grep -c GET "$T/drip2/requests.log") requests seen"; sed 's/^/# /' "$T/st.err"; }
 
 "$PERFSINK" fetch --connect-timeout 0 "$URL/h/s" 2>"$T/bad.err"
 check "a limit of 0 is bad input (exit 2)" bash -c "[ $? = 2 ] && grep -q 'connect-timeout' '$T/bad.err'"
