@@ -113,6 +113,14 @@ void perfsink_coll_backoff_init(struct perfsink_coll_backoff *b, int64_t base_ms
 int64_t perfsink_coll_backoff_next(struct perfsink_coll_backoff *b);
 /* A success: the next failure starts again from base. */
 void perfsink_coll_backoff_reset(struct perfsink_coll_backoff *b);
+/*
+ * The wait before the next try, as every user of the collector schedules
+ * it: what a 429/503 asked for with Retry-After (retry_after_ms >= 0,
+ * perfsink_coll_retry_after_parse), at least base (a "0" cannot make a
+ * client spin) and at most cap; else (-1) the jittered backoff.  Counts
+ * one more failure either way.  In ms.
+ */
+int64_t perfsink_coll_backoff_wait(struct perfsink_coll_backoff *b, int64_t retry_after_ms);
 
 /*
  * A Retry-After value (RFC 9110 10.2.3: delay-seconds, or an HTTP-date) as

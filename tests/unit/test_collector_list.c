@@ -4,7 +4,8 @@
  * S3 ListObjectsV2 page (the query SigV4 signs, as the S3 tests' servers
  * accept it), the page bound (a repeated token, too many pages), when a
  * PROPFIND answer sends a reader to the JSON autoindex, and the retry
- * schedule fetch waits by (4 tries: up to 0.5, 1, 2 s, at least half).
+ * schedule fetch waits by (4 tries: up to 0.5, 1, 2 s, at least half),
+ * and a Retry-After within that schedule's bounds (the http sink's rule).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -136,6 +137,33 @@ static void fetch_schedule(void **state)
 	}
 }
 
+/* Retry-After wins over the backoff, within [base, cap]; the failure counts. */
+static void retry_after_wait(void **state)
+{
+	static const struct {
+		int64_t retry_after, want;
+	} t[] = {
+		{ 0, 500 }, { 499, 500 }, { 500, 500 }, { 1200, 1200 }, { 2000, 2000 }, { 120000, 2000 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		struct perfsink_coll_backoff b;
+
+		perfsink_coll_backoff_init(&b, 500, 2000, 7);
+		assert_int_equal(perfsink_coll_backoff_wait(&b, t[i].retry_after), t[i].want);
+		assert_int_equal(b.attempt, 1);
+	}
+	for (uint64_t seed = 1; seed <= 50; seed++) {
+		struct perfsink_coll_backoff b;
+		int64_t d;
+
+		perfsink_coll_backoff_init(&b, 500, 2000, seed);
+		d = perfsink_coll_backoff_wait(&b, -1);
+		assert_true(d >= 250 && d <= 500);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +172,7 @@ int main(void)
 		cmocka_unit_test(s3_pages),
 		cmocka_unit_test(propfind_refused),
 		cmocka_unit_test(fetch_schedule),
+		cmocka_unit_test(retry_after_wait),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
