@@ -4,9 +4,11 @@
  * ls/fetch/upload` (reads) and the sinks to come reach a collector with
  * libcurl, written once: the easy handle's transport, TLS and
  * authentication (bearer, basic, or S3's SigV4 with the headers libcurl
- * 7.88 needs), an object's URL, and the retry policy: which answers are
- * worth another try, the jittered backoff, Retry-After.  Each user keeps
- * its own request loop (the sink's multi handle, fetch's bounded one).
+ * 7.88 needs), an object's URL, the retry policy (which answers are
+ * worth another try, the jittered backoff every user waits between
+ * tries, Retry-After), and a folder's listing (PROPFIND, JSON autoindex,
+ * S3 ListObjectsV2 pages).  Each user keeps its own request loop (the
+ * sink's multi handle, fetch's bounded one).
  *
  * A convenience library of this tree (plugins/collector, libcollector),
  * linked into the http plugin and the perfsink program; not installed
@@ -18,6 +20,7 @@
 #define PERFSINK_COLLECTOR_H
 
 #include <curl/curl.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -110,6 +113,14 @@ void perfsink_coll_backoff_init(struct perfsink_coll_backoff *b, int64_t base_ms
 int64_t perfsink_coll_backoff_next(struct perfsink_coll_backoff *b);
 /* A success: the next failure starts again from base. */
 void perfsink_coll_backoff_reset(struct perfsink_coll_backoff *b);
+/*
+ * The wait before the next try, as every user of the collector schedules
+ * it: what a 429/503 asked for with Retry-After (retry_after_ms >= 0,
+ * perfsink_coll_retry_after_parse), at least base (a "0" cannot make a
+ * client spin) and at most cap; else (-1) the jittered backoff.  Counts
+ * one more failure either way.  In ms.
+ */
+int64_t perfsink_coll_backoff_wait(struct perfsink_coll_backoff *b, int64_t retry_after_ms);
 
 /*
  * A Retry-After value (RFC 9110 10.2.3: delay-seconds, or an HTTP-date) as
@@ -117,6 +128,102 @@ void perfsink_coll_backoff_reset(struct perfsink_coll_backoff *b);
  * than a year of seconds).
  */
 int64_t perfsink_coll_retry_after_parse(const char *v);
+
+/* ------------------------------------------------------------- listings */
+
+/*
+ * A folder of a collector, listed.  Three answers are understood: a
+ * WebDAV PROPFIND multistatus (Depth: 1), nginx's JSON autoindex (a
+ * collector without a WebDAV listing: GET the folder), and an S3
+ * ListObjectsV2 page.  The parsers are pure, text in and entries out (no
+ * I/O: a unit test feeds captured answers); nothing a collector sends is
+ * trusted, so every entry is one path segment, never empty, never '/'.
+ */
+struct perfsink_coll_entry {
+	char *name;      /* one path segment, decoded; no '/' */
+	int is_dir;
+	uint64_t size;
+	int64_t mtime;   /* seconds since the epoch; 0 when not told */
+};
+
+struct perfsink_coll_list {
+	struct perfsink_coll_entry *e;
+	size_t nr, cap;
+	char *next_token; /* S3: NextContinuationToken of a truncated answer, else NULL */
+};
+
+void perfsink_coll_list_free(struct perfsink_coll_list *l);
+/* Add a copy of name; 0 or -ENOMEM. */
+int perfsink_coll_list_add(struct perfsink_coll_list *l, const char *name, size_t len, int is_dir,
+			   uint64_t size, int64_t mtime);
+
+/* The body of a PROPFIND (Depth: 1) asking for what a listing shows. */
+#define PERFSINK_COLL_PROPFIND_BODY                                         \
+	"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"                       \
+	"<propfind xmlns=\"DAV:\"><prop><resourcetype/><getcontentlength/>"   \
+	"<getlastmodified/></prop></propfind>\n"
+/*
+ * Whether the answer to a PROPFIND says this server lists no folder by
+ * WebDAV (400, 403, 405, 501): a GET of the folder (nginx's JSON
+ * autoindex) is the other way to list it.
+ */
+int perfsink_coll_propfind_refused(long status);
+
+/*
+ * PROPFIND answer for the folder whose URL path is dir_path ("/perf/h/"):
+ * its members (the folder's own entry is skipped).  0, -EBADMSG, -ENOMEM.
+ */
+int perfsink_coll_list_propfind(const char *xml, size_t len, const char *dir_path,
+				struct perfsink_coll_list *out);
+/* nginx `autoindex_format json` array.  0, -EBADMSG, -ENOMEM. */
+int perfsink_coll_list_autoindex(const char *json, size_t len, struct perfsink_coll_list *out);
+/*
+ * ListObjectsV2 with delimiter "/" under prefix (ending in '/' or empty):
+ * CommonPrefixes become folders, Contents files, both named relative to
+ * prefix; a truncated page's continuation in out->next_token.  0,
+ * -EBADMSG, -ENOMEM.
+ */
+int perfsink_coll_list_s3(const char *xml, size_t len, const char *prefix,
+			  struct perfsink_coll_list *out);
+/* "Thu, 03 Dec 2026 12:00:00 GMT" or "2026-12-03T12:00:00.000Z"; 0 if neither. */
+int64_t perfsink_coll_time_parse(const char *s);
+
+/*
+ * s percent-encoded but for [A-Za-z0-9._~-] (and '/' when keep_slash: a
+ * path; else encoded: an S3 query value).  malloc'd, NULL when out of memory.
+ */
+char *perfsink_coll_escape(const char *s, int keep_slash);
+
+/*
+ * The ListObjectsV2 URL of one page of a listing under prefix (token: the
+ * last page's continuation, or NULL for the first), its query written
+ * canonically for SigV4 (sorted, values encoded, '/' as %2F as AWS
+ * computes it: libcurl 7.88 signs the query as written).  slash_plain
+ * writes '/' as it is: some S3-compatible servers (moto 5.2) compute the
+ * signature over the decoded query and refuse %2F.  malloc'd, NULL when
+ * out of memory.
+ */
+char *perfsink_coll_s3_list_url(const char *base, const char *bucket, int path_style,
+				const char *prefix, int slash_plain, const char *token);
+
+/*
+ * The pages of one S3 listing, bounded: at most max pages, and no
+ * continuation token followed twice (a collector that would list forever).
+ */
+struct perfsink_coll_s3_pages {
+	unsigned max;    /* pages of one listing at most (0 is taken as 1) */
+	unsigned pages;  /* pages answered with a continuation so far */
+	uint64_t *seen;  /* hashes of the tokens followed */
+};
+/* 0 or -ENOMEM. */
+int perfsink_coll_s3_pages_init(struct perfsink_coll_s3_pages *p, unsigned max);
+void perfsink_coll_s3_pages_free(struct perfsink_coll_s3_pages *p);
+/*
+ * A page answered with continuation token: 0, follow it; -ELOOP, a token
+ * of an earlier page of this listing; -E2BIG, max pages were asked
+ * already.  p->pages counts the pages so far, for the message.
+ */
+int perfsink_coll_s3_pages_next(struct perfsink_coll_s3_pages *p, const char *token);
 
 #ifdef __cplusplus
 }

@@ -870,12 +870,28 @@ struct perfsink_kit_key_map {
 	PERFSINK_KIT_MAP(idx, type, field),
 #define PERFSINK_KIT_ONLY_MAP_(idx, n, t, def, min, max, ch, doc)
 #define PERFSINK_KIT_KEYS(list, keys, map)                                               \
-	enum { list(PERFSINK_KIT_KEY_INDEX_, PERFSINK_KIT_ONLY_INDEX_) };                    \
-	static const struct perfsink_key keys[] = {                                          \
-		list(PERFSINK_KIT_KEY_ABI_, PERFSINK_KIT_ONLY_ABI_)                          \
-		{ NULL, (enum perfsink_key_type)0, NULL, NULL, 0, 0, NULL } };               \
-	static const struct perfsink_kit_key_map map[] = {                                   \
-		list(PERFSINK_KIT_KEY_MAP_, PERFSINK_KIT_ONLY_MAP_) PERFSINK_KIT_MAP_END }
+	enum { PERFSINK_KIT_KEYS_ENUM(list) };                                               \
+	static const struct perfsink_key keys[] = PERFSINK_KIT_KEYS_TABLE(list);             \
+	static const struct perfsink_kit_key_map map[] = PERFSINK_KIT_KEYS_MAP(list)
+
+/*
+ * The three parts of PERFSINK_KIT_KEYS, for a sink of several files whose
+ * key indices are needed outside the file that holds the tables (the http
+ * sink): the enumerators, in its header,
+ *
+ *     enum my_key { PERFSINK_KIT_KEYS_ENUM(MY_KEYS) MY_KEY_COUNT };
+ *
+ * and in one .c file the key table (ended) and the map (ended):
+ *
+ *     const struct perfsink_key my_keys[] = PERFSINK_KIT_KEYS_TABLE(MY_KEYS);
+ *     static const struct perfsink_kit_key_map my_map[] = PERFSINK_KIT_KEYS_MAP(MY_KEYS);
+ */
+#define PERFSINK_KIT_KEYS_ENUM(list) list(PERFSINK_KIT_KEY_INDEX_, PERFSINK_KIT_ONLY_INDEX_)
+#define PERFSINK_KIT_KEYS_TABLE(list)                                                    \
+	{ list(PERFSINK_KIT_KEY_ABI_, PERFSINK_KIT_ONLY_ABI_)                                \
+	  { NULL, (enum perfsink_key_type)0, NULL, NULL, 0, 0, NULL } }
+#define PERFSINK_KIT_KEYS_MAP(list) \
+	{ list(PERFSINK_KIT_KEY_MAP_, PERFSINK_KIT_ONLY_MAP_) PERFSINK_KIT_MAP_END }
 
 /*
  * Store every mapped value into conf.  Any thread; nothing allocated.

@@ -58,6 +58,17 @@ void perfsink_coll_backoff_reset(struct perfsink_coll_backoff *b)
 	b->attempt = 0;
 }
 
+int64_t perfsink_coll_backoff_wait(struct perfsink_coll_backoff *b, int64_t retry_after_ms)
+{
+	int64_t delay = perfsink_coll_backoff_next(b);
+
+	if (retry_after_ms < 0)
+		return delay;
+	if (retry_after_ms < b->base_ms)
+		return b->base_ms;
+	return retry_after_ms < b->cap_ms ? retry_after_ms : b->cap_ms;
+}
+
 int64_t perfsink_coll_retry_after_parse(const char *v)
 {
 	char *end;

@@ -1,12 +1,15 @@
 /*
- * The http sink's configuration: the key table the core validates, and the
- * struct open() builds from the parsed values (URL checked, secrets read
- * from their files).  Secrets are kept only in memory and never logged.
+ * The http sink's configuration: the struct open() builds from the parsed
+ * values of its keys (http_keys.h: the key table the core validates and
+ * the fields it fills), with what crosses keys checked (URL, TLS files,
+ * auth, S3) and secrets read from their files.  Secrets are kept only in
+ * memory and never logged.
  */
 #ifndef HTTP_CONF_H
 #define HTTP_CONF_H
 #include <perfsink/sink.h>
 #include <perfsink/collector.h>
+#include "http_keys.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,27 +19,6 @@ enum http_overflow { OVERFLOW_SPOOL = 0, OVERFLOW_DROP_OLDEST, OVERFLOW_BLOCK };
  * file mapped; sampled: both, of the files samples fell in). */
 enum http_symbols { SYMBOLS_NONE = 0, SYMBOLS_EXECUTABLE, SYMBOLS_DEBUGINFO, SYMBOLS_ALL,
 		    SYMBOLS_SAMPLED };
-
-/* Index of each key in http_keys[]; keep both in the same order. */
-enum http_key {
-	K_URL, K_MODE, K_PART_SIZE, K_MAX_LATENCY, K_QUEUE_SIZE, K_OVERFLOW,
-	K_SPOOL_DIR, K_SPOOL_MAX, K_DRAIN_TIMEOUT, K_BACKOFF_BASE, K_BACKOFF_CAP,
-	K_CONNECT_TIMEOUT, K_STALL_TIMEOUT, K_TLS_VERIFY, K_CA_FILE, K_CLIENT_CERT,
-	K_CLIENT_KEY, K_BEARER_TOKEN_FILE, K_USER, K_PASSWORD_FILE, K_HEADERS,
-	K_REGION, K_BUCKET, K_PREFIX, K_PATH_STYLE, K_CREDENTIALS_FILE, K_PROFILE,
-	K_MULTIPART_CHUNK, K_COMPRESS, K_COMPRESS_LEVEL, K_SYMBOLS, K_SYMBOLS_MAX, K_SYMBOLS_BUDGET,
-	K_COUNT
-};
-
-extern const struct perfsink_key http_keys[K_COUNT + 1];
-
-/*
- * Upper bounds of queue_size (memory: a larger queue only postpones what
- * the spool does, and a typo such as 1T must not become a promise of a
- * terabyte of RAM) and spool_max (disk).
- */
-#define HTTP_QUEUE_SIZE_MAX (4ll << 30)
-#define HTTP_SPOOL_MAX_MAX (1ll << 40)
 
 struct http_conf {
 	enum http_mode mode;

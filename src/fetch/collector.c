@@ -11,56 +11,22 @@
 #include "base/log.h"
 #include <perfsink/kit.h>
 
-
-static const char propfind_body[] =
-	"<?xml version=\"1.0\" encoding=\"utf-8\"?>\n"
-	"<propfind xmlns=\"DAV:\"><prop><resourcetype/><getcontentlength/>"
-	"<getlastmodified/></prop></propfind>\n";
-
 /* ------------------------------------------------------------- strings */
-
-static int unreserved(unsigned char ch)
-{
-	return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') ||
-	       ch == '-' || ch == '_' || ch == '.' || ch == '~';
-}
-
-/* s percent-encoded into b; '/' kept when keep_slash (paths), else encoded (S3 query values). */
-static void url_encode(struct bytes *b, const char *s, int keep_slash)
-{
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		if (unreserved(ch) || (keep_slash && ch == '/')) {
-			bytes_add(b, s, 1);
-		} else {
-			char hex[4];
-			snprintf(hex, sizeof(hex), "%%%02X", ch);
-			bytes_add(b, hex, 3);
-		}
-	}
-}
-
-static char *bytes_cstr(struct bytes *b)
-{
-	bytes_add(b, "", 1);
-	if (b->err) {
-		bytes_free(b);
-		return NULL;
-	}
-	size_t n;
-	return (char *)bytes_steal(b, &n);
-}
 
 char *collector_url(const struct collector *c, const char *rel)
 {
-	struct bytes b;
-	bytes_init(&b);
-	if (c->s3)
-		url_encode(&b, c->prefix, 1);
-	url_encode(&b, rel, 1);
-	char *path = bytes_cstr(&b);
-	char *url = path ? perfsink_coll_url(c->base, c->s3 ? c->bucket : NULL, c->path_style, path)
-			 : NULL;
+	size_t pl = c->s3 ? strlen(c->prefix) : 0;
+	char *joined = malloc(pl + strlen(rel) + 1);
+	char *path = NULL, *url = NULL;
+
+	if (joined) {
+		memcpy(joined, c->s3 ? c->prefix : "", pl);
+		strcpy(joined + pl, rel);
+		path = perfsink_coll_escape(joined, 1);
+	}
+	if (path)
+		url = perfsink_coll_url(c->base, c->s3 ? c->bucket : NULL, c->path_style, path);
+	free(joined);
 	free(path);
 	return url;
 }
@@ -339,7 +305,7 @@ static int list_error(struct collector *c, const char *method, const char *url, 
 	return -EIO;
 }
 
-static int list_http(struct collector *c, const char *rel, struct coll_list *out)
+static int list_http(struct collector *c, const char *rel, struct perfsink_coll_list *out)
 {
 	char *url = collector_url(c, rel);
 	struct bytes body;
@@ -349,16 +315,16 @@ static int list_http(struct collector *c, const char *rel, struct coll_list *out
 		return -ENOMEM;
 	bytes_init(&body);
 	body_sink_mem(&s, c, &body, 0);
-	long st = list_request(c, "PROPFIND", url, propfind_body, 1, &body, &s);
+	long st = list_request(c, "PROPFIND", url, PERFSINK_COLL_PROPFIND_BODY, 1, &body, &s);
 	if (st == 207) {
-		rc = listing_parse_propfind((const char *)body.p, body.len, url_path(url), out);
+		rc = perfsink_coll_list_propfind((const char *)body.p, body.len, url_path(url), out);
 		if (rc == -EBADMSG)
 			COLL_ERR(c, "PROPFIND %s: the answer is not a DAV multistatus", url);
-	} else if (st == 405 || st == 501 || st == 400 || st == 403) {
+	} else if (perfsink_coll_propfind_refused(st)) {
 		/* No WebDAV listing: nginx's JSON autoindex. */
 		st = list_request(c, NULL, url, NULL, -1, &body, &s);
 		if (st >= 200 && st < 300) {
-			rc = listing_parse_autoindex((const char *)body.p, body.len, out);
+			rc = perfsink_coll_list_autoindex((const char *)body.p, body.len, out);
 			if (rc == -EBADMSG)
 				COLL_ERR(c, "GET %s: neither PROPFIND (WebDAV) nor a JSON autoindex lists this "
 				       "collector (nginx: dav_ext_methods PROPFIND, or autoindex_format json)", url);
@@ -374,99 +340,48 @@ static int list_http(struct collector *c, const char *rel, struct coll_list *out
 	return rc;
 }
 
-/* The ListObjectsV2 URL of one page (token: the continuation, or NULL). */
-static char *s3_list_url(struct collector *c, const char *prefix, int slash_plain, const char *token)
-{
-	struct bytes q;
-	bytes_init(&q);
-	bytes_add(&q, c->base, strlen(c->base));
-	if (c->path_style) {
-		bytes_add(&q, "/", 1);
-		bytes_add(&q, c->bucket, strlen(c->bucket));
-	} else {
-		const char *host = strstr(c->base, "://") + 3;
-		q.len = (size_t)(host - c->base);
-		bytes_add(&q, c->bucket, strlen(c->bucket));
-		bytes_add(&q, ".", 1);
-		bytes_add(&q, host, strlen(host));
-		bytes_add(&q, "/", 1);
-	}
-	bytes_add(&q, "?", 1);
-	if (token) {
-		bytes_add(&q, "continuation-token=", 19);
-		url_encode(&q, token, 0);
-		bytes_add(&q, "&", 1);
-	}
-	bytes_add(&q, slash_plain ? "delimiter=/" : "delimiter=%2F", slash_plain ? 11 : 13);
-	bytes_add(&q, "&list-type=2&prefix=", 20);
-	url_encode(&q, prefix, slash_plain);
-	return bytes_cstr(&q);
-}
-
-/* FNV-1a of a continuation token: the tokens of one listing are told apart by it. */
-static uint64_t token_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
 /*
- * The page cap and the repeated token: a collector answering IsTruncated
- * forever made 16 491 requests in 13 minutes.  seen holds the hashes of
- * the tokens followed so far (pages - 1 of them).  0 or -EBADMSG.
+ * Why the pages of a listing stop (perfsink_coll_s3_pages_next's -ELOOP
+ * or -E2BIG) as collector.h says it: -EBADMSG, c->err naming the option.
  */
-static int s3_next_ok(struct collector *c, const char *url, const char *token, uint64_t *seen,
-		      unsigned pages)
+static int s3_pages_error(struct collector *c, const char *url, int rc, unsigned pages)
 {
-	uint64_t h = token_hash(token);
-	for (unsigned i = 0; i + 1 < pages; i++)
-		if (seen[i] == h) {
-			COLL_ERR(c, "GET %s: the listing repeats a continuation token after %u pages: "
-				 "a collector that would list forever, refused", url, pages);
-			return -EBADMSG;
-		}
-	if (pages >= c->lim.list_pages) {
+	if (rc == -ELOOP)
+		COLL_ERR(c, "GET %s: the listing repeats a continuation token after %u pages: "
+			 "a collector that would list forever, refused", url, pages);
+	else
 		COLL_ERR(c, "GET %s: the listing is still truncated after %u pages (--max-list-pages): refused",
 			 url, pages);
-		return -EBADMSG;
-	}
-	seen[pages - 1] = h;
-	return 0;
+	return -EBADMSG;
 }
 
 /*
- * ListObjectsV2, the query written canonically for SigV4 (sorted, values
- * encoded, '/' as %2F as AWS computes it; libcurl 7.88 signs the query as
- * written).  slash_plain writes '/' as it is: some S3-compatible servers
- * (moto 5.2) compute the signature over the decoded query and refuse %2F
- * with SignatureDoesNotMatch, so list_s3 tries that form once after such
- * an answer.
+ * ListObjectsV2, page after page (perfsink_coll_s3_list_url: the query
+ * as SigV4 wants it; slash_plain for servers that refuse %2F, which
+ * list_s3 tries once after such an answer).
  */
 static int list_s3_try(struct collector *c, const char *prefix, int slash_plain,
-		       struct coll_list *out, long *status)
+		       struct perfsink_coll_list *out, long *status)
 {
-	uint64_t *seen = malloc(c->lim.list_pages * sizeof(*seen));
+	struct perfsink_coll_s3_pages pages;
 	char *token = NULL;
 	struct bytes body;
 	struct body_sink s;
-	unsigned pages = 0;
-	int rc = seen ? 0 : -ENOMEM;
+	int rc = perfsink_coll_s3_pages_init(&pages, c->lim.list_pages);
 
 	bytes_init(&body);
 	body_sink_mem(&s, c, &body, 0);
 	while (rc == 0) {
-		char *url = s3_list_url(c, prefix, slash_plain, token);
+		char *url = perfsink_coll_s3_list_url(c->base, c->bucket, c->path_style, prefix,
+						      slash_plain, token);
 		if (!url) {
 			rc = -ENOMEM;
 			break;
 		}
 		long st = list_request(c, NULL, url, NULL, -1, &body, &s);
 		*status = st;
-		pages++;
 		if (st == 200) {
-			rc = listing_parse_s3((const char *)body.p, body.len, prefix, out);
+			rc = perfsink_coll_list_s3((const char *)body.p, body.len, prefix, out);
 			if (rc == -EBADMSG)
 				COLL_ERR(c, "GET %s: not a ListObjectsV2 answer", url);
 		} else {
@@ -475,20 +390,20 @@ static int list_s3_try(struct collector *c, const char *prefix, int slash_plain,
 		free(token);
 		token = out->next_token;
 		out->next_token = NULL;
-		if (rc == 0 && token)
-			rc = s3_next_ok(c, url, token, seen, pages);
+		if (rc == 0 && token && (rc = perfsink_coll_s3_pages_next(&pages, token)))
+			rc = s3_pages_error(c, url, rc, pages.pages);
 		free(url);
 		if (!token)
 			break;
 	}
 	free(token);
-	free(seen);
+	perfsink_coll_s3_pages_free(&pages);
 	body_sink_free(&s);
 	bytes_free(&body);
 	return rc;
 }
 
-static int list_s3(struct collector *c, const char *rel, struct coll_list *out)
+static int list_s3(struct collector *c, const char *rel, struct perfsink_coll_list *out)
 {
 	char *prefix = malloc(strlen(c->prefix) + strlen(rel) + 1);
 	long status = 0;
@@ -500,7 +415,7 @@ static int list_s3(struct collector *c, const char *rel, struct coll_list *out)
 	    strstr(c->err, "SignatureDoesNotMatch")) {
 		char first[sizeof(c->err)];
 		memcpy(first, c->err, sizeof(first));
-		coll_list_free(out);
+		perfsink_coll_list_free(out);
 		rc = list_s3_try(c, prefix, 1, out, &status);
 		if (rc == 0)
 			c->slash_plain = 1; /* this server's way: keep it */
@@ -511,7 +426,7 @@ static int list_s3(struct collector *c, const char *rel, struct coll_list *out)
 	return rc;
 }
 
-int collector_list(struct collector *c, const char *rel, struct coll_list *out)
+int collector_list(struct collector *c, const char *rel, struct perfsink_coll_list *out)
 {
 	return c->s3 ? list_s3(c, rel, out) : list_http(c, rel, out);
 }

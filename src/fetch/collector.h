@@ -9,8 +9,11 @@
  * are read by the kit's reader, the sink's too (perfsink_kit_secret_read,
  * perfsink_kit_s3_keys_load).  A connect timeout, a
  * stall, a refused connection, a 5xx or a 429 is tried again, 4 tries in
- * all (0.5, 1, 2 s apart): a reader on a loaded machine or a busy collector
- * still gets through.
+ * all, after the collector client's jittered backoff (perfsink_coll_backoff:
+ * up to 0.5, 1, 2 s, at least half of each): a reader on a loaded machine
+ * or a busy collector still gets through.  The listings are parsed and
+ * paged by the collector client too (perfsink_coll_list_*,
+ * perfsink_coll_s3_*), as every reader of a collector does.
  *
  * Nothing a collector sends is trusted (collector_request.c): every request
  * has a connect, a stall and a total limit (struct collector_limits), every
@@ -23,7 +26,6 @@
 #define PS_FETCH_COLLECTOR_H
 #include <signal.h>
 #include "base/bytes.h"
-#include "fetch/listing_parse.h"
 #include <perfsink/collector.h>
 
 /* Defaults of struct collector_limits (a field left 0 takes its default). */
@@ -33,6 +35,10 @@
 #define COLLECTOR_LIST_PAGES 1000
 /* "Stalled": less than this many bytes moved in stall_ms. */
 #define COLLECTOR_STALL_BYTES 1024
+/* Tries of one request at most, and the backoff between them (base, cap). */
+#define COLLECTOR_TRIES 4
+#define COLLECTOR_RETRY_BASE_MS 500
+#define COLLECTOR_RETRY_CAP_MS 2000
 /* A listing answer (one PROPFIND, autoindex or S3 page) larger than this is refused. */
 #define COLLECTOR_LIST_MAX (256u << 20)
 
@@ -102,7 +108,7 @@ void collector_close(struct collector *c);
  * S3: at most lim.list_pages pages; a continuation token seen before is
  * -EBADMSG (a collector that would list forever).
  */
-int collector_list(struct collector *c, const char *rel, struct coll_list *out);
+int collector_list(struct collector *c, const char *rel, struct perfsink_coll_list *out);
 /* GET rel into out (appended), at most max bytes. */
 int collector_get(struct collector *c, const char *rel, struct bytes *out, size_t max);
 /*

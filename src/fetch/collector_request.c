@@ -314,29 +314,36 @@ static int nap(struct collector *c, long ms)
 	return collector_stopped(c) ? -EINTR : 0;
 }
 
+/* Each reader waits its own jittered time: many fetches do not retry in step. */
+static uint64_t retry_seed(void)
+{
+	return (uint64_t)perfsink_coll_mono_ms() * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+}
+
 long collector_request(struct collector *c, const char *method, const char *url, const char *body,
 		       int depth, struct body_sink *out)
 {
-	static const long wait_ms[] = { 500, 1000, 2000 };
+	const char *m = method ? method : "GET";
+	struct perfsink_coll_backoff bo;
 
-	for (unsigned try = 0;; try++) {
+	perfsink_coll_backoff_init(&bo, COLLECTOR_RETRY_BASE_MS, COLLECTOR_RETRY_CAP_MS, retry_seed());
+	for (;;) {
 		int rc = body_sink_reset(out);
 		if (rc) {
-			COLL_ERR(c, "%s %s: cannot keep the answer: %s", method ? method : "GET", url,
-				 strerror(-rc));
+			COLL_ERR(c, "%s %s: cannot keep the answer: %s", m, url, strerror(-rc));
 			return rc;
 		}
 		long st = request_once(c, method, url, body, depth, out);
 		int transient = st == -EAGAIN || perfsink_coll_status_transient(st);
-		if (!transient || try >= sizeof(wait_ms) / sizeof(wait_ms[0]))
+		if (!transient || bo.attempt + 1 >= COLLECTOR_TRIES)
 			return st == -EAGAIN ? -EIO : st;
+		long wait = (long)perfsink_coll_backoff_next(&bo);
 		if (st < 0)
-			pr_debug("%s; trying again in %ld ms", c->err, wait_ms[try]);
+			pr_debug("%s; trying again in %ld ms", c->err, wait);
 		else
-			pr_debug("%s %s: status %ld; trying again in %ld ms", method ? method : "GET",
-				 url, st, wait_ms[try]);
-		if (nap(c, wait_ms[try]) < 0) {
-			COLL_ERR(c, "%s %s: interrupted", method ? method : "GET", url);
+			pr_debug("%s %s: status %ld; trying again in %ld ms", m, url, st, wait);
+		if (nap(c, wait) < 0) {
+			COLL_ERR(c, "%s %s: interrupted", m, url);
 			return -EINTR;
 		}
 	}

@@ -49,7 +49,7 @@ static int seq_cmp(const void *a, const void *b)
  */
 static int parts_list(struct fetch_state *s, uint64_t **seqs, size_t *n)
 {
-	struct coll_list l = { 0 };
+	struct perfsink_coll_list l = { 0 };
 	char rel[1024];
 	snprintf(rel, sizeof(rel), "%s/%s/", s->host, s->session);
 	int rc = collector_list(s->c, rel, &l);
@@ -62,7 +62,7 @@ static int parts_list(struct fetch_state *s, uint64_t **seqs, size_t *n)
 		if (!l.e[i].is_dir && part_name_seq(l.e[i].name, &seq) == 0 && seq >= s->next)
 			(*seqs)[(*n)++] = seq;
 	}
-	coll_list_free(&l);
+	perfsink_coll_list_free(&l);
 	if (*n > 1)
 		qsort(*seqs, *n, sizeof(**seqs), seq_cmp);
 	return rc;

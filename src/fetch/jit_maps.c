@@ -55,7 +55,7 @@ int jit_maps_place(struct collector *c, const char *host, const char *session, c
 		   const char *home, struct jit_limits *lim, struct jit_maps_result *res,
 		   struct jit_dumps_result *dumps)
 {
-	struct coll_list l = { 0 };
+	struct perfsink_coll_list l = { 0 };
 	char rel_dir[1100];
 
 	memset(res, 0, sizeof(*res));
@@ -79,6 +79,6 @@ int jit_maps_place(struct collector *c, const char *host, const char *session, c
 		res->maps++;
 		rc = map_place(c, rel_dir, l.e[i].name, pid, dir, lim, res);
 	}
-	coll_list_free(&l);
+	perfsink_coll_list_free(&l);
 	return rc;
 }

@@ -86,13 +86,15 @@ static void end_marker_read(struct session_info *si, const struct bytes *b)
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct coll_entry *)a)->name, ((const struct coll_entry *)b)->name);
+	const struct perfsink_coll_entry *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
 }
 
 /* The parts of host/session into si. */
 static int session_scan(struct collector *c, struct session_info *si)
 {
-	struct coll_list l = { 0 };
+	struct perfsink_coll_list l = { 0 };
 	char rel[1024];
 	snprintf(rel, sizeof(rel), "%s/%s/", si->host, si->session);
 	int rc = collector_list(c, rel, &l);
@@ -109,7 +111,7 @@ static int session_scan(struct collector *c, struct session_info *si)
 		if (l.e[i].mtime > si->last)
 			si->last = l.e[i].mtime;
 	}
-	coll_list_free(&l);
+	perfsink_coll_list_free(&l);
 	if (!rc && si->ended) {
 		struct bytes b;
 		bytes_init(&b);
@@ -185,12 +187,12 @@ static int name_ok(const char *s)
 /* The sessions of one host appended to *si. */
 static int host_scan(struct collector *c, const char *host, struct session_info **si, size_t *n)
 {
-	struct coll_list l = { 0 }, notes = { 0 };
+	struct perfsink_coll_list l = { 0 }, notes = { 0 };
 	char rel[512];
 	/* The sink's notes of what each session shipped (none: no column). */
 	snprintf(rel, sizeof(rel), "buildid/sessions/%s/", host);
 	if (collector_list(c, rel, &notes) < 0)
-		coll_list_free(&notes);
+		perfsink_coll_list_free(&notes);
 	snprintf(rel, sizeof(rel), "%s/", host);
 	int rc = collector_list(c, rel, &l);
 	if (rc == 0)
@@ -224,14 +226,14 @@ static int host_scan(struct collector *c, const char *host, struct session_info 
 		rc = session_scan(c, s);
 		symbols_note(c, s);
 	}
-	coll_list_free(&l);
-	coll_list_free(&notes);
+	perfsink_coll_list_free(&l);
+	perfsink_coll_list_free(&notes);
 	return rc;
 }
 
 int ls_run(struct collector *c, int json, FILE *out)
 {
-	struct coll_list hosts = { 0 };
+	struct perfsink_coll_list hosts = { 0 };
 	struct session_info *si = NULL;
 	size_t n = 0;
 	int rc = collector_list(c, "", &hosts);
@@ -253,6 +255,6 @@ int ls_run(struct collector *c, int json, FILE *out)
 		free(si[i].session);
 	}
 	free(si);
-	coll_list_free(&hosts);
+	perfsink_coll_list_free(&hosts);
 	return rc ? 1 : 0;
 }

@@ -28,7 +28,7 @@
 #include "fetch/fetch.h"
 #include "fetch/jit_dumps.h"
 #include "fetch/jit_maps.h"
-#include "fetch/listing_parse.h"
+#include <perfsink/collector.h>
 #include "fetch/pipe_to_file.h"
 
 #define MAX_INPUT (64u << 10)
@@ -137,8 +137,8 @@ static size_t mutate(uint8_t *b, size_t len, const struct seed *seeds, size_t ns
 
 /* ------------------------------------------------------------- targets */
 
-/* listing_parse.h: every entry is one path segment, not empty, no '/'. */
-static void check_list(const struct coll_list *l, int rc, const uint8_t *in, size_t len)
+/* perfsink/collector.h: every entry is one path segment, not empty, no '/'. */
+static void check_list(const struct perfsink_coll_list *l, int rc, const uint8_t *in, size_t len)
 {
 	if (rc)
 		return;
@@ -151,20 +151,20 @@ static void run_listing(enum target t, const uint8_t *in, size_t len)
 {
 	/* The parsers read text: the collector's bytes, then a NUL as libcurl's answer has none. */
 	char *s = malloc(len + 1);
-	struct coll_list l = { 0 };
+	struct perfsink_coll_list l = { 0 };
 	int rc;
 	memcpy(s, in, len);
 	s[len] = '\0';
 	if (t == T_PROPFIND)
-		rc = listing_parse_propfind(s, len, "/c/h/s/", &l);
+		rc = perfsink_coll_list_propfind(s, len, "/c/h/s/", &l);
 	else if (t == T_AUTOINDEX)
-		rc = listing_parse_autoindex(s, len, &l);
+		rc = perfsink_coll_list_autoindex(s, len, &l);
 	else
-		rc = listing_parse_s3(s, len, "perf/h/", &l);
+		rc = perfsink_coll_list_s3(s, len, "perf/h/", &l);
 	if (rc && rc != -EBADMSG && rc != -ENOMEM)
 		fail("a listing parser returned an undocumented error", in, len);
 	check_list(&l, rc, in, len);
-	coll_list_free(&l);
+	perfsink_coll_list_free(&l);
 	free(s);
 }
 

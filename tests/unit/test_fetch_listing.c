@@ -13,10 +13,10 @@
 #include <cmocka.h>
 #include "fetch/fetch.h"
 #include "fetch/jit_maps.h"
-#include "fetch/listing_parse.h"
+#include <perfsink/collector.h>
 #include "fetch/pipe_to_file.h"
 
-static const struct coll_entry *find(const struct coll_list *l, const char *name)
+static const struct perfsink_coll_entry *find(const struct perfsink_coll_list *l, const char *name)
 {
 	for (size_t i = 0; i < l->nr; i++)
 		if (!strcmp(l->e[i].name, name))
@@ -38,18 +38,18 @@ static void propfind_nginx(void **state)
 		"<D:getcontentlength>14</D:getcontentlength>\n"
 		"<D:getlastmodified>Thu, 03 Dec 2026 12:45:38 GMT</D:getlastmodified>\n"
 		"<D:resourcetype/>\n</D:prop>\n</D:propstat>\n</D:response>\n</D:multistatus>\n";
-	struct coll_list l = { 0 };
-	assert_int_equal(listing_parse_propfind(xml, strlen(xml), "/c/vm/", &l), 0);
+	struct perfsink_coll_list l = { 0 };
+	assert_int_equal(perfsink_coll_list_propfind(xml, strlen(xml), "/c/vm/", &l), 0);
 	assert_int_equal(l.nr, 2); /* the folder itself is not a member */
-	const struct coll_entry *d = find(&l, "s-1"), *f = find(&l, "s-1.end");
+	const struct perfsink_coll_entry *d = find(&l, "s-1"), *f = find(&l, "s-1.end");
 	assert_non_null(d);
 	assert_true(d->is_dir);
 	assert_non_null(f);
 	assert_false(f->is_dir);
 	assert_int_equal(f->size, 14);
 	assert_int_equal(f->mtime, 1796301938); /* 2026-12-03T12:45:38Z */
-	coll_list_free(&l);
-	assert_int_equal(listing_parse_propfind("<html>", 6, "/", &l), -EBADMSG);
+	perfsink_coll_list_free(&l);
+	assert_int_equal(perfsink_coll_list_propfind("<html>", 6, "/", &l), -EBADMSG);
 }
 
 static void autoindex_json(void **state)
@@ -58,13 +58,13 @@ static void autoindex_json(void **state)
 		"[\n{ \"name\":\"0000000000\", \"type\":\"file\", \"mtime\":\"Thu, 03 Dec 2026 12:45:37 GMT\", "
 		"\"size\":1234 },\n{ \"name\":\"sub\", \"type\":\"directory\", \"mtime\":\"Thu, 03 Dec 2026 "
 		"12:45:37 GMT\" }\n]\n";
-	struct coll_list l = { 0 };
-	assert_int_equal(listing_parse_autoindex(js, strlen(js), &l), 0);
+	struct perfsink_coll_list l = { 0 };
+	assert_int_equal(perfsink_coll_list_autoindex(js, strlen(js), &l), 0);
 	assert_int_equal(l.nr, 2);
 	assert_int_equal(find(&l, "0000000000")->size, 1234);
 	assert_true(find(&l, "sub")->is_dir);
-	coll_list_free(&l);
-	assert_int_equal(listing_parse_autoindex("<html>", 6, &l), -EBADMSG);
+	perfsink_coll_list_free(&l);
+	assert_int_equal(perfsink_coll_list_autoindex("<html>", 6, &l), -EBADMSG);
 }
 
 static void s3_list_v2(void **state)
@@ -76,14 +76,14 @@ static void s3_list_v2(void **state)
 		"<Contents><Key>runs/vm/s1.end</Key><LastModified>2026-12-03T12:45:38.000Z</LastModified>"
 		"<Size>14</Size></Contents>"
 		"<CommonPrefixes><Prefix>runs/vm/s1/</Prefix></CommonPrefixes></ListBucketResult>";
-	struct coll_list l = { 0 };
-	assert_int_equal(listing_parse_s3(xml, strlen(xml), "runs/vm/", &l), 0);
+	struct perfsink_coll_list l = { 0 };
+	assert_int_equal(perfsink_coll_list_s3(xml, strlen(xml), "runs/vm/", &l), 0);
 	assert_int_equal(l.nr, 2);
 	assert_true(find(&l, "s1")->is_dir);
 	assert_int_equal(find(&l, "s1.end")->mtime, 1796301938);
 	assert_string_equal(l.next_token, "a+b/c=&d");
-	coll_list_free(&l);
-	assert_int_equal(listing_parse_s3("<Error/>", 8, "", &l), -EBADMSG);
+	perfsink_coll_list_free(&l);
+	assert_int_equal(perfsink_coll_list_s3("<Error/>", 8, "", &l), -EBADMSG);
 }
 
 static void names_and_markers(void **state)

@@ -1,9 +1,11 @@
 /*
  * Collector listings: just enough XML and JSON scanning for the three
- * answers we ask for (see listing_parse.h).  Element names are matched by
- * their local part, so any namespace prefix (D:, d:, none) is accepted.
+ * answers a collector gives (see <perfsink/collector.h>).  Element names
+ * are matched by their local part, so any namespace prefix (D:, d:, none)
+ * is accepted.  Moved here from src/fetch so that every reader of a
+ * collector (ls/fetch, the sinks to come) parses one way.
  */
-#include "fetch/listing_parse.h"
+#include <perfsink/collector.h>
 
 #include <errno.h>
 #include <stdio.h>
@@ -11,7 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-void coll_list_free(struct coll_list *l)
+void perfsink_coll_list_free(struct perfsink_coll_list *l)
 {
 	for (size_t i = 0; i < l->nr; i++)
 		free(l->e[i].name);
@@ -20,12 +22,12 @@ void coll_list_free(struct coll_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int coll_list_add(struct coll_list *l, const char *name, size_t len, int is_dir,
-		  uint64_t size, int64_t mtime)
+int perfsink_coll_list_add(struct perfsink_coll_list *l, const char *name, size_t len, int is_dir,
+			   uint64_t size, int64_t mtime)
 {
 	if (l->nr == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 32;
-		struct coll_entry *e = realloc(l->e, cap * sizeof(*e));
+		struct perfsink_coll_entry *e = realloc(l->e, cap * sizeof(*e));
 		if (!e)
 			return -ENOMEM;
 		l->e = e;
@@ -34,11 +36,11 @@ int coll_list_add(struct coll_list *l, const char *name, size_t len, int is_dir,
 	char *n = strndup(name, len);
 	if (!n)
 		return -ENOMEM;
-	l->e[l->nr++] = (struct coll_entry){ n, is_dir, size, mtime };
+	l->e[l->nr++] = (struct perfsink_coll_entry){ n, is_dir, size, mtime };
 	return 0;
 }
 
-int64_t listing_time_parse(const char *s)
+int64_t perfsink_coll_time_parse(const char *s)
 {
 	struct tm tm;
 	memset(&tm, 0, sizeof(tm));
@@ -149,7 +151,8 @@ static void href_path(char *s)
 	*w = '\0';
 }
 
-int listing_parse_propfind(const char *xml, size_t len, const char *dir_path, struct coll_list *out)
+int perfsink_coll_list_propfind(const char *xml, size_t len, const char *dir_path,
+				struct perfsink_coll_list *out)
 {
 	const char *p = xml, *end = xml + len, *b;
 	size_t bl;
@@ -179,19 +182,19 @@ int listing_parse_propfind(const char *xml, size_t len, const char *dir_path, st
 		if (!xml_text(b, b + bl, "getcontentlength", t, sizeof(t)))
 			size = strtoull(t, NULL, 10);
 		if (!xml_text(b, b + bl, "getlastmodified", t, sizeof(t)))
-			mtime = listing_time_parse(t);
+			mtime = perfsink_coll_time_parse(t);
 		const char *name = strrchr(href, '/');
 		name = name ? name + 1 : href;
 		if (!*name)
 			continue;
-		int rc = coll_list_add(out, name, strlen(name), is_dir, size, mtime);
+		int rc = perfsink_coll_list_add(out, name, strlen(name), is_dir, size, mtime);
 		if (rc)
 			return rc;
 	}
 	return seen || strstr(xml, "multistatus") ? 0 : -EBADMSG;
 }
 
-int listing_parse_s3(const char *xml, size_t len, const char *prefix, struct coll_list *out)
+int perfsink_coll_list_s3(const char *xml, size_t len, const char *prefix, struct perfsink_coll_list *out)
 {
 	const char *end = xml + len, *p, *b;
 	size_t bl, pl = strlen(prefix);
@@ -206,7 +209,8 @@ int listing_parse_s3(const char *xml, size_t len, const char *prefix, struct col
 		size_t kl = strlen(key);
 		while (kl > pl && key[kl - 1] == '/')
 			kl--;
-		if (kl > pl && !memchr(key + pl, '/', kl - pl) && (rc = coll_list_add(out, key + pl, kl - pl, 1, 0, 0)))
+		if (kl > pl && !memchr(key + pl, '/', kl - pl) &&
+		    (rc = perfsink_coll_list_add(out, key + pl, kl - pl, 1, 0, 0)))
 			return rc;
 	}
 	for (p = xml; (p = xml_elem(p, end, "Contents", &b, &bl));) {
@@ -215,8 +219,10 @@ int listing_parse_s3(const char *xml, size_t len, const char *prefix, struct col
 		if (!key[pl] || strchr(key + pl, '/'))
 			continue;
 		uint64_t size = xml_text(b, b + bl, "Size", t, sizeof(t)) ? 0 : strtoull(t, NULL, 10);
-		int64_t mtime = xml_text(b, b + bl, "LastModified", t, sizeof(t)) ? 0 : listing_time_parse(t);
-		if ((rc = coll_list_add(out, key + pl, strlen(key + pl), 0, size, mtime)))
+		int64_t mtime = 0;
+		if (!xml_text(b, b + bl, "LastModified", t, sizeof(t)))
+			mtime = perfsink_coll_time_parse(t);
+		if ((rc = perfsink_coll_list_add(out, key + pl, strlen(key + pl), 0, size, mtime)))
 			return rc;
 	}
 	if (!xml_text(xml, end, "IsTruncated", t, sizeof(t)) && !strcmp(t, "true")) {
@@ -258,7 +264,7 @@ static int json_str(const char *p, const char *end, const char *key, char *out, 
 	return 0;
 }
 
-int listing_parse_autoindex(const char *json, size_t len, struct coll_list *out)
+int perfsink_coll_list_autoindex(const char *json, size_t len, struct perfsink_coll_list *out)
 {
 	const char *p = json, *end = json + len;
 	while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
@@ -272,13 +278,19 @@ int listing_parse_autoindex(const char *json, size_t len, struct coll_list *out)
 		    json_str(p, close, "type", type, sizeof(type)))
 			return -EBADMSG;
 		uint64_t size = json_str(p, close, "size", t, sizeof(t)) ? 0 : strtoull(t, NULL, 10);
-		int64_t mtime = json_str(p, close, "mtime", t, sizeof(t)) ? 0 : listing_time_parse(t);
+		int64_t mtime = json_str(p, close, "mtime", t, sizeof(t)) ? 0 : perfsink_coll_time_parse(t);
 		p = close + 1;
 		if (!name[0] || strchr(name, '/'))
 			continue; /* not one path segment: nothing the sink names */
-		int rc = coll_list_add(out, name, strlen(name), !strcmp(type, "directory"), size, mtime);
+		int rc = perfsink_coll_list_add(out, name, strlen(name), !strcmp(type, "directory"), size,
+						 mtime);
 		if (rc)
 			return rc;
 	}
 	return 0;
+}
+
+int perfsink_coll_propfind_refused(long status)
+{
+	return status == 405 || status == 501 || status == 400 || status == 403;
 }
