@@ -43,7 +43,7 @@ static void usage(void)
 {
 	fputs("usage: perfsink <command> [options]\n\n", stdout);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		printf("  %-10s %s\n", commands[i].name, commands[i].help);
+		printf("  %-11s %s\n", commands[i].name, commands[i].help);
 	fputs("\n  perfsink --version | --help\n", stdout);
 }
 
