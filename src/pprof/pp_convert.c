@@ -9,7 +9,6 @@
 #include "pprof/pp_sample.h"
 #include "pprof/pp_symbols.h"
 #include "pprof/pp_unwind.h"
-#include "pprof/pp_write.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -285,21 +284,4 @@ int pp_convert_model(char *const *inputs, unsigned n, const struct pp_convert_op
 		free(c);
 	}
 	return rc;
-}
-
-/* pp_model_fn: the profile as profile.proto bytes, gzipped, on ctx (a FILE). */
-static int write_model(void *ctx, const struct pp_profile *prof, const struct pp_convert_report *rep,
-		       char *err, size_t errlen)
-{
-	(void)rep;
-	int rc = pp_write(prof, ctx);
-	if (rc)
-		snprintf(err, errlen, "writing the profile: %s", strerror(-rc));
-	return rc;
-}
-
-int pp_convert(char *const *inputs, unsigned n, const struct pp_convert_opts *o, FILE *out,
-	       struct pp_convert_report *rep, char *err, size_t errlen)
-{
-	return pp_convert_model(inputs, n, o, write_model, out, rep, err, errlen);
 }

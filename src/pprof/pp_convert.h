@@ -1,9 +1,11 @@
 /*
- * `perfsink pprof`: recordings in, one pprof profile out.  Reads each input
+ * `perfsink pprof` and `perfsink flamegraph`: recordings in, one profile
+ * model (pp_profile.h) out, handed to the verb's writer.  Reads each input
  * in turn (pp_input), in time order (pp_order), follows its processes' maps (pp_procs), turns each
  * sample's call chain (frame pointers as recorded, or DWARF stacks unwound
  * by pp_unwind) into locations named by pp_symbols, and adds them to one
- * profile (pp_profile), written by pp_write.  Single-threaded.
+ * profile (pp_profile); pprof's writer is pp_write, flamegraph's
+ * src/flame.  Single-threaded.
  */
 #ifndef PS_PPROF_CONVERT_H
 #define PS_PPROF_CONVERT_H
@@ -37,15 +39,10 @@ struct pp_convert_report {
 typedef int (*pp_model_fn)(void *ctx, const struct pp_profile *prof, const struct pp_convert_report *rep,
 			   char *err, size_t errlen);
 
-/* Read inputs[0..n) into one profile and hand it to fn (perfsink
- * flamegraph draws it).  0, fn's error, or a negative errno with err
+/* Read inputs[0..n) into one profile and hand it to fn (pprof's writes
+ * it as profile.proto, flamegraph's draws it).  0, fn's error, or a negative errno with err
  * naming the input and the reason. */
 int pp_convert_model(char *const *inputs, unsigned n, const struct pp_convert_opts *o, pp_model_fn fn,
 		     void *ctx, struct pp_convert_report *rep, char *err, size_t errlen);
-
-/* Convert inputs[0..n) into a gzipped profile on out.  0, or a negative
- * errno with err naming the input and the reason. */
-int pp_convert(char *const *inputs, unsigned n, const struct pp_convert_opts *o, FILE *out,
-	       struct pp_convert_report *rep, char *err, size_t errlen);
 
 #endif
