@@ -15,18 +15,18 @@ static int starts(const char *s, const char *p)
 
 enum flame_kind flame_kind_of(const char *file, const char *name)
 {
-	if (!name || !*name || !strcmp(name, UNKNOWN))
-		return FLAME_UNKNOWN;
+	int unnamed = !name || !*name || !strcmp(name, UNKNOWN);
 	if (!file || !*file)
-		return FLAME_USER;
+		return unnamed ? FLAME_UNKNOWN : FLAME_USER;
 	if (starts(file, "[kernel") || starts(file, "[guest.kernel"))
 		return FLAME_KERNEL;
 	const char *base = strrchr(file, '/');
 	base = base ? base + 1 : file;
+	/* JIT code is rarely named (no perf map read): its map says what it is. */
 	if (starts(file, "//anon") || starts(file, "[anon") || starts(file, "/memfd:") || starts(file, "memfd:") ||
 	    (starts(file, "/tmp/perf-") && strstr(file, ".map")) || starts(base, "jitted-"))
 		return FLAME_JIT;
-	return FLAME_USER;
+	return unnamed ? FLAME_UNKNOWN : FLAME_USER;
 }
 
 struct walk {

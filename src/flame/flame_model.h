@@ -10,10 +10,10 @@
 
 struct pp_profile;
 
-/* The kind of a frame of mapping file (NULL: no mapping) named name:
- * kernel for the kernel's mapping, JIT for anonymous and JIT maps (perf
- * map, jitdump's jitted-*.so, memfd), unknown when nothing named it, user
- * otherwise. */
+/* The kind of a frame of mapping file (NULL: no mapping) named name, by
+ * its mapping first: kernel for the kernel's, JIT for anonymous and JIT
+ * maps (perf map, jitdump's jitted-*.so, memfd), named or not; then
+ * unknown when nothing named it ("[unknown]"), user otherwise. */
 enum flame_kind flame_kind_of(const char *file, const char *name);
 
 /* Merge every sample of prof into t (made by flame_tree_init), weighted by

@@ -14,7 +14,7 @@
 need_root
 need_go
 need_chromium
-plan 17
+plan 19
 cd "$T"
 
 "$PERFSINK" record -q -F 999 -g -o fp.data -- "$WORKLOAD" cpu 1500 >/dev/null 2>rec.err
@@ -70,6 +70,9 @@ widest_is() {
 diag "widest frame: $(fact fp.facts widest); go tool pprof -top -cum: $(go_row fp.pb.gz cum)"
 check "the widest frame and its share are go tool pprof -top -cum's first" widest_is fp.facts fp.pb.gz cum
 
+check "frames are drawn by kind: user and kernel" \
+	sh -c 'grep -q "data-kind=\"user\"" fp.html.dom && grep -q "data-kind=\"kernel\"" fp.html.dom'
+
 # Search: the share of the samples with a hot_ frame, as -focus counts them.
 dom fp.html 'search=%5Ehot_' >search.facts
 focus=$(go tool pprof -top -focus='^hot_' -nodefraction=0 -nodecount=100000 fp.pb.gz 2>/dev/null |
@@ -109,6 +112,18 @@ check "... and flamegraph the same" grep -q "flamegraph: $inwin samples" winf.er
 "$PERFSINK" flamegraph --comm nosuchthread -o none.html fp.data 2>none.err
 check "--comm of no thread: an empty graph, every sample left out" \
 	grep -q "$(perf_samples fp.data) samples left out" none.err
+
+# JIT code (jit_prog runs a function it copied into an anonymous executable
+# map): its frames are drawn as JIT.
+if [ "$(uname -m)" = x86_64 ] && cc -O1 -g -o jit_prog "$TESTS_SRCDIR/integration/jit_prog.c" 2>cc.err; then
+	mkdir -p jitdir
+	"$PERFSINK" record -q -F 999 -g -o jit.data -- ./jit_prog "$T/jitdir" 800 >/dev/null 2>jitrec.err
+	"$PERFSINK" flamegraph -o jit.html jit.data 2>jitf.err
+	dom jit.html >jit.facts
+	check "JIT code is drawn as JIT" grep -q 'data-kind="jit"' jit.html.dom || show jitf.err jit.facts
+else
+	skip "jit_prog runs x86-64 code only, or cc failed"
+fi
 
 # A 100k-frame page opens (load and script done) well within a bound
 # generous for a loaded machine; the figure is bench/flame_open.sh's.

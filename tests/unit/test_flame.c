@@ -131,7 +131,8 @@ static void kind_table(void **state)
 		enum flame_kind k;
 	} t[] = {
 		{ "[kernel.kallsyms]", "schedule", FLAME_KERNEL },
-		{ "[kernel.kallsyms]", "[unknown]", FLAME_UNKNOWN },
+		{ "[kernel.kallsyms]", "[unknown]", FLAME_KERNEL },
+		{ "//anon", "[unknown]", FLAME_JIT },
 		{ "/usr/bin/x", "main", FLAME_USER },
 		{ "/usr/bin/x", "[unknown]", FLAME_UNKNOWN },
 		{ NULL, "main", FLAME_USER },
