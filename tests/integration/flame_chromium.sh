@@ -14,7 +14,7 @@
 need_root
 need_go
 need_chromium
-plan 19
+plan 22
 cd "$T"
 
 "$PERFSINK" record -q -F 999 -g -o fp.data -- "$WORKLOAD" cpu 1500 >/dev/null 2>rec.err
@@ -124,6 +124,19 @@ if [ "$(uname -m)" = x86_64 ] && cc -O1 -g -o jit_prog "$TESTS_SRCDIR/integratio
 else
 	skip "jit_prog runs x86-64 code only, or cc failed"
 fi
+
+# A hostile symbol name stays text: the page's own script runs, the
+# name's does not, and the frame shows the name as it is.
+evil='</script><script>document.title="pwned"</script><img src=x onerror="document.title=1">&amp;"'"'"']]>'
+for kind in html svg; do
+	"$TESTS_BUILDDIR/integration/flame_synth" 100 "evil.$kind" "$evil" >/dev/null
+	chrome --dump-dom "file://$T/evil.$kind" >"evil.$kind.dom"
+	python3 "$TESTS_SRCDIR/integration/flame_dom.py" "evil.$kind.dom" "$evil" >"evil.$kind.facts"
+	check "a name like '</script><script>...&amp;\"]]>' is a frame's text ($kind)" \
+		sh -c "[ '$(fact "evil.$kind.facts" ready)' = 1 ] && grep -q '^has ' evil.$kind.facts && ! grep -q -e '<title>pwned' -e '<title>1<' evil.$kind.dom" ||
+		show "evil.$kind.facts"
+done
+check "... and no <img> of it came into the page" sh -c '! grep -q "<img" evil.html.dom'
 
 # A 100k-frame page opens (load and script done) well within a bound
 # generous for a loaded machine; the figure is bench/flame_open.sh's.

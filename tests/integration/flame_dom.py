@@ -8,6 +8,7 @@ its script ran) and print what a person sees, one fact a line:
   zoom I              the frame zoomed to
   widest SHARE NAME   the widest drawn frame but the root, its share (%)
   matched SHARE       the search's matched share, when there is one
+  has NAME            a drawn frame is named NAME exactly (NAME: argv[2])
 Python's standard library only."""
 import re
 import sys
@@ -69,6 +70,12 @@ def main():
         print('widest', best[1], best[2])
     if d.matched is not None:
         print('matched', d.matched)
+    if len(sys.argv) > 2:
+        for _, t in d.frames:
+            m = TITLE.match(t)
+            if m and m.group(1) == sys.argv[2]:
+                print('has', sys.argv[2])
+                break
 
 
 main()

@@ -1,7 +1,8 @@
-/* flame_synth FRAMES OUT.svg|OUT.html: a flame graph of about FRAMES frames
- * (at least 12) made up, for the page-size tests and bench/flame_open.sh: the
- * stacks main;run;f1_D;f2_DD;...;f5_DDDDD for the five-digit numbers from
- * 10000 on, each function its own name, widths varied.  Built through the
+/* flame_synth FRAMES OUT.svg|OUT.html [NAME]: a flame graph of about FRAMES
+ * frames (at least 12) made up, for the page tests and bench/flame_open.sh:
+ * the stacks main;run;f1_D;f2_DD;...;f5_DDDDD for the five-digit numbers
+ * from 10000 on, each function its own name, widths varied; NAME (a hostile
+ * one, for the tests) instead of "run".  Built through the
  * profile model and flame_write, as perfsink flamegraph draws. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,8 +11,8 @@
 
 int main(int argc, char **argv)
 {
-	if (argc != 3) {
-		fputs("usage: flame_synth FRAMES OUT.svg|OUT.html\n", stderr);
+	if (argc != 3 && argc != 4) {
+		fputs("usage: flame_synth FRAMES OUT.svg|OUT.html [NAME]\n", stderr);
 		return 2;
 	}
 	long frames = atol(argv[1]);
@@ -22,7 +23,7 @@ int main(int argc, char **argv)
 		return 1;
 	int64_t m = pp_mapping(&p, 0x1000, 0x100000000, 0, "/usr/bin/synth", "");
 	uint64_t top[2];
-	const char *const names[2] = { "run", "main" };
+	const char *const names[2] = { argc == 4 ? argv[3] : "run", "main" };
 	for (int i = 0; i < 2; i++) {
 		struct pp_line l = { (uint64_t)pp_function(&p, names[i], names[i], NULL), 0 };
 		top[i] = (uint64_t)pp_location_add(&p, (uint64_t)m, (uint64_t)(0x2000 + i), &l, 1);
