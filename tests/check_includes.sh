@@ -18,7 +18,8 @@ set -u
 # collector is the collector client, plugins/collector (<perfsink/collector.h>,
 # libcurl), shared with the http sink.
 RULES='
-cli:     config loader engine format probe recover fetch pprof base kit
+cli:     config loader engine format probe recover fetch pprof flame base kit
+flame:   pprof/pp_profile.h pprof/pp_intern.h base
 fetch:   format base kit collector
 pprof:   fetch/rec_reader.h format base kit
 recover: engine format probe base kit

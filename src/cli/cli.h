@@ -51,5 +51,6 @@ int cmd_ls(int argc, char **argv);      /* cli_fetch.c */
 int cmd_fetch(int argc, char **argv);   /* cli_fetch.c */
 int cmd_archive(int argc, char **argv);
 int cmd_pprof(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
 
 #endif

@@ -6,14 +6,13 @@
 #include "cli/cli.h"
 #include "engine/engine.h"
 #include "base/log.h"
+#include "cli/profile_opts.h"
 #ifdef PS_HAVE_PPROF
-#include "cli/atomic_file.h"
-#include "pprof/pp_convert.h"
-#include <perfsink/kit.h>
+#include "pprof/pp_write.h"
 #endif
 
 static const char pprof_usage[] =
-	"usage: perfsink pprof [--no-labels] -o OUT.pb.gz IN...\n"
+	"usage: perfsink pprof [--no-labels] [--pid ..] [--comm ..] [--time ..] -o OUT.pb.gz IN...\n"
 	"\n"
 	"Convert recordings (perf.data files of perfsink or perf record, zstd-\n"
 	"compressed or not, or perf's pipe format; \"-\" reads standard input) into\n"
@@ -24,6 +23,7 @@ static const char pprof_usage[] =
 	"  -o, --output OUT   the profile to write (\"-\": standard output)\n"
 	"  --no-labels        leave out the pid, tid, comm and cpu labels\n"
 	"                     (smaller profiles: samples of one stack merge)\n"
+	PROFILE_FILTER_USAGE
 	"  -h, --help         this text\n"
 	"\n"
 	"Exit status: 0 written, 1 an input could not be read, 2 bad usage.\n";
@@ -38,43 +38,34 @@ static void summary(const char *out, const struct pp_convert_report *r)
 		(unsigned long long)r->frames, unk, (unsigned long long)r->pprof_samples,
 		(unsigned long long)r->locations, (unsigned long long)r->functions,
 		(unsigned long long)r->mappings, out);
+	if (r->filtered)
+		pr_info("pprof: %llu samples left out by --pid/--comm/--time", (unsigned long long)r->filtered);
 	if (r->dwarf)
 		pr_info("pprof: %llu DWARF samples, %llu unwound past their first frame",
 			(unsigned long long)r->dwarf, (unsigned long long)r->unwound);
 }
 
-static int convert(char *const *in, unsigned n, const char *out, int labels)
+/* profile_out's fn: the model as a gzipped profile.proto. */
+static int write_pprof(void *ctx, const struct pp_profile *prof, const struct pp_convert_report *rep, char *err,
+		       size_t errlen)
 {
-	char cache[4096], err[1024] = "";
-	struct pp_convert_opts o = { labels, cache };
+	const struct profile_out *po = ctx;
+	(void)rep;
+	int rc = pp_write(prof, po->f);
+	if (rc)
+		snprintf(err, errlen, "writing the profile: %s", strerror(-rc));
+	return rc;
+}
+
+static int convert(char *const *in, unsigned n, const char *out, int labels, const struct pp_filter *filter)
+{
+	struct pp_convert_opts o = { labels, NULL, pp_filter_any(filter) ? filter : NULL };
 	struct pp_convert_report rep;
-	struct atomic_file af;
-	if (perfsink_kit_buildid_cache_dir(cache, sizeof(cache)))
-		snprintf(cache, sizeof(cache), ".debug");
-	FILE *f = stdout;
-	if (strcmp(out, "-")) {
-		if (atomic_file_open(&af, out)) {
-			pr_err("pprof: %s: %s", out, af.why);
-			return EXIT_RECORD_FAILED;
-		}
-		f = af.f;
-	}
-	int rc = pp_convert(in, n, &o, f, &rep, err, sizeof(err));
-	if (f == stdout) {
-		rc = rc ? rc : fflush(stdout) ? -EIO : 0;
-	} else if (rc) {
-		fclose(af.f);
-		perfsink_kit_output_discard(&af.o);
-	} else if (atomic_file_commit(&af)) {
-		pr_err("pprof: %s: %s", out, af.why);
-		return EXIT_RECORD_FAILED;
-	}
-	if (rc) {
-		pr_err("pprof: %s", err[0] ? err : strerror(-rc));
-		return EXIT_RECORD_FAILED;
-	}
-	summary(out, &rep);
-	return 0;
+	struct profile_out po = { write_pprof, NULL, NULL };
+	int rc = profile_convert("pprof", in, n, out, &o, &po, &rep);
+	if (!rc)
+		summary(out, &rep);
+	return rc;
 }
 #endif
 
@@ -84,14 +75,19 @@ int cmd_pprof(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "no-labels", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
+		PROFILE_FILTER_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *out = NULL;
-	int c, labels = 1;
+	struct pp_filter filter = { .npid = 0 };
+	int c, labels = 1, f;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":o:h", lo, NULL)) != -1) {
-		if (c == 'o') {
+		if ((f = profile_filter_opt("pprof", c, optarg, &filter))) {
+			if (f < 0)
+				return EXIT_BAD_INPUT;
+		} else if (c == 'o') {
 			out = optarg;
 		} else if (c == 'L') {
 			labels = 0;
@@ -109,7 +105,7 @@ int cmd_pprof(int argc, char **argv)
 		return EXIT_BAD_INPUT;
 	}
 #ifdef PS_HAVE_PPROF
-	return convert(argv + optind, (unsigned)(argc - optind), out, labels);
+	return convert(argv + optind, (unsigned)(argc - optind), out, labels, &filter);
 #else
 	pr_err("pprof: this perfsink was built without pprof support (configure --without-pprof, or "
 	       "libprotobuf-c, libdw, zlib or protoc-c missing: libprotobuf-c-dev libdw-dev zlib1g-dev "

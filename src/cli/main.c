@@ -36,13 +36,14 @@ static const struct command {
 	{ "fetch", cmd_fetch, "get a session back from a collector as a perf.data file" },
 	{ "archive", cmd_archive, "FILE.symbols.tar.zst: a recording's binaries for another machine" },
 	{ "pprof", cmd_pprof, "recordings to one pprof profile (go tool pprof, Pyroscope, Parca)" },
+	{ "flamegraph", cmd_flamegraph, "recordings to one interactive flame graph (SVG or HTML)" },
 };
 
 static void usage(void)
 {
 	fputs("usage: perfsink <command> [options]\n\n", stdout);
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		printf("  %-9s %s\n", commands[i].name, commands[i].help);
+		printf("  %-11s %s\n", commands[i].name, commands[i].help);
 	fputs("\n  perfsink --version | --help\n", stdout);
 }
 

@@ -1,5 +1,6 @@
 /* Recordings to one pprof profile; see pp_convert.h. */
 #include "pprof/pp_convert.h"
+#include "pprof/pp_filter.h"
 #include "pprof/pp_input.h"
 #include "pprof/pp_name.h"
 #include "pprof/pp_order.h"
@@ -8,7 +9,6 @@
 #include "pprof/pp_sample.h"
 #include "pprof/pp_symbols.h"
 #include "pprof/pp_unwind.h"
-#include "pprof/pp_write.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -171,6 +171,10 @@ static int sample(struct conv *c, const struct pp_input *in, const uint8_t *r, u
 	if (!ev || pp_sample_decode(r, size, &ev->attr, &s))
 		return 0; /* not ours to read: perf report skips it too */
 	struct pp_proc *p = pp_procs_get(&c->procs, s.pid);
+	if (p && c->o->filter && !pp_filter_match(c->o->filter, (int32_t)s.pid, pp_procs_comm(&c->procs, p, s.tid), s.time)) {
+		c->rep->filtered++;
+		return 0;
+	}
 	int vi = value_of(c, ev);
 	if (!p || vi < 0)
 		return vi < 0 ? vi : -ENOMEM;
@@ -215,6 +219,8 @@ static int one_input(struct conv *c, const char *path, char *err, size_t errlen)
 	pp_order_init(&ord, on_record, c);
 	pp_procs_forget(&c->procs);
 	int rc = pp_input_open(&in, path, why, sizeof(why));
+	if (!rc && !c->rep->host[0])
+		snprintf(c->rep->host, sizeof(c->rep->host), "%s", in.hostname);
 	if (!rc)
 		rc = pp_input_run(&in, pp_order_record, &ord, why, sizeof(why));
 	if (!rc)
@@ -228,23 +234,23 @@ static int one_input(struct conv *c, const char *path, char *err, size_t errlen)
 	return rc;
 }
 
-static int finish(struct conv *c, FILE *out, char *err, size_t errlen)
+static void finish(struct conv *c)
 {
 	struct pp_convert_report *r = c->rep;
 	c->prof.duration_nanos = (int64_t)(c->last_time - c->first_time);
+	r->first_time = c->first_time;
+	r->last_time = c->last_time;
+	if (c->prof.nvalues > 1 && c->vt_event[c->prof.nvalues - 1])
+		snprintf(r->event, sizeof(r->event), "%s", c->vt_event[c->prof.nvalues - 1]);
 	r->unknown = unknown_frames(c);
 	r->locations = c->prof.locs.n;
 	r->functions = c->prof.funcs.n;
 	r->mappings = c->prof.maps.n;
 	r->pprof_samples = c->prof.samples.n;
-	int rc = pp_write(&c->prof, out);
-	if (rc)
-		snprintf(err, errlen, "writing the profile: %s", strerror(-rc));
-	return rc;
 }
 
-int pp_convert(char *const *inputs, unsigned n, const struct pp_convert_opts *o, FILE *out,
-	       struct pp_convert_report *rep, char *err, size_t errlen)
+int pp_convert_model(char *const *inputs, unsigned n, const struct pp_convert_opts *o, pp_model_fn fn,
+		     void *ctx, struct pp_convert_report *rep, char *err, size_t errlen)
 {
 	struct conv *c = calloc(1, sizeof(*c));
 	int rc = c ? pp_profile_init(&c->prof) : -ENOMEM;
@@ -262,10 +268,12 @@ int pp_convert(char *const *inputs, unsigned n, const struct pp_convert_opts *o,
 		rc = -ENOMEM;
 	for (unsigned i = 0; !rc && i < n; i++)
 		rc = one_input(c, inputs[i], err, errlen);
-	if (!rc)
-		rc = finish(c, out, err, errlen);
-	else if (rc == -ENOMEM && !err[0])
+	if (!rc) {
+		finish(c);
+		rc = fn(ctx, &c->prof, rep, err, errlen);
+	} else if (rc == -ENOMEM && !err[0]) {
 		snprintf(err, errlen, "out of memory");
+	}
 	if (c) {
 		pp_procs_free(&c->procs);
 		pp_symbols_free(c->sy);

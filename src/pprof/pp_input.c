@@ -14,6 +14,7 @@
 #define FILE_HEADER 104
 #define PIPE_HEADER 16
 #define FEAT_BUILD_ID 2
+#define FEAT_HOSTNAME 3
 #define FEAT_EVENT_DESC 12
 #define REC_HEADER_BUILD_ID 67
 #define EVENT_UPDATE_NAME 2
@@ -133,8 +134,25 @@ static int feat_build_id(struct pp_input *in, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* HOSTNAME: a perf string (u32 length with its padding, then the bytes);
+ * the first input's host titles a flame graph. */
+static int feat_hostname(struct pp_input *in, const uint8_t *p, size_t len)
+{
+	if (len < 4)
+		return 0;
+	size_t n = rd32(p);
+	n = n < len - 4 ? n : len - 4;
+	n = strnlen((const char *)p + 4, n);
+	n = n < sizeof(in->hostname) - 1 ? n : sizeof(in->hostname) - 1;
+	memcpy(in->hostname, p + 4, n);
+	in->hostname[n] = 0;
+	return 0;
+}
+
 static int feature(struct pp_input *in, unsigned feat, const uint8_t *p, size_t len)
 {
+	if (feat == FEAT_HOSTNAME)
+		return feat_hostname(in, p, len);
 	if (feat == FEAT_EVENT_DESC)
 		return feat_event_desc(in, p, len);
 	if (feat == FEAT_BUILD_ID)
@@ -175,7 +193,7 @@ static int file_header(struct pp_input *in, const uint8_t *h, char *err, size_t 
 		uint8_t sec[16];
 		rc = pread_all(in->f, sec, 16, data_off + data_len + 16 * k++);
 		uint64_t off = rd64(sec), len = rd64(sec + 8);
-		if (rc || (feat != FEAT_EVENT_DESC && feat != FEAT_BUILD_ID) || len > (256u << 20))
+		if (rc || (feat != FEAT_EVENT_DESC && feat != FEAT_BUILD_ID && feat != FEAT_HOSTNAME) || len > (256u << 20))
 			continue;
 		uint8_t *p = malloc(len + 1);
 		rc = p ? pread_all(in->f, p, len, off) : -ENOMEM;

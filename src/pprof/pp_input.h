@@ -40,6 +40,7 @@ struct pp_input {
 	struct bytes inner;         /* decompressed bytes not yet handed out */
 	void *dctx;                 /* ZSTD_DCtx, made at the first COMPRESSED */
 	uint64_t records, compressed;
+	char hostname[65];          /* HOSTNAME, "" when not recorded */
 };
 
 /* Handed each record (never COMPRESSED, HEADER_ATTR or HEADER_FEATURE):
