@@ -197,11 +197,16 @@ check "the two refused ones counted and named, exit 0" \
 hostile many session --part0 "$T/stream.pipe" --parts 100001
 "$PERFSINK" fetch --no-symbols -o "$T/many.data" "$URL/h/s" 2>"$T/many.err" &
 RUN_PID=$!
-check "100 001 parts listed in reverse: part 0 is asked for within 10 s" \
-	wait_for 10 grep -q 'GET /h/s/0000000000$' "$T/many/requests.log"
-# utime + stime (ticks of 1/100 s) of fetch when it asked for part 0.
-cpu=$(awk '{ print $14 + $15 }' "/proc/$RUN_PID/stat" 2>/dev/null)
-check "having used ${cpu:-?}0 ms of CPU (< 2 s; an insertion sort took 30 s)" test "${cpu:-999}" -lt 200
+# The bound that matters is fetch's user CPU (an insertion sort took 30 s
+# of it); the wall time follows the machine's load (10 s was too little for
+# a suite at load 20, where fetch's page faults also took seconds of
+# system time while it received the 10 MB listing).
+check "100 001 parts listed in reverse: part 0 is asked for within 30 s" \
+	wait_for 30 grep -q 'GET /h/s/0000000000$' "$T/many/requests.log"
+# utime (ticks of 1/100 s) of fetch when it asked for part 0; stime shown.
+read -r cpu sys < <(awk '{ print $14, $15 }' "/proc/$RUN_PID/stat" 2>/dev/null)
+check "having used ${cpu:-?}0 ms of user CPU (< 2 s; an insertion sort took 30 s; system ${sys:-?}0 ms)" \
+	test "${cpu:-999}" -lt 200
 stop_within TERM "$RUN_PID" 1
 RUN_PID=
 check "and SIGTERM ends it among the parts within a second (${DT}s)" test "$(echo "$DT <= 1" | bc)" = 1
