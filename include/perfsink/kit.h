@@ -1146,7 +1146,21 @@ struct perfsink_kit_job {
 struct perfsink_kit_worker_conf {
 	const struct perfsink_host *host; /* its buf_get and buf_put */
 	size_t max_queued;                /* jobs queued before push waits; 0: no limit */
+	/*
+	 * Optional, for a worker whose thread also drives I/O of its own
+	 * between jobs (the http sink's transfers on a curl multi handle).
+	 * idle(arg, more) runs on the thread instead of sleeping when no job
+	 * is queued (more 0: it may wait for its I/O), and after every
+	 * PERFSINK_KIT_WORKER_BATCH jobs in a row (more 1: it must not
+	 * wait).  A waiting idle must return soon after wake(arg), which push
+	 * and stop call with no lock held (a wake before the wait counts,
+	 * as curl_multi_wakeup's does).  NULL: the thread sleeps between jobs.
+	 */
+	void (*idle)(void *arg, int more);
+	void (*wake)(void *arg);
+	void *arg;
 };
+#define PERFSINK_KIT_WORKER_BATCH 64
 
 /* Start the thread, idle.  0, -ENOMEM or pthread_create's error. */
 int perfsink_kit_worker_new(const struct perfsink_kit_worker_conf *conf,

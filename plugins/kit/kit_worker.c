@@ -15,8 +15,7 @@
 #include <perfsink/kit.h>
 
 struct perfsink_kit_worker {
-	const struct perfsink_host *host;
-	size_t max_queued;
+	struct perfsink_kit_worker_conf conf;
 	pthread_t thread;
 	int started, joined;
 	/*
@@ -42,7 +41,7 @@ static void job_release(struct perfsink_kit_worker *w, struct perfsink_kit_job *
 			struct perfsink_buf *buf, void (*done)(struct perfsink_kit_job *))
 {
 	if (buf)
-		w->host->buf_put(buf);
+		w->conf.host->buf_put(buf);
 	if (done)
 		done(job);
 }
@@ -64,6 +63,8 @@ static void *worker_main(void *arg)
 {
 	struct perfsink_kit_worker *w = arg;
 
+	unsigned in_row = 0;
+
 	pthread_mutex_lock(&w->mu);
 	for (;;) {
 		struct perfsink_kit_job *job;
@@ -71,10 +72,20 @@ static void *worker_main(void *arg)
 		void (*done)(struct perfsink_kit_job *);
 		int err, r;
 
+		if (w->conf.idle && (!w->head ? !w->stop : in_row >= PERFSINK_KIT_WORKER_BATCH)) {
+			int more = w->head != NULL;
+
+			pthread_mutex_unlock(&w->mu);
+			w->conf.idle(w->conf.arg, more);
+			pthread_mutex_lock(&w->mu);
+			in_row = 0;
+			continue;
+		}
 		while (!w->head && !w->stop)
 			pthread_cond_wait(&w->work_cv, &w->mu);
 		if (!w->head)
 			break;
+		in_row++;
 		job = queue_take(w);
 		w->running = job->seq;
 		err = w->err;
@@ -103,8 +114,7 @@ int perfsink_kit_worker_new(const struct perfsink_kit_worker_conf *conf,
 
 	if (!w)
 		return -ENOMEM;
-	w->host = conf->host;
-	w->max_queued = conf->max_queued;
+	w->conf = *conf;
 	pthread_mutex_init(&w->mu, NULL);
 	pthread_cond_init(&w->work_cv, NULL);
 	pthread_condattr_init(&mono);
@@ -126,12 +136,12 @@ int perfsink_kit_worker_push(struct perfsink_kit_worker *w, struct perfsink_kit_
 	int err;
 
 	pthread_mutex_lock(&w->mu);
-	while (!w->err && !w->stop && w->max_queued && w->queued >= w->max_queued)
+	while (!w->err && !w->stop && w->conf.max_queued && w->queued >= w->conf.max_queued)
 		pthread_cond_wait(&w->done_cv, &w->mu);
 	err = w->err ? w->err : w->stop ? -ESHUTDOWN : 0;
 	if (!err) {
 		if (job->buf)
-			w->host->buf_get(job->buf);
+			w->conf.host->buf_get(job->buf);
 		job->next = NULL;
 		if (w->tail)
 			w->tail->next = job;
@@ -143,6 +153,8 @@ int perfsink_kit_worker_push(struct perfsink_kit_worker *w, struct perfsink_kit_
 		pthread_cond_signal(&w->work_cv);
 	}
 	pthread_mutex_unlock(&w->mu);
+	if (!err && w->conf.wake)
+		w->conf.wake(w->conf.arg);
 	if (err && job->done)
 		job->done(job);
 	return err;
@@ -251,6 +263,8 @@ int perfsink_kit_worker_stop(struct perfsink_kit_worker *w)
 	pthread_cond_broadcast(&w->work_cv);
 	pthread_cond_broadcast(&w->done_cv);
 	pthread_mutex_unlock(&w->mu);
+	if (w->conf.wake)
+		w->conf.wake(w->conf.arg);
 	if (w->started && !w->joined) {
 		pthread_join(w->thread, NULL);
 		w->joined = 1;

@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <perfsink/kit.h>
 
-#define NJOBS 64
+#define NJOBS 160
 
 /* A buffer and its reference count, as the host's pool keeps it. */
 struct tbuf {
@@ -265,6 +265,47 @@ static void test_plain_job(void **state)
 	perfsink_kit_worker_free(NULL);
 }
 
+/* The idle hook: called when nothing is queued, and between batches of jobs; push wakes it. */
+static atomic_int idles, idles_more, wakes;
+
+static void t_idle(void *arg, int more)
+{
+	(void)arg;
+	atomic_fetch_add(more ? &idles_more : &idles, 1);
+	usleep(1000); /* a wait of its own, cut short by nothing here */
+}
+
+static void t_wake(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&wakes, 1);
+}
+
+static void test_idle_hook(void **state)
+{
+	struct perfsink_kit_worker_conf c = { .host = &host, .idle = t_idle, .wake = t_wake };
+	struct perfsink_kit_worker *w = NULL;
+	atomic_int gate = 0;
+
+	(void)state;
+	assert_int_equal(perfsink_kit_worker_new(&c, &w), 0);
+	while (!atomic_load(&idles))
+		usleep(1000); /* nothing queued: the thread idles */
+	jobs[0].gate = &gate;
+	for (int i = 0; i < NJOBS; i++)
+		assert_int_equal(perfsink_kit_worker_push(w, &jobs[i].job), 0);
+	assert_int_equal(atomic_load(&wakes), NJOBS);
+	atomic_store(&gate, 1);
+	assert_int_equal(perfsink_kit_worker_barrier(w), 0);
+	/* PERFSINK_KIT_WORKER_BATCH (64) jobs in a row, then a turn of idle that must not wait. */
+	assert_true(atomic_load(&idles_more) >= 2); /* 160 queued: after 64 and after 128 */
+	for (int i = 0; i < NJOBS; i++)
+		assert_int_equal(ran[i], i);
+	perfsink_kit_worker_free(w);
+	assert_int_equal(atomic_load(&wakes), NJOBS + 1); /* stop wakes it too */
+	refs_all_zero();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +316,7 @@ int main(void)
 		cmocka_unit_test_setup(test_stop_with_queued, setup),
 		cmocka_unit_test_setup(test_drop, setup),
 		cmocka_unit_test_setup(test_plain_job, setup),
+		cmocka_unit_test_setup(test_idle_hook, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
