@@ -1,7 +1,10 @@
 /*
- * The http sink's thread: takes buffers from the engine side, cuts them
- * into parts (uploader_stream.c), ships them (ship.h), publishes stats;
- * at the end, spools what is left.  See uploader.h.
+ * The http sink's thread, the kit's async worker: the engine side's
+ * streams, buffers and requests are jobs run in order (cut into parts by
+ * uploader_stream.c, shipped by ship.h); between them, and when none is
+ * queued, up_idle drives the transfers and publishes stats; the drain job
+ * sends what it can until drain_timeout, then spools the rest.  See
+ * uploader.h.
  */
 #include "uploader_int.h"
 #include "http_conf.h"
@@ -11,71 +14,20 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-static int64_t poll_timeout(struct uploader *u, int64_t now)
+/* How long the thread may wait in curl_multi_poll; draining: short, to see a stop asked. */
+static int64_t poll_timeout(struct uploader *u, int64_t now, int draining)
 {
 	int64_t t = 1000, d = part_cutter_deadline(&u->cut);
 
 	if (d >= 0 && d - now < t)
 		t = d - now;
 	t = ship_timeout(&u->ship, now, t);
-	if (u->t_stopping && u->t_drain_until - now < t)
-		t = u->t_drain_until - now;
+	if (draining && u->drain_until - now < t)
+		t = u->drain_until - now;
 	/* While draining, look at host->stop_requested often enough to leave at once. */
-	if (u->t_stopping && t > 100)
+	if (draining && t > 100)
 		t = 100;
 	return t < 0 ? 0 : t;
-}
-
-/* Take buffers (and the prologue) from the engine side; returns how many. */
-static size_t engine_side_take(struct uploader *u, struct perfsink_buf **bufs, int *stop,
-			       int *flush)
-{
-	uint8_t *pro = NULL, *epi = NULL;
-	char *key_base;
-	int64_t start_ns;
-	size_t pro_len = 0, epi_len = 0, n = 0;
-	int upload_req, throttled;
-
-	pthread_mutex_lock(&u->ship.lock);
-	/* After the buffers written before it: taken once none is left. */
-	if (u->epilogue && !u->bq_len) {
-		epi = u->epilogue;
-		epi_len = u->epilogue_len;
-		u->epilogue = NULL;
-	}
-	pro = u->prologue;
-	pro_len = u->prologue_len;
-	u->prologue = NULL;
-	key_base = u->next_key_base;
-	u->next_key_base = NULL;
-	start_ns = u->next_start_ns;
-	throttled = u->conf->overflow == OVERFLOW_BLOCK && u->ship.q_mem >= u->conf->queue_size &&
-		    !u->flushing && !u->stopping;
-	while (!throttled && n < TAKE_MAX && u->bq_len) {
-		bufs[n++] = u->bq[u->bq_head];
-		u->bq_head = (u->bq_head + 1) % u->bq_cap;
-		u->bq_len--;
-	}
-	u->taking = n > 0;
-	u->t_stopping = u->stopping;
-	u->t_drain_until = u->drain_until;
-	u->t_end_ns = u->end_ns;
-	*stop = u->stopping && !u->bq_len;
-	*flush = u->flushing && !u->bq_len;
-	upload_req = u->upload_req;
-	if (n)
-		pthread_cond_broadcast(&u->ship.cond);
-	pthread_mutex_unlock(&u->ship.lock);
-	if (epi)
-		epilogue_take(u, epi, epi_len);
-	if (pro) {
-		u->recording = 1;
-		ship_backlog_scan(&u->ship);
-		prologue_take(u, key_base, start_ns, pro, pro_len);
-	}
-	if (upload_req)
-		ship_backlog_scan(&u->ship);
-	return n;
 }
 
 static void shared_publish(struct uploader *u)
@@ -83,16 +35,118 @@ static void shared_publish(struct uploader *u)
 	uint64_t pending = u->spool->used + u->ship.q_mem + (u->cut.open ? u->cut.open->body.len : 0);
 
 	pthread_mutex_lock(&u->ship.lock);
-	u->taking = 0;
 	u->sending = (u->ship.q_head || u->cut.open) && !u->ship.down && !u->ship.err;
 	u->ship.st.pending_bytes = pending;
 	ship_stats_fill(&u->ship);
-	/* Done only once the spool was read: a request taken after this
-	 * round's engine_side_take finds no backlog yet, not an empty one. */
+	/* Done only once the spool was read (the upload job). */
 	if (u->upload_req && u->ship.backlog_scanned && !u->ship.backlog && !u->upload_done)
 		u->upload_done = 1;
 	pthread_cond_broadcast(&u->ship.cond);
 	pthread_mutex_unlock(&u->ship.lock);
+}
+
+/* One turn of the loop: parts that waited too long, transfers, stats. */
+static void up_turn(struct uploader *u)
+{
+	int64_t now = perfsink_coll_mono_ms();
+
+	part_enqueue(u, part_cutter_expire(&u->cut, now));
+	ship_step(&u->ship, now);
+	shared_publish(u);
+}
+
+/* The worker's idle hook: between jobs, and when none is queued (wait then). */
+void up_idle(void *arg, int more)
+{
+	struct uploader *u = arg;
+
+	up_turn(u);
+	if (!more)
+		curl_multi_poll(u->ship.multi, NULL, 0,
+				(int)poll_timeout(u, perfsink_coll_mono_ms(), 0), NULL);
+}
+
+/* The worker's wake hook: push, stop. */
+void up_wake(void *arg)
+{
+	struct uploader *u = arg;
+
+	curl_multi_wakeup(u->ship.multi);
+}
+
+/*
+ * overflow = block: while this run's parts in memory reach queue_size,
+ * the next buffer waits (its reference held: the engine's backpressure),
+ * and the thread keeps sending.  Not while a barrier or the drain waits.
+ */
+static void throttle(struct uploader *u)
+{
+	for (;;) {
+		int hold;
+
+		pthread_mutex_lock(&u->ship.lock);
+		hold = u->conf->overflow == OVERFLOW_BLOCK && u->ship.q_mem >= u->conf->queue_size &&
+		       !u->flushing && !u->stopping;
+		pthread_mutex_unlock(&u->ship.lock);
+		if (!hold)
+			return;
+		up_idle(u, 0);
+	}
+}
+
+static int job_buffer(struct perfsink_kit_job *job, int err)
+{
+	struct uploader *u = job->ctx;
+
+	(void)err;
+	throttle(u);
+	buffers_append(u, &job->buf, 1);
+	return 0;
+}
+
+static int job_start(struct perfsink_kit_job *job, int err)
+{
+	struct up_job *j = (struct up_job *)job;
+	struct uploader *u = job->ctx;
+
+	(void)err;
+	u->recording = 1;
+	ship_backlog_scan(&u->ship);
+	prologue_take(u, j->key_base, j->start_ns, j->bytes, j->len);
+	j->key_base = NULL; /* taken */
+	j->bytes = NULL;
+	return 0;
+}
+
+static int job_epilogue(struct perfsink_kit_job *job, int err)
+{
+	struct up_job *j = (struct up_job *)job;
+
+	(void)err;
+	epilogue_take(job->ctx, j->bytes, j->len);
+	j->bytes = NULL; /* taken */
+	return 0;
+}
+
+/* A barrier: what is cut so far becomes a part, sent as soon as it can be. */
+static int job_flush(struct perfsink_kit_job *job, int err)
+{
+	struct uploader *u = job->ctx;
+
+	(void)err;
+	part_enqueue(u, part_cutter_flush(&u->cut));
+	up_turn(u);
+	return 0;
+}
+
+static int job_upload(struct perfsink_kit_job *job, int err)
+{
+	struct uploader *u = job->ctx;
+
+	(void)err;
+	ship_backlog_scan(&u->ship);
+	up_turn(u);
+	return 0;
 }
 
 /* At the end: whatever was not sent goes to the spool (or is counted lost). */
@@ -137,37 +191,64 @@ static void uploader_finish(struct uploader *u)
 		    u->ship.lost_parts);
 }
 
-void *uploader_main(void *arg)
+
+/*
+ * The last job: the stream's last part and end marker, then send until
+ * everything is sent, drain_timeout passed, a fatal error, or a second
+ * Ctrl-C (upload: the first); what is left goes to the spool.
+ */
+static int job_drain(struct perfsink_kit_job *job, int err)
 {
-	struct uploader *u = arg;
-	struct perfsink_buf *bufs[TAKE_MAX];
+	struct uploader *u = job->ctx;
+	int64_t end_ns;
 
+	(void)err;
+	pthread_mutex_lock(&u->ship.lock);
+	end_ns = u->end_ns;
+	pthread_mutex_unlock(&u->ship.lock);
+	part_enqueue(u, part_cutter_flush(&u->cut));
+	end_enqueue(u, end_ns);
 	for (;;) {
-		int stop, flush;
-		size_t n = engine_side_take(u, bufs, &stop, &flush);
-		int64_t now;
+		int64_t now = perfsink_coll_mono_ms();
 
-		buffers_append(u, bufs, n);
-		now = perfsink_coll_mono_ms();
-		part_enqueue(u, part_cutter_expire(&u->cut, now));
-		if (stop || flush)
-			part_enqueue(u, part_cutter_flush(&u->cut));
-		if (stop)
-			end_enqueue(u, u->t_end_ns);
 		ship_step(&u->ship, now);
 		shared_publish(u);
-		/* A second Ctrl-C (upload: the first): what is left goes to the spool now. */
-		if (stop && perfsink_stop_requested(u->inst) && ship_busy(&u->ship)) {
+		if (perfsink_stop_requested(u->inst) && ship_busy(&u->ship)) {
 			u->interrupted = 1;
 			break;
 		}
-		if (stop && (!u->ship.q_head || now >= u->t_drain_until || u->ship.err))
+		if (!u->ship.q_head || now >= u->drain_until || u->ship.err)
 			break;
-		if (n == TAKE_MAX)
-			continue;
-		curl_multi_poll(u->ship.multi, NULL, 0, (int)poll_timeout(u, perfsink_coll_mono_ms()), NULL);
+		curl_multi_poll(u->ship.multi, NULL, 0,
+				(int)poll_timeout(u, perfsink_coll_mono_ms(), 1), NULL);
 	}
 	uploader_finish(u);
 	shared_publish(u);
-	return NULL;
+	return 0;
+}
+
+static void job_free(struct perfsink_kit_job *job)
+{
+	struct up_job *j = (struct up_job *)job;
+
+	free(j->key_base);
+	free(j->bytes);
+	free(j);
+}
+
+static const up_job_fn kinds[] = {
+	[UP_BUFFER] = job_buffer, [UP_START] = job_start, [UP_EPILOGUE] = job_epilogue,
+	[UP_FLUSH] = job_flush, [UP_UPLOAD] = job_upload, [UP_DRAIN] = job_drain,
+};
+
+struct up_job *up_job_new(struct uploader *u, enum up_kind kind)
+{
+	struct up_job *j = calloc(1, sizeof(*j));
+
+	if (!j)
+		return NULL;
+	j->kj.run = kinds[kind];
+	j->kj.done = job_free;
+	j->kj.ctx = u;
+	return j;
 }

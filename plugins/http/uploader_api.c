@@ -40,7 +40,8 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	if (rc == 0 && !u->key_base)
 		rc = -ENOMEM;
 	if (rc == 0)
-		rc = -pthread_create(&u->thread, NULL, uploader_main, u);
+		rc = perfsink_kit_worker_new(&(struct perfsink_kit_worker_conf){
+			.host = u->host, .idle = up_idle, .wake = up_wake, .arg = u }, &u->worker);
 	if (rc == 0) {
 		*out = u;
 		return 0;
@@ -52,84 +53,79 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	return rc;
 }
 
-static void wake(struct uploader *u)
+/* Queue j; 0 or the fatal error (j freed). */
+static int push(struct uploader *u, struct up_job *j)
 {
-	curl_multi_wakeup(u->ship.multi);
+	int rc;
+
+	pthread_mutex_lock(&u->ship.lock);
+	rc = u->ship.err;
+	pthread_mutex_unlock(&u->ship.lock);
+	if (rc) {
+		j->kj.buf = NULL;
+		j->kj.done(&j->kj);
+		return rc;
+	}
+	return perfsink_kit_worker_push(u->worker, &j->kj);
 }
 
 int uploader_start(struct uploader *u, const struct perfsink_stream *s, const char *session,
 		   const uint8_t *prologue, size_t len)
 {
-	size_t cap = (s->nr_buffers ? s->nr_buffers : 1024) + 1;
 	size_t n = strlen(s->host_name) + strlen(session) + 2;
-	char *base = malloc(n), *host, *slash;
-	struct perfsink_buf **bq = u->bq ? NULL : calloc(cap, sizeof(*bq));
-	uint8_t *copy = malloc(len ? len : 1);
+	struct up_job *j = up_job_new(u, UP_START);
+	char *host, *slash;
 
-	if (!base || (!u->bq && !bq) || !copy) {
-		free(base);
-		free(bq);
-		free(copy);
+	if (!j || !(j->key_base = malloc(n)) || !(j->bytes = malloc(len ? len : 1))) {
+		if (j)
+			j->kj.done(&j->kj);
 		return -ENOMEM;
 	}
-	snprintf(base, n, "%s/%s", s->host_name, session);
-	host = base;
-	slash = base + strlen(s->host_name);
+	snprintf(j->key_base, n, "%s/%s", s->host_name, session);
+	host = j->key_base;
+	slash = j->key_base + strlen(s->host_name);
 	*slash = '\0';
 	http_name_sanitize(host);
 	http_name_sanitize(slash + 1);
 	*slash = '/';
-	memcpy(copy, prologue, len);
-	pthread_mutex_lock(&u->ship.lock);
-	/* A rotation comes after a barrier: the queue is empty, keep it. */
-	if (bq) {
-		u->bq = bq;
-		u->bq_cap = cap;
-	}
-	free(u->next_key_base);
-	u->next_key_base = base;
-	u->next_start_ns = s->start_realtime_ns;
-	free(u->prologue);
-	u->prologue = copy;
-	u->prologue_len = len;
-	pthread_mutex_unlock(&u->ship.lock);
-	wake(u);
+	memcpy(j->bytes, prologue, len);
+	j->len = len;
+	j->start_ns = s->start_realtime_ns;
+	/* A start comes first or after a barrier: its job runs before the buffers after it. */
+	push(u, j);
 	return 0;
 }
 
 int uploader_epilogue(struct uploader *u, const uint8_t *bytes, size_t len)
 {
-	uint8_t *copy = malloc(len ? len : 1);
+	struct up_job *j = up_job_new(u, UP_EPILOGUE);
 
-	if (!copy)
+	if (!j || !(j->bytes = malloc(len ? len : 1))) {
+		if (j)
+			j->kj.done(&j->kj);
 		return -ENOMEM;
-	memcpy(copy, bytes, len);
-	pthread_mutex_lock(&u->ship.lock);
-	free(u->epilogue);
-	u->epilogue = copy;
-	u->epilogue_len = len;
-	pthread_mutex_unlock(&u->ship.lock);
-	wake(u);
+	}
+	memcpy(j->bytes, bytes, len);
+	j->len = len;
+	push(u, j);
 	return 0;
 }
 
 int uploader_write(struct uploader *u, struct perfsink_buf *buf)
 {
+	struct up_job *j = up_job_new(u, UP_BUFFER);
 	int rc;
 
-	pthread_mutex_lock(&u->ship.lock);
-	while (!u->ship.err && u->bq_len == u->bq_cap)
-		pthread_cond_wait(&u->ship.cond, &u->ship.lock);
-	rc = u->ship.err;
+	if (!j)
+		return -ENOMEM;
+	j->kj.buf = buf; /* the worker holds a reference until it is in a part */
+	rc = push(u, j);
 	if (rc == 0) {
-		u->host->buf_get(buf);
-		u->bq[(u->bq_head + u->bq_len) % u->bq_cap] = buf;
-		u->bq_len++;
+		pthread_mutex_lock(&u->ship.lock);
 		u->ship.st.bytes_in += buf->len;
 		u->ship.st.buffers++;
+		pthread_mutex_unlock(&u->ship.lock);
 	}
-	pthread_mutex_unlock(&u->ship.lock);
-	wake(u);
 	return rc;
 }
 
@@ -163,19 +159,20 @@ int uploader_barrier(struct uploader *u)
 	 * calls barrier() at each rotation while recording, and a slow
 	 * collector must not stall it (close() drains for drain_timeout).
 	 */
+	struct up_job *j = up_job_new(u, UP_FLUSH);
+
+	if (!j)
+		return -ENOMEM;
+	pthread_mutex_lock(&u->ship.lock);
+	u->flushing++;
+	pthread_mutex_unlock(&u->ship.lock);
+	if (push(u, j) == 0)
+		perfsink_kit_worker_barrier(u->worker);
 	deadline_after(&until, u->conf->drain_timeout_ms < BARRIER_SEND_WAIT_MS ?
 			       u->conf->drain_timeout_ms : BARRIER_SEND_WAIT_MS);
 	pthread_mutex_lock(&u->ship.lock);
-	u->flushing++;
-	while (!u->ship.err && (u->bq_len || u->taking || (u->sending && !late))) {
-		pthread_mutex_unlock(&u->ship.lock);
-		wake(u);
-		pthread_mutex_lock(&u->ship.lock);
-		if (u->bq_len || u->taking)
-			pthread_cond_wait(&u->ship.cond, &u->ship.lock);
-		else if (u->sending)
-			late = pthread_cond_timedwait(&u->ship.cond, &u->ship.lock, &until) == ETIMEDOUT;
-	}
+	while (!u->ship.err && u->sending && !late)
+		late = pthread_cond_timedwait(&u->ship.cond, &u->ship.lock, &until) == ETIMEDOUT;
 	u->flushing--;
 	rc = u->ship.err;
 	pthread_mutex_unlock(&u->ship.lock);
@@ -189,10 +186,14 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 
 	int64_t until = perfsink_coll_mono_ms() + timeout_ms;
 
+	struct up_job *j = up_job_new(u, UP_UPLOAD);
+
+	if (!j)
+		return -ENOMEM;
 	pthread_mutex_lock(&u->ship.lock);
 	u->upload_req = 1;
 	pthread_mutex_unlock(&u->ship.lock);
-	wake(u);
+	push(u, j);
 	pthread_mutex_lock(&u->ship.lock);
 	/* In 100 ms steps: a stop asked by a signal ends the wait within them. */
 	while (!u->ship.err && !u->upload_done && rc == 0) {
@@ -221,12 +222,16 @@ int uploader_drain(struct uploader *u, int64_t drain_ms)
 
 	if (u->joined)
 		return u->ship.err;
+	struct up_job *j = up_job_new(u, UP_DRAIN);
+
 	pthread_mutex_lock(&u->ship.lock);
 	u->stopping = 1;
 	u->drain_until = perfsink_coll_mono_ms() + drain_ms;
 	pthread_mutex_unlock(&u->ship.lock);
-	wake(u);
-	pthread_join(u->thread, NULL);
+	/* Pushed even after a fatal error: what is queued still goes to the spool. */
+	if (!j || perfsink_kit_worker_push(u->worker, &j->kj) < 0)
+		LOG(u, ERROR, "no memory for the drain: unsent parts are not spooled");
+	perfsink_kit_worker_stop(u->worker);
 	u->joined = 1;
 	pthread_mutex_lock(&u->ship.lock);
 	rc = u->ship.err;
@@ -236,19 +241,12 @@ int uploader_drain(struct uploader *u, int64_t drain_ms)
 
 int uploader_close(struct uploader *u, int64_t drain_ms)
 {
-	size_t i;
 	int rc = uploader_drain(u, drain_ms);
 
-	/* Only a thread that died early could leave references here. */
-	for (i = 0; i < u->bq_len; i++)
-		u->host->buf_put(u->bq[(u->bq_head + i) % u->bq_cap]);
+	perfsink_kit_worker_free(u->worker);
 	part_cutter_destroy(&u->cut);
 	compressor_free(u->comp);
 	ship_destroy(&u->ship);
-	free(u->prologue);
-	free(u->epilogue);
-	free(u->next_key_base);
-	free(u->bq);
 	free(u->key_base);
 	free(u);
 	return rc;

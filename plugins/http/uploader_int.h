@@ -10,7 +10,6 @@
 #include "part.h"
 #include "ship.h"
 
-#define TAKE_MAX 64
 /* Longest wait of barrier() for queued parts to be sent. */
 #define BARRIER_SEND_WAIT_MS 250
 
@@ -19,35 +18,24 @@ struct uploader {
 	const struct perfsink_host *host;
 	const struct http_conf *conf;
 	struct spool *spool;
-	pthread_t thread;
+	/* The thread: the engine side's streams, buffers and requests as jobs, in order. */
+	struct perfsink_kit_worker *worker;
 	struct ship ship;          /* queue, transfers, spool; ship.lock guards what follows */
 
 	/* Under ship.lock: engine side <-> thread. */
-	struct perfsink_buf **bq;  /* engine -> thread, ring of bq_cap */
-	size_t bq_cap, bq_head, bq_len;
-	int taking;                /* thread holds buffers taken from bq */
 	int sending;               /* parts are queued and the collector is up */
 	int flushing;              /* a barrier waits: ignore the block throttle */
-	uint8_t *prologue;         /* handed over by uploader_start */
-	size_t prologue_len;
-	uint8_t *epilogue;         /* handed over by uploader_epilogue */
-	size_t epilogue_len;
-	char *next_key_base;       /* "{host}/{session}" of the stream handed over */
-	int64_t next_start_ns;     /* its CLOCK_REALTIME start (stream->start_realtime_ns) */
 	int64_t end_ns;            /* CLOCK_REALTIME the last stream ended; 0: not told */
 	int upload_req, upload_done;
 	uploader_buildids_fn on_buildids; /* set by uploader_on_buildids */
 	void *on_buildids_arg;
-	int stopping;              /* set by uploader_close */
-	int64_t drain_until;       /* with stopping */
+	int stopping;              /* set by uploader_drain */
+	int64_t drain_until;       /* with stopping, before the drain job is queued */
 
 	/* Thread only. */
-	int t_stopping;            /* copies of stopping and drain_until, */
-	int64_t t_drain_until;     /* taken under lock by engine_side_take */
 	struct part_cutter cut;
 	char *key_base;            /* "{host}/{session}" of the parts being cut */
 	int64_t start_ns;          /* CLOCK_REALTIME its stream began */
-	int64_t t_end_ns;          /* copy of end_ns, taken with stopping */
 	struct compressor *comp;   /* compress = zstd, else NULL */
 	int end_queued;            /* the end marker of key_base is queued */
 	int have_stream;           /* key_base names a stream begun by start() */
@@ -58,8 +46,21 @@ struct uploader {
 
 #define LOG(u, lvl, ...) (u)->host->log((u)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
 
-/* uploader.c: the thread. */
-void *uploader_main(void *arg);
+/* The thread's jobs (uploader.c), queued by the engine side (uploader_api.c). */
+enum up_kind { UP_BUFFER, UP_START, UP_EPILOGUE, UP_FLUSH, UP_UPLOAD, UP_DRAIN };
+struct up_job {
+	struct perfsink_kit_job kj; /* first; kj.ctx is the uploader, kj.buf a UP_BUFFER's */
+	char *key_base;             /* UP_START: "{host}/{session}", owned */
+	int64_t start_ns;           /* UP_START: stream->start_realtime_ns */
+	uint8_t *bytes;             /* UP_START: the prologue, UP_EPILOGUE: the epilogue, owned */
+	size_t len;
+};
+typedef int (*up_job_fn)(struct perfsink_kit_job *job, int err);
+/* A job of kind for u (run, done, ctx set), or NULL. */
+struct up_job *up_job_new(struct uploader *u, enum up_kind kind);
+/* The worker's hooks: drive the transfers between jobs; wake the thread. */
+void up_idle(void *arg, int more);
+void up_wake(void *arg);
 
 /* uploader_stream.c, on the thread: streams cut into parts, queued to ship. */
 void part_enqueue(struct uploader *u, struct part *p);

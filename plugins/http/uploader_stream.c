@@ -134,6 +134,6 @@ void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_t n)
 			ship_fail(&u->ship, rc);
 		}
 		part_enqueue(u, sealed);
-		u->host->buf_put(bufs[i]);
+		/* The reference is the worker's: dropped once this job returns. */
 	}
 }
