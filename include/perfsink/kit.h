@@ -32,7 +32,9 @@
  *   - symbols (1.1): the files behind a recording's build-ids, and the
  *     symbol archive (a tar.zst laid out as perf's ~/.debug); 1.5: their
  *     separate debug files found through .gnu_debuglink;
- *   - collector secrets (1.5): a token or password file, S3 keys.
+ *   - collector secrets (1.5): a token or password file, S3 keys;
+ *   - the async worker (1.7): ordered jobs on one thread, a barrier, a
+ *     sticky first error, buffer references held until a job is done.
  */
 #ifndef PERFSINK_KIT_H
 #define PERFSINK_KIT_H
@@ -47,7 +49,7 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 6 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
+#define PERFSINK_KIT_VERSION_MINOR 7 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
                                       1.2: perfsink_kit_fsink_open_keys, perfsink_kit_buildid_cache_dir,
                                       perfsink_kit_sym_read falls back to the build-id cache;
                                       1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open);
@@ -57,7 +59,8 @@ extern "C" {
                                       (.gnu_debuglink), perfsink_kit_buildid_cache_dir_note,
                                       collector secrets (perfsink_kit_secret_*,
                                       perfsink_kit_s3_keys_*);
-                                      1.6: the record walk, perfsink_kit_rec_next (inline) */
+                                      1.6: the record walk, perfsink_kit_rec_next (inline);
+                                      1.7: the async worker, perfsink_kit_worker_* */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -1105,6 +1108,120 @@ struct perfsink_kit_s3_keys {
 int perfsink_kit_s3_keys_load(struct perfsink_kit_s3_keys *k, const char *file, const char *profile,
 			      char *why, size_t n);
 void perfsink_kit_s3_keys_free(struct perfsink_kit_s3_keys *k);
+
+/* ------------------------------------------------------- the async worker */
+
+/*
+ * Kit 1.7.  One thread that runs a sink's jobs in the order they were
+ * queued, so the engine thread never blocks on a write, a compression or a
+ * request, and the buffer reference follows the I/O:
+ *
+ *     engine thread --push(job)--> FIFO --> the worker's thread: run(job),
+ *                                           buf_put(job->buf), done(job)
+ *
+ * A job is the caller's struct, with a struct perfsink_kit_job in it (use
+ * ctx, or put it first and cast).  The caller sets run, done, buf and ctx;
+ * next is the worker's.  With buf set, push takes a reference
+ * (host->buf_get) and the worker drops it (host->buf_put) once run
+ * returned: the engine gets its buffer back when the job is done, never on
+ * a later op call.
+ *
+ * The first error is sticky: run's negative return, or
+ * perfsink_kit_worker_fail from any thread.  Jobs queued before it still
+ * run, with err set, so they can count what they drop instead of doing
+ * their I/O; push refuses new jobs with it.
+ *
+ * THREADS.  push, barrier, wait, drop, stop and free from one owner thread
+ * (the engine thread); fail, error and pending from any thread.  run and
+ * done are called on the worker's thread with no lock of the worker held:
+ * they may call fail and error, never push, barrier or stop.  The worker's
+ * lock is a leaf: a caller may hold its own lock around any call but
+ * push (which may wait), barrier, wait and stop.
+ */
+struct perfsink_kit_worker;
+
+struct perfsink_kit_job {
+	/*
+	 * The job's work, on the worker's thread.  err: the worker's sticky
+	 * error so far (0: none).  Returns 0 or a negative errno, which
+	 * becomes the sticky error when it is the first.
+	 */
+	int (*run)(struct perfsink_kit_job *job, int err);
+	/*
+	 * After run (or instead of it: refused or dropped); frees the job.
+	 * NULL: none, and then the worker does not touch the job once run
+	 * started, so run (or a completion it set off) may free it.
+	 */
+	void (*done)(struct perfsink_kit_job *job);
+	struct perfsink_buf *buf;         /* NULL, or held from push until the job is done */
+	void *ctx;                        /* the caller's */
+	struct perfsink_kit_job *next;    /* the worker's */
+	uint64_t seq;                     /* the worker's: its place in the queue */
+};
+
+struct perfsink_kit_worker_conf {
+	const struct perfsink_host *host; /* its buf_get and buf_put */
+	size_t max_queued;                /* jobs queued before push waits; 0: no limit */
+	/*
+	 * Optional, for a worker whose thread also drives I/O of its own
+	 * between jobs (the http sink's transfers on a curl multi handle).
+	 * idle(arg, more) runs on the thread instead of sleeping when no job
+	 * is queued (more 0: it may wait for its I/O), and after every
+	 * PERFSINK_KIT_WORKER_BATCH jobs in a row (more 1: it must not
+	 * wait).  A waiting idle must return soon after wake(arg), which push
+	 * and stop call with no lock held (a wake before the wait counts,
+	 * as curl_multi_wakeup's does).  NULL: the thread sleeps between jobs.
+	 */
+	void (*idle)(void *arg, int more);
+	void (*wake)(void *arg);
+	void *arg;
+};
+#define PERFSINK_KIT_WORKER_BATCH 64
+
+/* Start the thread, idle.  0, -ENOMEM or pthread_create's error. */
+int perfsink_kit_worker_new(const struct perfsink_kit_worker_conf *conf,
+			    struct perfsink_kit_worker **out);
+/*
+ * Queue job after every job queued before.  Waits while max_queued jobs
+ * are queued (backpressure).  0; or the sticky error (-ESHUTDOWN after
+ * stop): then the job is not queued, no reference is taken, and done is
+ * called before push returns.
+ */
+int perfsink_kit_worker_push(struct perfsink_kit_worker *w, struct perfsink_kit_job *job);
+/*
+ * Wait until every job queued before the call is done (run, its buffer
+ * released, done called).  Returns the sticky error, 0 if none.
+ */
+int perfsink_kit_worker_barrier(struct perfsink_kit_worker *w);
+/*
+ * The barrier with a deadline in CLOCK_MONOTONIC ms: the sticky error, 0,
+ * or -ETIMEDOUT when jobs queued before are still not done then.
+ */
+int perfsink_kit_worker_wait(struct perfsink_kit_worker *w, int64_t deadline_ms);
+/*
+ * Set the sticky error to err (< 0) when there is none.  Returns 1 when
+ * this call set it (the caller says it, once), else 0.
+ */
+int perfsink_kit_worker_fail(struct perfsink_kit_worker *w, int err);
+/* The sticky error, 0 if none. */
+int perfsink_kit_worker_error(struct perfsink_kit_worker *w);
+/* Jobs queued or running, not done yet. */
+size_t perfsink_kit_worker_pending(struct perfsink_kit_worker *w);
+/*
+ * Take out the queued jobs not started yet for which match(job, arg) is
+ * non-zero; each is released (buffer, done) without running.  Returns how
+ * many.  match runs under the worker's lock: it only looks at the job.
+ */
+size_t perfsink_kit_worker_drop(struct perfsink_kit_worker *w,
+				int (*match)(const struct perfsink_kit_job *job, void *arg), void *arg);
+/*
+ * Run what is queued (with the sticky error, if any, as for any job), then
+ * end the thread.  Later pushes are refused.  Returns the sticky error.
+ * Once; later calls only return it.
+ */
+int perfsink_kit_worker_stop(struct perfsink_kit_worker *w);
+/* stop, then free w.  NULL: nothing. */
+void perfsink_kit_worker_free(struct perfsink_kit_worker *w);
 
 #ifdef __cplusplus
 }

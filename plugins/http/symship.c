@@ -11,7 +11,6 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,7 @@
 #define FAILS_MAX 2
 
 struct job {
-	struct job *next;
+	struct perfsink_kit_job kj;  /* first: the worker's job; kj.ctx is the shipper */
 	uint8_t *recs;
 	size_t len;
 	char *key_base;
@@ -50,13 +49,7 @@ struct ship_counts {
 struct symship {
 	const struct perfsink_instance *inst;
 	const struct http_conf *conf;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct job *head, *tail;
-	int stopping;
-	int busy;                  /* a job is running (symship_wait) */
-	pthread_cond_t idle;       /* signalled when a job ends */
+	struct perfsink_kit_worker *worker; /* the shipper's thread: jobs in order */
 	_Atomic int64_t deadline;  /* 0 until close; then CLOCK_MONOTONIC ms */
 	/* The counters stats() reads, from another thread (publish). */
 	_Atomic uint64_t st_files, st_bytes, st_skipped, st_skipped_bytes, st_unsampled;
@@ -547,8 +540,10 @@ static void run_job(struct symship *s, const struct job *j)
 	session_note(s, j);
 }
 
-static void job_free(struct job *j)
+static void job_free(struct perfsink_kit_job *kj)
 {
+	struct job *j = (struct job *)kj;
+
 	free(j->recs);
 	free(j->key_base);
 	free(j->pids);
@@ -557,33 +552,12 @@ static void job_free(struct job *j)
 	free(j);
 }
 
-static void *ship_thread(void *arg)
+/* The worker's thread: one stream's symbols (the shipper keeps no error). */
+static int job_run(struct perfsink_kit_job *kj, int err)
 {
-	struct symship *s = arg;
-
-	pthread_mutex_lock(&s->lock);
-	for (;;) {
-		struct job *j = s->head;
-
-		if (!j) {
-			if (s->stopping)
-				break;
-			pthread_cond_wait(&s->cond, &s->lock);
-			continue;
-		}
-		s->head = j->next;
-		if (!s->head)
-			s->tail = NULL;
-		s->busy = 1;
-		pthread_mutex_unlock(&s->lock);
-		run_job(s, j);
-		job_free(j);
-		pthread_mutex_lock(&s->lock);
-		s->busy = 0;
-		pthread_cond_broadcast(&s->idle);
-	}
-	pthread_mutex_unlock(&s->lock);
-	return NULL;
+	(void)err;
+	run_job(kj->ctx, (const struct job *)kj);
+	return 0;
 }
 
 int symship_new(const struct perfsink_instance *inst, const struct http_conf *conf,
@@ -596,43 +570,22 @@ int symship_new(const struct perfsink_instance *inst, const struct http_conf *co
 		return -ENOMEM;
 	s->inst = inst;
 	s->conf = conf;
-	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->cond, NULL);
-	pthread_condattr_t ca;
-
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* symship_wait's deadline */
-	pthread_cond_init(&s->idle, &ca);
-	pthread_condattr_destroy(&ca);
-	rc = pthread_create(&s->thread, NULL, ship_thread, s);
+	rc = perfsink_kit_worker_new(&(struct perfsink_kit_worker_conf){ .host = inst->host },
+				     &s->worker);
 	if (rc) {
-		pthread_cond_destroy(&s->idle);
-		pthread_cond_destroy(&s->cond);
-		pthread_mutex_destroy(&s->lock);
 		free(s);
-		return -rc;
+		return rc;
 	}
 	*out = s;
 	return 0;
 }
 
-/* Drop the interim jobs of key_base not started yet: a newer list holds theirs. */
-static void drop_interim(struct symship *s, const char *key_base)
+/* The interim jobs of key_base (arg) not started yet: a newer list holds theirs. */
+static int interim_of(const struct perfsink_kit_job *kj, void *key_base)
 {
-	struct job **pp = &s->head, *prev = NULL;
+	const struct job *j = (const struct job *)kj;
 
-	while (*pp) {
-		struct job *j = *pp;
-
-		if (j->interim && !strcmp(j->key_base, key_base)) {
-			*pp = j->next;
-			job_free(j);
-			continue;
-		}
-		prev = j;
-		pp = &j->next;
-	}
-	s->tail = prev;
+	return j->interim && !strcmp(j->key_base, key_base);
 }
 
 static int queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
@@ -651,7 +604,7 @@ static int queue(struct symship *s, const uint8_t *recs, size_t len, const char 
 	j->key_base = strdup(key_base);
 	j->pids = malloc(npids ? npids * sizeof(*pids) : 1);
 	if (!j->recs || !j->key_base || !j->pids) {
-		job_free(j);
+		job_free(&j->kj);
 		return -ENOMEM;
 	}
 	if (len) /* a stream with no build-ids passes recs NULL */
@@ -663,16 +616,11 @@ static int queue(struct symship *s, const uint8_t *recs, size_t len, const char 
 		held_roots_move(&j->roots, roots);
 	j->npids = npids;
 	j->interim = interim;
-	pthread_mutex_lock(&s->lock);
-	drop_interim(s, key_base);
-	if (s->tail)
-		s->tail->next = j;
-	else
-		s->head = j;
-	s->tail = j;
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	return 0;
+	j->kj.run = job_run;
+	j->kj.done = job_free;
+	j->kj.ctx = s;
+	perfsink_kit_worker_drop(s->worker, interim_of, (void *)key_base);
+	return perfsink_kit_worker_push(s->worker, &j->kj);
 }
 
 int symship_queue(struct symship *s, const uint8_t *recs, size_t len, const char *key_base,
@@ -689,15 +637,7 @@ int symship_queue_interim(struct symship *s, const uint8_t *recs, size_t len, co
 
 void symship_wait(struct symship *s, int64_t deadline_ms)
 {
-	struct timespec until;
-
-	until.tv_sec = deadline_ms / 1000;
-	until.tv_nsec = (deadline_ms % 1000) * 1000000;
-	pthread_mutex_lock(&s->lock);
-	while ((s->head || s->busy) && perfsink_coll_mono_ms() < deadline_ms)
-		if (pthread_cond_timedwait(&s->idle, &s->lock, &until) == ETIMEDOUT)
-			break;
-	pthread_mutex_unlock(&s->lock);
+	perfsink_kit_worker_wait(s->worker, deadline_ms);
 }
 
 void symship_stats(struct symship *s, struct perfsink_sink_stats *out)
@@ -716,11 +656,7 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms)
 	unsigned unshipped;
 
 	atomic_store(&s->deadline, deadline_ms > 0 ? deadline_ms : 1);
-	pthread_mutex_lock(&s->lock);
-	s->stopping = 1;
-	pthread_cond_signal(&s->cond);
-	pthread_mutex_unlock(&s->lock);
-	pthread_join(s->thread, NULL);
+	perfsink_kit_worker_free(s->worker); /* runs what is queued, to the deadline */
 	if (c->unheld)
 		snprintf(unheld, sizeof(unheld),
 			 ", %u container processes whose root was not held (over %d): their JIT files "
@@ -740,9 +676,6 @@ unsigned symship_close(struct symship *s, int64_t deadline_ms)
 	perfsink_kit_buf_free(&s->buf);
 	free(s->done);
 	free(s->session);
-	pthread_cond_destroy(&s->idle);
-	pthread_cond_destroy(&s->cond);
-	pthread_mutex_destroy(&s->lock);
 	free(s);
 	return unshipped;
 }

@@ -28,7 +28,7 @@
  * walked again.
  *
  * THREADS.  symship_* are called from the engine thread (the sink ops);
- * the work runs on the shipper's thread.
+ * the work runs on the shipper's thread, the kit's async worker.
  */
 #ifndef HTTP_SYMSHIP_H
 #define HTTP_SYMSHIP_H

@@ -3,10 +3,12 @@
  * uploads them with curl's multi interface (one transfer at a time, in seq
  * order), retries with backoff, spools and drops per the overflow policy.
  *
- * THREADS.  uploader_* functions other than the thread itself are called
- * from the engine thread (the sink ops).  They share the fields under
- * `lock` with the thread; everything else in struct uploader (cutter, part
- * queue, transfer, spool) belongs to the thread once it runs.
+ * THREADS.  uploader_* functions are called from the engine thread (the
+ * sink ops); they queue jobs, in order, on the uploader's thread (the
+ * kit's async worker), which also drives the transfers between jobs.  They
+ * share the fields under ship.lock with the thread; everything else in
+ * struct uploader (cutter, part queue, transfer, spool) belongs to the
+ * thread.
  */
 #ifndef HTTP_UPLOADER_H
 #define HTTP_UPLOADER_H
@@ -42,7 +44,11 @@ int uploader_epilogue(struct uploader *u, const uint8_t *bytes, size_t len);
  * marker; before uploader_drain.  Not told: the time its end is queued.
  */
 void uploader_ended(struct uploader *u, int64_t end_ns);
-/* Queue one buffer (a reference is taken); blocks only with overflow = block. */
+/*
+ * Queue one buffer (a reference is taken until it is in a part); never
+ * waits: with overflow = block the thread holds the queued buffers while
+ * the parts in memory reach queue_size (the engine's backpressure).
+ */
 int uploader_write(struct uploader *u, struct perfsink_buf *buf);
 /*
  * Wait until every queued buffer is in a part, and at most 250 ms more for

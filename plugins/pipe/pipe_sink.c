@@ -3,9 +3,9 @@
  * standard output by default (`perfsink record -o - ... | perf script -i -`).
  *
  * The bytes are the stream the http sink sends: host->pipe_header(), then
- * every buffer as it is.  A thread of the sink does the blocking writes, so
- * a slow reader holds buffers (the engine's backpressure), never the
- * engine thread.
+ * every buffer as it is.  The kit's worker (one thread, in order) does the
+ * blocking writes, so a slow reader holds buffers (the engine's
+ * backpressure), never the engine thread.
  *
  * The sink takes the descriptor over at open(): it keeps a private
  * close-on-exec duplicate, so the workload does not inherit the stream
@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <perfsink/sink.h>
+#include <perfsink/kit.h>
 
 enum { KEY_FD };
 
@@ -37,10 +37,9 @@ static const struct perfsink_key pipe_keys[] = {
 	{ NULL, 0, NULL, NULL, 0, 0, NULL },
 };
 
-/* A queued write: the stream header (owned bytes) or a buffer (a reference). */
+/* A queued write: the stream header (owned bytes) or a buffer (job.buf, a reference). */
 struct pipe_item {
-	struct pipe_item *next;
-	struct perfsink_buf *buf;   /* NULL: hdr */
+	struct perfsink_kit_job job;
 	struct perfsink_bytes hdr;
 };
 
@@ -48,15 +47,8 @@ struct pipe_sink {
 	const struct perfsink_instance *inst;
 	const struct perfsink_host *host;
 	int fd;                     /* private duplicate, close-on-exec */
-	pthread_t writer;
-	int writer_started;
-	pthread_mutex_t mu;
-	pthread_cond_t work_cv;     /* an item was queued, or stop */
-	pthread_cond_t idle_cv;     /* the queue ran empty */
-	struct pipe_item *head, *tail;
-	int busy;                   /* the writer holds an item */
-	int stop;
-	int err;                    /* first error, sticky */
+	struct perfsink_kit_worker *writer; /* does the blocking writes, in order */
+	pthread_mutex_t mu;         /* st: the writer counts, stats() reads */
 	struct perfsink_sink_stats st;
 };
 
@@ -78,92 +70,54 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
-static void item_free(struct pipe_sink *p, struct pipe_item *it)
+static void item_free(struct perfsink_kit_job *job)
 {
-	if (it->buf)
-		p->host->buf_put(it->buf);
-	else
+	struct pipe_item *it = (struct pipe_item *)job;
+	struct pipe_sink *p = job->ctx;
+
+	if (!job->buf)
 		p->host->bytes_free(&it->hdr);
 	free(it);
 }
 
-/* Writer thread, without the lock: write one item and account for it. */
-static void write_item(struct pipe_sink *p, struct pipe_item *it, int failed)
+/* Writer thread: write one item (after a failure, drop it unwritten) and account for it. */
+static int write_item(struct perfsink_kit_job *job, int failed)
 {
-	const uint8_t *data = it->buf ? it->buf->data : it->hdr.data;
-	size_t len = it->buf ? it->buf->len : it->hdr.len;
+	struct pipe_item *it = (struct pipe_item *)job;
+	struct pipe_sink *p = job->ctx;
+	const uint8_t *data = job->buf ? job->buf->data : it->hdr.data;
+	size_t len = job->buf ? job->buf->len : it->hdr.len;
 	int r = failed ? failed : write_all(p->fd, data, len);
 
+	if (r && perfsink_kit_worker_fail(p->writer, r)) {
+		if (r == -EPIPE)
+			PLOG(p, PERFSINK_LOG_ERROR, "the reader of the stream closed the pipe "
+			     "(EPIPE); the recording ends here");
+		else
+			PLOG(p, PERFSINK_LOG_ERROR, "writing the stream to fd %d failed: %s",
+			     p->fd, strerror(-r));
+	}
 	pthread_mutex_lock(&p->mu);
 	if (r == 0) {
 		p->st.bytes_out += len;
-		if (it->buf)
+		if (job->buf)
 			p->st.files = 1;
 	} else {
 		p->st.dropped_bytes += len;
-		p->st.dropped_records += it->buf ? it->buf->records : 0;
-		if (!p->err) {
-			p->err = r;
-			if (r == -EPIPE)
-				PLOG(p, PERFSINK_LOG_ERROR, "the reader of the stream closed the pipe "
-				     "(EPIPE); the recording ends here");
-			else
-				PLOG(p, PERFSINK_LOG_ERROR, "writing the stream to fd %d failed: %s",
-				     p->fd, strerror(-r));
-		}
+		p->st.dropped_records += job->buf ? job->buf->records : 0;
 	}
 	pthread_mutex_unlock(&p->mu);
-	item_free(p, it);
+	return 0;
 }
 
-static void *writer_main(void *arg)
+/* Queue it (buf: NULL for the header); 0 or the sticky error (it is freed). */
+static int enqueue(struct pipe_sink *p, struct pipe_item *it, struct perfsink_buf *buf)
 {
-	struct pipe_sink *p = arg;
-
-	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		struct pipe_item *it;
-		int failed;
-
-		while (!p->head && !p->stop)
-			pthread_cond_wait(&p->work_cv, &p->mu);
-		if (!p->head)
-			break;
-		it = p->head;
-		p->head = it->next;
-		if (!p->head)
-			p->tail = NULL;
-		p->busy = 1;
-		failed = p->err; /* after a failure, drop the rest without writing */
-		pthread_mutex_unlock(&p->mu);
-		write_item(p, it, failed);
-		pthread_mutex_lock(&p->mu);
-		p->busy = 0;
-		if (!p->head)
-			pthread_cond_broadcast(&p->idle_cv);
-	}
-	pthread_mutex_unlock(&p->mu);
-	return NULL;
-}
-
-static int enqueue(struct pipe_sink *p, struct pipe_item *it)
-{
-	int err;
-
-	pthread_mutex_lock(&p->mu);
-	err = p->err;
-	if (!err) {
-		if (p->tail)
-			p->tail->next = it;
-		else
-			p->head = it;
-		p->tail = it;
-		pthread_cond_signal(&p->work_cv);
-	}
-	pthread_mutex_unlock(&p->mu);
-	if (err)
-		item_free(p, it);
-	return err;
+	it->job.run = write_item;
+	it->job.done = item_free;
+	it->job.buf = buf;
+	it->job.ctx = p;
+	return perfsink_kit_worker_push(p->writer, &it->job);
 }
 
 /* Take fd over: a private close-on-exec copy; fd 1 then points at stderr. */
@@ -214,17 +168,15 @@ static int pipe_open(const struct perfsink_instance *inst, void **ctx)
 		free(p);
 		return r;
 	}
-	pthread_mutex_init(&p->mu, NULL);
-	pthread_cond_init(&p->work_cv, NULL);
-	pthread_cond_init(&p->idle_cv, NULL);
-	r = -pthread_create(&p->writer, NULL, writer_main, p);
+	r = perfsink_kit_worker_new(&(struct perfsink_kit_worker_conf){ .host = p->host },
+				    &p->writer);
 	if (r < 0) {
 		PLOG(p, PERFSINK_LOG_ERROR, "cannot start the writer thread: %s", strerror(-r));
 		close(p->fd);
 		free(p);
 		return r;
 	}
-	p->writer_started = 1;
+	pthread_mutex_init(&p->mu, NULL);
 	*ctx = p;
 	return 0;
 }
@@ -243,7 +195,7 @@ static int pipe_start(void *ctx, const struct perfsink_stream *stream)
 		free(it);
 		return r;
 	}
-	return enqueue(p, it);
+	return enqueue(p, it, NULL);
 }
 
 static int pipe_write(void *ctx, struct perfsink_buf *buf)
@@ -253,26 +205,18 @@ static int pipe_write(void *ctx, struct perfsink_buf *buf)
 
 	if (!it)
 		return -ENOMEM;
-	p->host->buf_get(buf);
-	it->buf = buf;
 	pthread_mutex_lock(&p->mu);
 	p->st.bytes_in += buf->len;
 	p->st.buffers++;
 	pthread_mutex_unlock(&p->mu);
-	return enqueue(p, it);
+	return enqueue(p, it, buf);
 }
 
 static int pipe_barrier(void *ctx)
 {
 	struct pipe_sink *p = ctx;
-	int err;
 
-	pthread_mutex_lock(&p->mu);
-	while (p->head || p->busy)
-		pthread_cond_wait(&p->idle_cv, &p->mu);
-	err = p->err;
-	pthread_mutex_unlock(&p->mu);
-	return err;
+	return perfsink_kit_worker_barrier(p->writer);
 }
 
 static int pipe_close(void *ctx, const struct perfsink_summary *sum)
@@ -281,17 +225,10 @@ static int pipe_close(void *ctx, const struct perfsink_summary *sum)
 	int err;
 
 	(void)sum;
-	pthread_mutex_lock(&p->mu);
-	p->stop = 1;
-	pthread_cond_broadcast(&p->work_cv);
-	pthread_mutex_unlock(&p->mu);
-	if (p->writer_started)
-		pthread_join(p->writer, NULL);
-	err = p->err;
+	err = perfsink_kit_worker_stop(p->writer); /* writes what is queued first */
+	perfsink_kit_worker_free(p->writer);
 	if (close(p->fd) < 0 && !err && errno != EINTR)
 		err = -errno;
-	pthread_cond_destroy(&p->work_cv);
-	pthread_cond_destroy(&p->idle_cv);
 	pthread_mutex_destroy(&p->mu);
 	free(p);
 	return err;

@@ -26,6 +26,7 @@ typedef void (*zs_put_fn)(void *arg, struct perfsink_buf *buf);
 enum zs_batch_state { ZB_OPEN = 0, ZB_BUSY, ZB_DONE };
 
 struct zs_batch {
+	struct perfsink_kit_job write; /* its write, on zs_pipe's writer (the kit's worker) */
 	struct zs_batch *next;
 	/* Input, filled by the engine thread, taken by the worker. */
 	struct perfsink_buf **bufs;

@@ -25,13 +25,13 @@ struct zs_pipe {
 	const struct perfsink_host *host;
 	struct zs_worker *workers;
 	unsigned nr_workers;
-	pthread_t writer;
-	int writer_started;
+	/* Appends DONE batches in order; its error is the pipe's, sticky. */
+	struct perfsink_kit_worker *writer;
 
 	pthread_mutex_t mu;
 	pthread_cond_t work_cv;     /* a buffer or batch was queued, or stop */
 	pthread_cond_t done_cv;     /* a batch finished, left, or was written */
-	struct zs_batch *head, *tail; /* not yet taken by the writer */
+	struct zs_batch *head, *tail; /* not yet written (their jobs are queued) */
 	struct zs_batch *next_claim;  /* oldest batch no worker took */
 	unsigned writing;           /* batches given to the file, not done */
 	int appending;              /* the writer is inside zs_file_append */
@@ -39,18 +39,22 @@ struct zs_pipe {
 	struct zs_file *file;
 	unsigned gen;
 	int stop;
-	int err;
 	struct zs_pipe_stats st;
 };
 
 #define PLOG(p, lvl, ...) (p)->host->log((p)->cfg.inst, (lvl), __VA_ARGS__)
 
+/* The sticky error (the writer's), 0 if none.  Any thread, p->mu held or not. */
+static int pipe_err(struct zs_pipe *p)
+{
+	return perfsink_kit_worker_error(p->writer);
+}
+
 /* Record the first error and say it once.  Called with p->mu held. */
 static void pipe_fail(struct zs_pipe *p, int err)
 {
-	if (p->err || !err)
+	if (!err || !perfsink_kit_worker_fail(p->writer, err))
 		return;
-	p->err = err;
 	PLOG(p, PERFSINK_LOG_ERROR, "writing '%s' failed: %s; records after the last complete write are dropped",
 	     p->file ? p->file->path : "?", strerror(-err));
 	pthread_cond_broadcast(&p->done_cv);
@@ -104,7 +108,7 @@ static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
 	for (;;) {
 		if (b->taken < b->nr) {
 			struct perfsink_buf *buf = b->bufs[b->taken];
-			int failed = p->err;
+			int failed = pipe_err(p);
 
 			b->bufs[b->taken++] = NULL;
 			pthread_mutex_unlock(&p->mu);
@@ -192,33 +196,32 @@ static void writer_append(struct zs_pipe *p, struct zs_batch *b)
 	}
 }
 
-static void *writer_main(void *arg)
+/*
+ * The writer's job for b, queued when b was opened: so batches are written
+ * in that order.  Waits until a worker is done with b.
+ */
+static int writer_batch(struct perfsink_kit_job *job, int err)
 {
-	struct zs_pipe *p = arg;
+	struct zs_batch *b = (struct zs_batch *)job;
+	struct zs_pipe *p = job->ctx;
 
+	(void)err; /* read again below: the aio thread may have set it since */
 	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		struct zs_batch *b;
-
-		while (!(p->head && p->head->state == ZB_DONE) && !(p->stop && !p->head))
-			pthread_cond_wait(&p->done_cv, &p->mu);
-		if (!p->head)
-			break;
-		b = p->head;
-		p->head = b->next;
-		if (!p->head)
-			p->tail = NULL;
-		pipe_fail(p, b->err);
-		if (p->err) {
-			pipe_count_drop(p, b);
-			zs_batch_free(b);
-		} else {
-			writer_append(p, b);
-		}
-		pthread_cond_broadcast(&p->done_cv);
+	while (b->state != ZB_DONE)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	p->head = b->next;
+	if (!p->head)
+		p->tail = NULL;
+	pipe_fail(p, b->err);
+	if (pipe_err(p)) {
+		pipe_count_drop(p, b);
+		zs_batch_free(b);
+	} else {
+		writer_append(p, b);
 	}
+	pthread_cond_broadcast(&p->done_cv);
 	pthread_mutex_unlock(&p->mu);
-	return NULL;
+	return 0;
 }
 
 static int pipe_start_threads(struct zs_pipe *p)
@@ -240,9 +243,7 @@ static int pipe_start_threads(struct zs_pipe *p)
 		}
 		p->nr_workers++;
 	}
-	r = -pthread_create(&p->writer, NULL, writer_main, p);
-	p->writer_started = !r;
-	return r;
+	return 0;
 }
 
 int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out)
@@ -266,7 +267,10 @@ int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out)
 	pthread_cond_init(&p->work_cv, &mono); /* worker_batch's deadline */
 	pthread_condattr_destroy(&mono);
 	pthread_cond_init(&p->done_cv, NULL);
-	r = pipe_start_threads(p);
+	/* The writer first: workers read its error. */
+	r = perfsink_kit_worker_new(&(struct perfsink_kit_worker_conf){ .host = p->host }, &p->writer);
+	if (!r)
+		r = pipe_start_threads(p);
 	if (r) {
 		zs_pipe_destroy(p);
 		return r;
@@ -294,6 +298,13 @@ static struct zs_batch *pipe_open_batch(struct zs_pipe *p)
 	if (!b)
 		return NULL;
 	b->gen = p->gen;
+	b->write.run = writer_batch;
+	b->write.ctx = p;
+	/* Refused only with the sticky error, which push() checked under p->mu. */
+	if (perfsink_kit_worker_push(p->writer, &b->write) < 0) {
+		zs_batch_free(b);
+		return NULL;
+	}
 	if (p->tail)
 		p->tail->next = b;
 	else
@@ -310,7 +321,7 @@ int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
 	int err;
 
 	pthread_mutex_lock(&p->mu);
-	while (!p->err && p->pending_in && p->pending_in + buf->len > p->cfg.max_pending) {
+	while (!pipe_err(p) && p->pending_in && p->pending_in + buf->len > p->cfg.max_pending) {
 		/* What waits must be able to finish: close the gathering batch. */
 		if (p->tail && !p->tail->closed) {
 			p->tail->closed = 1;
@@ -318,7 +329,7 @@ int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
 		}
 		pthread_cond_wait(&p->done_cv, &p->mu);
 	}
-	err = p->err;
+	err = pipe_err(p);
 	b = err ? NULL : pipe_open_batch(p);
 	if (!err && (!b || zs_batch_add(b, buf) < 0))
 		err = -ENOMEM;
@@ -335,28 +346,23 @@ int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
 
 int zs_pipe_wait_idle(struct zs_pipe *p)
 {
-	int err;
-
 	pthread_mutex_lock(&p->mu);
 	if (p->tail && !p->tail->closed) {
 		p->tail->closed = 1;
 		pthread_cond_broadcast(&p->work_cv);
 	}
-	while (p->head || p->writing || p->appending)
-		pthread_cond_wait(&p->done_cv, &p->mu);
-	err = p->err;
 	pthread_mutex_unlock(&p->mu);
-	return err;
+	perfsink_kit_worker_barrier(p->writer); /* every batch handed to the file */
+	pthread_mutex_lock(&p->mu);
+	while (p->writing || p->appending)
+		pthread_cond_wait(&p->done_cv, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return pipe_err(p);
 }
 
 int zs_pipe_error(struct zs_pipe *p)
 {
-	int err;
-
-	pthread_mutex_lock(&p->mu);
-	err = p->err;
-	pthread_mutex_unlock(&p->mu);
-	return err;
+	return pipe_err(p);
 }
 
 void zs_pipe_stats(struct zs_pipe *p, struct zs_pipe_stats *out)
@@ -372,7 +378,7 @@ void zs_pipe_destroy(struct zs_pipe *p)
 
 	if (!p)
 		return;
-	if (p->writer_started)
+	if (p->writer && p->nr_workers == p->cfg.threads)
 		zs_pipe_wait_idle(p);
 	pthread_mutex_lock(&p->mu);
 	p->stop = 1;
@@ -383,8 +389,7 @@ void zs_pipe_destroy(struct zs_pipe *p)
 		pthread_join(p->workers[i].tid, NULL);
 		perfsink_kit_zframe_fini(&p->workers[i].frame);
 	}
-	if (p->writer_started)
-		pthread_join(p->writer, NULL);
+	perfsink_kit_worker_free(p->writer);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work_cv);
 	pthread_cond_destroy(&p->done_cv);

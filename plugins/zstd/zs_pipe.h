@@ -7,9 +7,11 @@
  *                            batch is closed at min_batch bytes, 500 ms
  *                            after a worker took it, or barrier
  *                                  |
- *                                  +--> writer thread appends DONE batches
- *                                       from the FIFO head, in order, to the
- *                                       zs_file; the aio thread frees them.
+ *                                  +--> the writer (the kit's async worker,
+ *                                       one job per batch, queued when the
+ *                                       batch opens) appends each DONE batch,
+ *                                       in order, to the zs_file; the aio
+ *                                       thread frees them.
  *
  * With one worker the frame stays open across batches (one continuous zstd
  * stream per file, like perf -z, best ratio).  With more, every batch ends
@@ -20,12 +22,14 @@
  * call into the sink even with one pooled buffer per ring.  push() waits
  * (backpressure) while the input bytes not yet on file exceed max_pending.
  *
- * Errors are sticky: the first failure (compression, ENOSPC, EIO...) is
- * logged once through host->log; later batches are dropped and counted.
+ * Errors are sticky (the writer's): the first failure (compression,
+ * ENOSPC, EIO...) is logged once through host->log; later batches are
+ * dropped and counted.
  *
  * THREADS.  zs_pipe_* are called from the engine thread only.
- * Locking: one mutex p->mu guards the FIFO, counters and error; it nests
- * inside nothing of ours, and zs_file/aio_writer calls are made without it.
+ * Locking: one mutex p->mu guards the FIFO and counters; it nests inside
+ * nothing of ours, the writer's lock (a leaf) nests inside it, and
+ * zs_file/aio_writer calls are made without it.
  */
 #ifndef ZS_PIPE_H
 #define ZS_PIPE_H
