@@ -80,22 +80,12 @@ static void part_delivered(struct ship *s, struct part *p)
 	s->down = 0;
 }
 
-/*
- * The wait before the next try: what a 429/503 asked for with Retry-After
- * (at least backoff_base, so "0" cannot make the sink spin; at most
- * backoff_cap), else the jittered backoff.
- */
+/* The wait before the next try: the collector client's rule (a Retry-After
+ * within the backoff's base and cap, else the jittered backoff). */
 static int64_t retry_delay(struct ship *s, int64_t retry_after, const char **how)
 {
-	int64_t delay = perfsink_coll_backoff_next(&s->bo);
-
-	*how = "with backoff";
-	if (retry_after < 0)
-		return delay;
-	*how = "as the collector asked (Retry-After)";
-	if (retry_after < s->conf->backoff_base_ms)
-		return s->conf->backoff_base_ms;
-	return retry_after < s->conf->backoff_cap_ms ? retry_after : s->conf->backoff_cap_ms;
+	*how = retry_after < 0 ? "with backoff" : "as the collector asked (Retry-After)";
+	return perfsink_coll_backoff_wait(&s->bo, retry_after);
 }
 
 static void transfer_failed(struct ship *s, enum transfer_result r, const char *msg, int64_t now,
