@@ -457,10 +457,11 @@ static void map_hits(struct dso_set *s, const struct perfsink_kit_rec *r, const 
 {
 	int32_t pid = (int32_t)mf->pid;
 	struct range_find f = { mf->start, mf->start + mf->len < mf->start ? UINT64_MAX : mf->start + mf->len, d };
+	uint64_t t = record_time(s, r->p, r->size);
 
-	dso_hits_map(s->hits, pid, mf->start, mf->len, d);
+	dso_hits_map(s->hits, pid, mf->start, mf->len, d, t);
 	if (dso_pending_has(s->pending, pid))
-		dso_pending_offer(s->pending, pid, record_time(s, r->p, r->size), in_range, &f);
+		dso_pending_offer(s->pending, pid, t, in_range, &f);
 }
 
 bool dso_set_sample(struct dso_set *s, int32_t pid, uint64_t ip, unsigned cpumode)
@@ -505,7 +506,7 @@ static struct dso_entry *in_child(void *arg, uint64_t ip)
 void dso_set_task(struct dso_set *s, const uint8_t *rec, uint32_t type, uint16_t misc, uint16_t size)
 {
 	int32_t pid, ppid, tid;
-	uint64_t t;
+	uint64_t t = 0;
 
 	if (!s->hits || size < 24)
 		return;
@@ -516,11 +517,11 @@ void dso_set_task(struct dso_set *s, const uint8_t *rec, uint32_t type, uint16_t
 	if (type == PERF_RECORD_FORK) {
 		struct child_find f = { s->hits, pid };
 
-		dso_hits_fork(s->hits, pid, ppid);
-		if (size >= 32 && pid != ppid && dso_pending_has(s->pending, pid)) {
+		if (size >= 32)
 			memcpy(&t, rec + 24, sizeof(t));
+		dso_hits_fork(s->hits, pid, ppid, t);
+		if (pid != ppid && dso_pending_has(s->pending, pid))
 			dso_pending_offer(s->pending, pid, t, in_child, &f);
-		}
 	} else if (type == PERF_RECORD_EXIT && pid == tid) { /* the leader: the process is gone */
 		dso_hits_drop(s->hits, pid, 0);
 	} else if (type == PERF_RECORD_COMM && (misc & PERF_RECORD_MISC_COMM_EXEC)) {
