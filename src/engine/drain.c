@@ -74,6 +74,8 @@ int drainer_init(struct drainer *d, const struct record_opts *o, const struct ps
 	d->dsos.live = true; /* build-ids of containers' files through /proc/PID/root */
 	/* Which DSOs samples fell in: what symbol shipping needs (else all count). */
 	(void)dso_set_track_hits(&d->dsos);
+	/* The time of an MMAP, FORK or exec, for a sample read before it. */
+	d->dsos.id_time_back = evl->sample_id_all ? record_id_time_back(evl->sample_type) : 0;
 	sample_layout_init(&d->layout, evl->events.ev, evl->events.nr); /* where call chains are */
 	/* SAMPLE: header, [IDENTIFIER], IP, TID, TIME. */
 	d->time_off = 8 + ((evl->sample_type & PERF_SAMPLE_IDENTIFIER) ? 8 : 0) + 16;
@@ -230,6 +232,25 @@ static unsigned stack_filled(uint32_t asked, uint32_t tail, const uint8_t *rec, 
 	return dyn >= asked;
 }
 
+/*
+ * A user ip of sample rec in no file mapped yet: its own (frame NULL) or
+ * the chain's frame at frame.  It waits for the MMAP or FORK another ring
+ * may bring (dso_set_sample_wait), with the sample's time.  Out of line, all
+ * read again from the record, so the walk keeps nothing alive across its
+ * lookups for the rare miss.
+ */
+static __attribute__((noinline)) void sample_wait(struct drainer *d, const uint8_t *rec,
+						    const uint8_t *frame)
+{
+	uint64_t ip, time;
+	int32_t pid;
+
+	memcpy(&time, rec + d->time_off, sizeof(time));
+	memcpy(&pid, rec + d->time_off - 8, sizeof(pid));
+	memcpy(&ip, frame ? frame : rec + d->time_off - 16, sizeof(ip));
+	dso_set_sample_wait(&d->dsos, pid, ip, time);
+}
+
 /* Mark the DSOs the frames of the sample's call chain fell in (perf report
  * names them too).  Only what the record holds: a DWARF sample's stack
  * copy is not unwound here. */
@@ -244,7 +265,8 @@ static void chain_hit(struct drainer *d, const uint8_t *rec, uint16_t size, int3
 		return;
 	sample_chain_begin(&c, rec, size, off, mode);
 	while (sample_chain_next(&c, &ip))
-		dso_set_sample(&d->dsos, pid, ip, c.mode);
+		if (__builtin_expect(dso_set_sample(&d->dsos, pid, ip, c.mode), 0))
+			sample_wait(d, rec, c.p - 8);
 }
 
 /* What a walk counts, in locals: stores through the drainer's structs would alias the records. */
@@ -272,7 +294,8 @@ static inline void on_sample(struct drainer *d, struct tally *t, const struct pe
 	t->cut += stack_filled(d->stack_user, d->stack_tail, r->p, r->size);
 	memcpy(&ip, r->p + d->time_off - 16, sizeof(ip));
 	memcpy(&pid, r->p + d->time_off - 8, sizeof(pid));
-	dso_set_sample(&d->dsos, pid, ip, r->misc & PERF_RECORD_MISC_CPUMODE_MASK);
+	if (__builtin_expect(dso_set_sample(&d->dsos, pid, ip, r->misc & PERF_RECORD_MISC_CPUMODE_MASK), 0))
+		sample_wait(d, r->p, NULL);
 	if (d->layout.chains)
 		chain_hit(d, r->p, r->size, pid, r->misc & PERF_RECORD_MISC_CPUMODE_MASK);
 }

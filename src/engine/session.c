@@ -32,6 +32,7 @@
 #include "engine/signals.h"
 #include "engine/sinkset.h"
 #include "engine/workload.h"
+#include "probe/dso_pending.h"
 
 #define POLL_MS 100
 
@@ -516,6 +517,19 @@ static int setup(struct session *s, int argc, char **argv, char *err, size_t err
 }
 
 /* Stopped: the last data out, the sinks drained, their stats final. */
+/* -v: sample addresses read before their mapping (probe/dso_pending.h). */
+static void waits_report(const struct dso_set *dsos)
+{
+	struct dso_pending_stats w;
+
+	dso_set_pending_stats(dsos, &w);
+	if (w.kept || w.dropped)
+		pr_debug("%llu sampled addresses were read before any mapping of theirs: %llu found in "
+			 "one that came later, %llu in none (anonymous, JIT, a lost MMAP), %llu not kept "
+			 "(over %u waiting)", (unsigned long long)w.kept, (unsigned long long)w.resolved,
+			 (unsigned long long)w.unresolved, (unsigned long long)w.dropped, DSO_PENDING_MAX);
+}
+
 static void finish(struct session *s, const char *err)
 {
 	evlist_disable(&s->evl);
@@ -531,6 +545,7 @@ static void finish(struct session *s, const char *err)
 	if (s->dr.records_fixed)
 		pr_debug("%llu KSYMBOL/BPF_EVENT records the kernel sized too large (another recorder "
 			 "on the same CPUs) were repaired", (unsigned long long)s->dr.records_fixed);
+	waits_report(&s->dr.dsos);
 	note_error(s, s->dr.error);
 	sinkset_barrier(&s->ss);
 	sinkset_settle(&s->ss);

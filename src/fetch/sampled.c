@@ -19,15 +19,19 @@
 
 struct map {
 	uint64_t start, end;
+	uint64_t time;      /* of its MMAP (0: synthesized, or records carry no time) */
 	uint32_t name, bid; /* bid: a name index ("#HEX"), or UINT32_MAX */
 };
 
 struct proc {
 	uint32_t pid;
 	uint32_t parent;    /* KERNEL_PID: none */
+	uint64_t fork_time; /* of its FORK from parent */
 	struct map *m;
 	uint64_t *maxend;   /* m sorted by start; maxend[i]: the largest end of m[0..i] */
 	size_t n, cap;
+	uint64_t *execs;    /* times of its execs (COMM with MISC_COMM_EXEC), as read */
+	size_t nexec, capexec;
 };
 
 struct sampled {
@@ -43,6 +47,14 @@ struct sampled {
 	int kernel;         /* a kernel IP was seen */
 	uint64_t samples, unmapped;
 	struct sample_layout layout;
+	/*
+	 * Records and samples carry their time (TIME in every sample and in
+	 * every attr's sample_id): a sample takes the mapping of its time
+	 * (sampled.h).  Without it, every mapping of its process that holds
+	 * the ip.  time_back: the trailer's TIME, in bytes back from the end.
+	 */
+	int timed;
+	unsigned time_back;
 };
 
 static uint32_t fnv(const void *p, size_t n)
@@ -149,6 +161,32 @@ static struct proc *proc_of(struct sampled *s, uint32_t pid, int add)
 static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
+/* The time in a non-sample record's sample_id trailer (0 when not timed). */
+static uint64_t record_time(const struct sampled *s, const uint8_t *r, uint16_t size)
+{
+	return s->timed && s->time_back + 8 <= size ? rd64(r + size - s->time_back) : 0;
+}
+
+/* A COMM record of size bytes that says pid exec'd: its time kept. */
+static int exec_take(struct sampled *s, const uint8_t *r, uint16_t size)
+{
+	struct proc *p = proc_of(s, rd32(r + 8), 1);
+
+	if (!p)
+		return -ENOMEM;
+	if (p->nexec == p->capexec) {
+		size_t cap = p->capexec ? 2 * p->capexec : 2;
+		uint64_t *v = realloc(p->execs, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->execs = v;
+		p->capexec = cap;
+	}
+	p->execs[p->nexec++] = record_time(s, r, size);
+	return 0;
+}
+
 /* An MMAP (type 1) or MMAP2 record r of size bytes. */
 static int mmap_take(struct sampled *s, const uint8_t *r, uint16_t size, int two)
 {
@@ -181,8 +219,8 @@ static int mmap_take(struct sampled *s, const uint8_t *r, uint16_t size, int two
 		p->m = m;
 		p->cap = cap;
 	}
-	p->m[p->n++] = (struct map){ start, start + len < start ? UINT64_MAX : start + len, (uint32_t)ni,
-				      (uint32_t)bi };
+	p->m[p->n++] = (struct map){ start, start + len < start ? UINT64_MAX : start + len,
+				      record_time(s, r, size), (uint32_t)ni, (uint32_t)bi };
 	return 0;
 }
 
@@ -207,11 +245,11 @@ static int procs_sort(struct sampled *s)
 	return 0;
 }
 
-/* Mark every map of p holding ip; whether one did. */
-static int proc_mark(struct sampled *s, const struct proc *p, uint64_t ip)
+/* Where the maps of p that may hold ip end: they are below it, walked down while maxend > ip. */
+static size_t maps_after(const struct proc *p, uint64_t ip)
 {
 	size_t lo = 0, hi = p->n;
-	int hit = 0;
+
 	while (lo < hi) { /* the first map starting after ip */
 		size_t mid = (lo + hi) / 2;
 		if (p->m[mid].start <= ip)
@@ -219,34 +257,81 @@ static int proc_mark(struct sampled *s, const struct proc *p, uint64_t ip)
 		else
 			hi = mid;
 	}
-	for (size_t j = lo; j-- > 0 && p->maxend[j] > ip;) {
-		if (p->m[j].end > ip) {
+	return lo;
+}
+
+/* Whether map m of a timed recording was its process's at time t (floor: its last exec then). */
+static int map_then(const struct map *m, uint64_t t, uint64_t floor)
+{
+	return m->time <= t && m->time >= floor;
+}
+
+/*
+ * Mark the maps of p holding ip that it had at time t: the newest mapped
+ * at or before t, not before floor (timed), or every one (not timed).
+ * Whether one did.
+ */
+static int proc_mark(struct sampled *s, const struct proc *p, uint64_t ip, uint64_t t, uint64_t floor)
+{
+	size_t lo = maps_after(p, ip);
+	uint64_t best = 0;
+	int found = 0;
+
+	for (size_t j = lo; j-- > 0 && p->maxend[j] > ip;)
+		if (p->m[j].end > ip && (!s->timed || map_then(&p->m[j], t, floor))) {
+			best = found && best > p->m[j].time ? best : p->m[j].time;
+			found = 1;
+		}
+	for (size_t j = lo; found && j-- > 0 && p->maxend[j] > ip;) {
+		if (p->m[j].end > ip && (!s->timed || (map_then(&p->m[j], t, floor) && p->m[j].time == best))) {
 			s->need[p->m[j].name] = 1;
 			if (p->m[j].bid != UINT32_MAX)
 				s->need[p->m[j].bid] = 1;
-			hit = 1;
 		}
 	}
-	return hit;
+	return found;
 }
 
-/* One IP in cpumode mode of process pid. */
-static void ip_mark(struct sampled *s, uint32_t pid, unsigned mode, uint64_t ip)
+/* The time of p's last exec at or before t into *at; whether it had one. */
+static int exec_before(const struct proc *p, uint64_t t, uint64_t *at)
+{
+	int had = 0;
+
+	*at = 0;
+	for (size_t i = 0; i < p->nexec; i++)
+		if (p->execs[i] <= t) {
+			*at = p->execs[i] > *at ? p->execs[i] : *at;
+			had = 1;
+		}
+	return had;
+}
+
+/*
+ * One IP in cpumode mode of process pid at time t.  Not in its own maps:
+ * in its parent's as they were at its FORK, unless it exec'd before t
+ * (an exec replaces every map).
+ */
+static void ip_mark(struct sampled *s, uint32_t pid, unsigned mode, uint64_t ip, uint64_t t)
 {
 	const struct proc *p;
+	uint64_t floor = 0;
 	if (mode == PERF_RECORD_MISC_KERNEL) {
 		s->kernel = 1;
 		if ((p = proc_of(s, KERNEL_PID, 0)))
-			proc_mark(s, p, ip);
+			proc_mark(s, p, ip, t, 0);
 		return;
 	}
 	if (mode != PERF_RECORD_MISC_USER)
 		return; /* hypervisor and guests: not this cache's */
 	for (unsigned d = 0; d < PARENT_DEPTH && (p = proc_of(s, pid, 0)); d++) {
-		if (proc_mark(s, p, ip))
+		int execd = s->timed && exec_before(p, t, &floor);
+
+		if (proc_mark(s, p, ip, t, floor))
 			return;
-		if (p->parent == KERNEL_PID || p->parent == pid)
+		if (execd || p->parent == KERNEL_PID || p->parent == pid)
 			break;
+		if (s->timed && p->fork_time && p->fork_time < t)
+			t = p->fork_time;
 		pid = p->parent;
 	}
 	s->unmapped++;
@@ -267,12 +352,14 @@ static void sample_take(struct sampled *s, const uint8_t *r, uint16_t size)
 	s->samples++;
 	uint32_t pid = rd32(r + at + 8);
 	unsigned mode = misc & PERF_RECORD_MISC_CPUMODE_MASK;
-	ip_mark(s, pid, mode, rd64(r + at));
+	/* TIME right after IP and TID (timed: every attr samples it). */
+	uint64_t t = s->timed && size >= at + 24 ? rd64(r + at + 16) : 0;
+	ip_mark(s, pid, mode, rd64(r + at), t);
 	if (!(off = sample_chain_off(a, r, size)))
 		return;
 	sample_chain_begin(&c, r, size, off, mode);
 	while (sample_chain_next(&c, &ip))
-		ip_mark(s, pid, c.mode, ip);
+		ip_mark(s, pid, c.mode, ip, t);
 }
 
 /* One pass over the records: maps and forks (first), or samples. */
@@ -299,8 +386,13 @@ static int pass(struct sampled *s, int fd, uint64_t off, uint64_t len, int first
 			rc = mmap_take(s, r, size, type == PERF_RECORD_MMAP2);
 		} else if (first && type == PERF_RECORD_FORK && size >= 8 + 16) {
 			struct proc *p = rd32(r + 8) != rd32(r + 12) ? proc_of(s, rd32(r + 8), 1) : NULL;
-			if (p)
+			if (p) {
 				p->parent = rd32(r + 12);
+				p->fork_time = size >= 8 + 24 ? rd64(r + 8 + 16) : 0;
+			}
+		} else if (first && type == PERF_RECORD_COMM && size >= 8 + 8 &&
+			   (r[4] | r[5] << 8) & PERF_RECORD_MISC_COMM_EXEC) {
+			rc = s->timed ? exec_take(s, r, size) : 0;
 		} else if (!first && type == PERF_RECORD_SAMPLE) {
 			sample_take(s, r, size);
 		}
@@ -331,6 +423,10 @@ int sampled_scan(int fd, uint64_t off, uint64_t len, const struct ps_event_desc 
 		snprintf(why, n, "the recording has no events");
 		rc = -ENOTSUP;
 	}
+	s->timed = nr_ev > 0;
+	for (unsigned i = 0; i < nr_ev; i++)
+		s->timed &= ev[i].attr.sample_id_all && (ev[i].attr.sample_type & PERF_SAMPLE_TIME);
+	s->time_back = nr_ev ? record_id_time_back(ev[0].attr.sample_type) : 0;
 	if (!rc)
 		rc = pass(s, fd, off, len, 1, why, n);
 	if (!rc)
@@ -378,6 +474,7 @@ void sampled_free(struct sampled *s)
 	for (uint32_t i = 0; i < s->nr_procs; i++) {
 		free(s->procs[i].m);
 		free(s->procs[i].maxend);
+		free(s->procs[i].execs);
 	}
 	free(s->names);
 	free(s->need);

@@ -4,11 +4,17 @@
  * before perfsink record marked call chain frames too): read from the
  * data section of the perf.data fetch wrote.  A first pass
  * takes every executable MMAP/MMAP2 record per process (kernel ones under
- * pid -1, a child's maps found through its FORK to the parent); a second
- * resolves each sample's IP and call chain entries, in the sample's
- * cpumode and as format/sample_chain.h walks them, to every map of its process that contains it (a superset when
- * a process mapped two files at one address in turn).  Any kernel IP
- * needs the kernel's symbol table.
+ * pid -1, a child's maps found through its FORK to the parent, the times
+ * of its execs); a second resolves each sample's IP and call chain
+ * entries, in the sample's cpumode and as format/sample_chain.h walks
+ * them, to the map its process had there at the sample's time: the
+ * newest mapped at or before it and not before an exec that preceded it,
+ * else its parent's as they were at its FORK (unless it exec'd).  The
+ * records' order does not matter: the drainer writes a sample before its
+ * MMAP when another CPU's ring holds that.  A recording whose records
+ * carry no time (no TIME or sample_id_all): every map of its process that
+ * holds the IP (a superset when it mapped two files there in turn).
+ * Any kernel IP needs the kernel's symbol table.
  *
  * Memory: the maps and the names, not the samples.  Single-threaded.
  */

@@ -45,6 +45,17 @@ void record_end(struct bytes *b, size_t start, const struct ps_events *evs,
 	bytes_put_at(b, start + offsetof(struct perf_event_header, size), &size, sizeof(size));
 }
 
+unsigned record_id_time_back(uint64_t st)
+{
+	/* The trailer's fields after TIME (sample_id_trailer's order). */
+	static const uint64_t after = PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
+				      PERF_SAMPLE_IDENTIFIER;
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	return 8 * (1 + (unsigned)__builtin_popcountll(st & after));
+}
+
 void record_string(struct bytes *b, const char *s)
 {
 	bytes_add(b, s, strlen(s) + 1);

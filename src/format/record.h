@@ -26,6 +26,11 @@ size_t record_begin(struct bytes *b, uint32_t type, uint16_t misc);
 /* Append the trailer (if sample_id_all), pad to 8, fix header.size. */
 void record_end(struct bytes *b, size_t start, const struct ps_events *evs,
 		const struct ps_sample_id *sid);
+/*
+ * Where the sample_id trailer of a non-sample record (sample_id_all) holds
+ * TIME: bytes back from the record's end; 0 when sample_type has no TIME.
+ */
+unsigned record_id_time_back(uint64_t sample_type);
 /* Append a NUL-terminated string padded to 8 bytes. */
 void record_string(struct bytes *b, const char *s);
 

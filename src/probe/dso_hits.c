@@ -7,6 +7,7 @@
 struct range {
 	uint64_t start, end;
 	struct dso_entry *d;
+	uint64_t time; /* of the MMAP (0: no time, or synthesized at the start) */
 };
 
 /* One process's ranges, sorted by start, none overlapping. */
@@ -168,21 +169,23 @@ static uint32_t lower_bound(const struct proc *p, uint64_t addr)
 	return lo;
 }
 
-void dso_hits_map(struct dso_hits *h, int32_t pid, uint64_t start, uint64_t len,
-		  struct dso_entry *d)
+/*
+ * [start, end) of d, mapped at time, into p's sorted ranges: the ranges it
+ * overlaps are dropped (the kernel replaced them), unless one is newer
+ * (another ring's MMAP read first): then it is the one kept.
+ */
+static void proc_put(struct proc *p, uint64_t start, uint64_t end, struct dso_entry *d, uint64_t time)
 {
-	uint64_t end = start + len < start ? UINT64_MAX : start + len;
-	struct proc *p;
-	uint32_t i, j;
+	uint32_t i, j, k;
 
-	if (!len || !(p = proc_get(h, pid)))
-		return;
-	recent_forget(h);
 	i = lower_bound(p, start);
 	if (i && p->v[i - 1].end > start)
 		i--; /* the range before reaches into ours */
 	for (j = i; j < p->n && p->v[j].start < end; j++)
 		;
+	for (k = i; k < j; k++)
+		if (p->v[k].time > time)
+			return;
 	if (i == j && p->n == p->cap) {
 		uint32_t cap = p->cap ? 2 * p->cap : 16;
 		struct range *v = realloc(p->v, cap * sizeof(*v));
@@ -198,7 +201,18 @@ void dso_hits_map(struct dso_hits *h, int32_t pid, uint64_t start, uint64_t len,
 	else if (j > i + 1)
 		memmove(p->v + i + 1, p->v + j, (p->n - j) * sizeof(*p->v));
 	p->n = p->n + 1 - (j - i);
-	p->v[i] = (struct range){ start, end, d };
+	p->v[i] = (struct range){ start, end, d, time };
+}
+
+void dso_hits_map(struct dso_hits *h, int32_t pid, uint64_t start, uint64_t len, struct dso_entry *d,
+		  uint64_t time)
+{
+	struct proc *p;
+
+	if (!len || !(p = proc_get(h, pid)))
+		return;
+	recent_forget(h);
+	proc_put(p, start, start + len < start ? UINT64_MAX : start + len, d, time);
 }
 
 struct dso_entry *dso_hits_find(struct dso_hits *h, int32_t pid, uint64_t ip)
@@ -216,29 +230,40 @@ struct dso_entry *dso_hits_find(struct dso_hits *h, int32_t pid, uint64_t ip)
 		return NULL;
 	i = lower_bound(p, ip + 1); /* the first range starting after ip */
 	c = &h->recent[h->recent_next++ % RECENT];
-	*c = (struct recent){ pid, true, { i ? p->v[i - 1].end : 0, i < p->n ? p->v[i].start : UINT64_MAX, NULL } };
+	*c = (struct recent){ pid, true, { i ? p->v[i - 1].end : 0, i < p->n ? p->v[i].start : UINT64_MAX, NULL, 0 } };
 	if (i && ip < p->v[i - 1].end)
 		c->r = p->v[i - 1];
 	return c->r.d;
 }
 
-void dso_hits_fork(struct dso_hits *h, int32_t pid, int32_t ppid)
+void dso_hits_fork(struct dso_hits *h, int32_t pid, int32_t ppid, uint64_t time)
 {
 	struct proc *parent = proc_find(h, ppid), *child;
-	uint32_t epoch;
+	struct range *own;
+	uint32_t n_own = 0;
 
 	if (pid == ppid || !(child = proc_get(h, pid)))
 		return;
 	recent_forget(h);
-	epoch = child->epoch + 1;
-	free(child->v);
+	/* What the child mapped after the fork, read before it (another
+	 * ring), stays; what it had before is an older process's by that pid. */
+	own = child->v;
+	for (uint32_t i = 0; time && i < child->n; i++)
+		if (own[i].time > time)
+			own[n_own++] = own[i];
 	child->v = NULL;
 	child->n = child->cap = 0;
-	child->epoch = epoch;
-	if (!parent || !parent->n || !(child->v = malloc(parent->n * sizeof(*child->v))))
-		return;
-	memcpy(child->v, parent->v, parent->n * sizeof(*child->v));
-	child->n = child->cap = parent->n;
+	child->epoch++;
+	/* The parent's maps as they were at the fork. */
+	if (parent && parent->n && (child->v = malloc((parent->n + n_own) * sizeof(*child->v)))) {
+		child->cap = parent->n + n_own;
+		for (uint32_t i = 0; i < parent->n; i++)
+			if (!time || parent->v[i].time <= time)
+				child->v[child->n++] = parent->v[i];
+	}
+	for (uint32_t i = 0; i < n_own; i++)
+		proc_put(child, own[i].start, own[i].end, own[i].d, own[i].time);
+	free(own);
 }
 
 void dso_hits_drop(struct dso_hits *h, int32_t pid, int exec)

@@ -18,14 +18,23 @@ struct dso_hits;
 
 struct dso_hits *dso_hits_new(void);
 void dso_hits_free(struct dso_hits *h);
-/* pid mapped [start, start + len) of d (pid -1: the kernel's modules); an
- * older range it overlaps is dropped (the kernel replaced that mapping). */
+/*
+ * pid mapped [start, start + len) of d (pid -1: the kernel's modules) at
+ * time (its record's; 0: none, or synthesized at the start).  An older
+ * range it overlaps is dropped (the kernel replaced that mapping); when
+ * one is newer (its MMAP came through another ring first), the new one
+ * is the older mapping and is not kept.
+ */
 void dso_hits_map(struct dso_hits *h, int32_t pid, uint64_t start, uint64_t len,
-		  struct dso_entry *d);
+		  struct dso_entry *d, uint64_t time);
 /* The DSO pid had mapped at ip, or NULL. */
 struct dso_entry *dso_hits_find(struct dso_hits *h, int32_t pid, uint64_t ip);
-/* A new process pid forked from ppid: it has its parent's maps. */
-void dso_hits_fork(struct dso_hits *h, int32_t pid, int32_t ppid);
+/*
+ * A new process pid forked from ppid at time (its FORK's; 0: none): it has
+ * its parent's maps as they were then, and keeps those of its own mapped
+ * after it (read before the FORK, from another ring).
+ */
+void dso_hits_fork(struct dso_hits *h, int32_t pid, int32_t ppid, uint64_t time);
 /* pid exec'd (its old maps are gone) or exited: forgotten after the next
  * drain pass ends, as other rings may still hold its last samples. */
 void dso_hits_drop(struct dso_hits *h, int32_t pid, int exec);

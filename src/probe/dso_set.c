@@ -10,6 +10,7 @@
 #include <perfsink/kit.h>
 #include "probe/buildid.h"
 #include "probe/dso_hits.h"
+#include "probe/dso_pending.h"
 #include "probe/dso_set.h"
 #include "probe/map_file.h"
 #include "probe/proc_creds.h"
@@ -57,7 +58,7 @@ void dso_set_init(struct dso_set *s)
 void dso_set_free(struct dso_set *s)
 {
 	dso_hits_free(s->hits);
-	free(s->misses);
+	dso_pending_free(s->pending);
 	for (unsigned b = 0; b < s->nr_buckets; b++) {
 		struct dso_entry *d = s->buckets[b], *nx;
 		for (; d; d = nx) {
@@ -266,6 +267,9 @@ static struct map_file map_file_of(const struct perfsink_kit_rec *r)
 	return mf;
 }
 
+static void map_hits(struct dso_set *s, const struct perfsink_kit_rec *r, const struct map_file *mf,
+		     struct dso_entry *d);
+
 /* The file an MMAP or MMAP2 names, when it may be a DSO. */
 void dso_set_record(struct dso_set *s, const struct perfsink_kit_rec *r)
 {
@@ -286,7 +290,7 @@ void dso_set_record(struct dso_set *s, const struct perfsink_kit_rec *r)
 		struct map_file mf = map_file_of(r);
 		struct dso_entry *d = add(s, name, cpumode == PERF_RECORD_MISC_KERNEL, &mf);
 		if (d && s->hits && strcmp(d->name, KERNEL_NAME))
-			dso_hits_map(s->hits, (int32_t)mf.pid, mf.start, mf.len, d);
+			map_hits(s, r, &mf, d);
 	}
 }
 
@@ -362,9 +366,16 @@ static uint8_t dso_hit(const struct dso_set *s, const struct dso_entry *d)
 	return hit ? DSO_SAMPLED : DSO_MAPPED_ONLY;
 }
 
+static void mark_hit(struct dso_entry *d)
+{
+	d->hit = true;
+}
+
 int dso_set_build_ids(struct dso_set *s, struct bytes *out)
 {
 	bytes_free(out);
+	if (s->pending)
+		dso_pending_settle(s->pending, mark_hit);
 	for (unsigned i = 0; i < s->nr_buckets; i++) {
 		for (struct dso_entry *d = s->buckets[i]; d; d = d->next) {
 			if (d->state == 0)
@@ -405,82 +416,134 @@ const char *dso_refusal_why(int state)
 
 /* ------------------------------------------------------ sample hits */
 
-/* Misses kept for a retry at the pass's end: enough for a pass's new
- * processes, little memory. */
-#define MISSES_MAX 4096
-
 int dso_set_track_hits(struct dso_set *s)
 {
 	if (!s->hits && !(s->hits = dso_hits_new()))
 		return -ENOMEM;
+	if (!s->pending && !(s->pending = dso_pending_new())) {
+		dso_hits_free(s->hits);
+		s->hits = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
-/* 1 found (marked), 0 not. */
-static int mark(struct dso_set *s, int32_t pid, uint64_t ip, bool kernel)
+/* The time in a non-sample record's sample_id trailer; 0 when it has none. */
+static uint64_t record_time(const struct dso_set *s, const uint8_t *rec, uint16_t size)
 {
-	struct dso_entry *d = dso_hits_find(s->hits, kernel ? -1 : pid, ip);
+	uint64_t t = 0;
 
-	if (d) {
-		d->hit = true;
-		return 1;
-	}
-	if (kernel) /* not in a module: the kernel's own text */
-		s->kernel_hit = true;
-	return kernel;
+	if (s->id_time_back && s->id_time_back + 8 <= size)
+		memcpy(&t, rec + size - s->id_time_back, sizeof(t));
+	return t;
 }
 
-void dso_set_sample(struct dso_set *s, int32_t pid, uint64_t ip, unsigned cpumode)
+/* An MMAP's range, as a waiting hit's lookup. */
+struct range_find {
+	uint64_t start, end;
+	struct dso_entry *d;
+};
+
+static struct dso_entry *in_range(void *arg, uint64_t ip)
 {
-	bool kernel = cpumode == PERF_RECORD_MISC_KERNEL;
+	const struct range_find *f = arg;
 
-	if (!s->hits || (!kernel && cpumode != PERF_RECORD_MISC_USER))
-		return; /* no tracking; a guest's or the hypervisor's ip */
-	if (mark(s, pid, ip, kernel))
-		return;
-	/* Its MMAP may be in a ring not walked yet this pass. */
-	if (s->nmisses == s->capmisses && s->capmisses < MISSES_MAX) {
-		size_t cap = s->capmisses ? 2 * s->capmisses : 64;
-		void *v = realloc(s->misses, cap * sizeof(*s->misses));
+	return ip >= f->start && ip < f->end ? f->d : NULL;
+}
 
-		if (v) {
-			s->misses = v;
-			s->capmisses = cap;
-		}
+/* pid mapped d: its range for later samples, and for the hits waiting for it. */
+static void map_hits(struct dso_set *s, const struct perfsink_kit_rec *r, const struct map_file *mf,
+		     struct dso_entry *d)
+{
+	int32_t pid = (int32_t)mf->pid;
+	struct range_find f = { mf->start, mf->start + mf->len < mf->start ? UINT64_MAX : mf->start + mf->len, d };
+	uint64_t t = record_time(s, r->p, r->size);
+
+	dso_hits_map(s->hits, pid, mf->start, mf->len, d, t);
+	if (dso_pending_has(s->pending, pid))
+		dso_pending_offer(s->pending, pid, t, in_range, &f);
+}
+
+bool dso_set_sample(struct dso_set *s, int32_t pid, uint64_t ip, unsigned cpumode)
+{
+	struct dso_entry *d;
+
+	if (!s->hits)
+		return false;
+	if (cpumode == PERF_RECORD_MISC_KERNEL) {
+		if ((d = dso_hits_find(s->hits, -1, ip)))
+			d->hit = true; /* a module */
+		else
+			s->kernel_hit = true; /* not in a module: the kernel's own text */
+		return false;
 	}
-	if (s->nmisses < s->capmisses)
-		s->misses[s->nmisses++] = (struct dso_miss){ pid, ip };
-	else
-		s->unresolved++;
+	if (cpumode != PERF_RECORD_MISC_USER)
+		return false; /* a guest's or the hypervisor's ip */
+	if (!(d = dso_hits_find(s->hits, pid, ip)))
+		return true;
+	d->hit = true;
+	return false;
+}
+
+void dso_set_sample_wait(struct dso_set *s, int32_t pid, uint64_t ip, uint64_t time)
+{
+	(void)dso_pending_add(s->pending, pid, ip, time); /* counted when full */
+}
+
+/* A FORK's child: what it has now, from its parent. */
+struct child_find {
+	struct dso_hits *hits;
+	int32_t pid;
+};
+
+static struct dso_entry *in_child(void *arg, uint64_t ip)
+{
+	const struct child_find *f = arg;
+
+	return dso_hits_find(f->hits, f->pid, ip);
 }
 
 void dso_set_task(struct dso_set *s, const uint8_t *rec, uint32_t type, uint16_t misc, uint16_t size)
 {
 	int32_t pid, ppid, tid;
+	uint64_t t = 0;
 
 	if (!s->hits || size < 24)
 		return;
-	/* FORK and EXIT: pid, ppid, tid, ptid; COMM: pid, tid. */
+	/* FORK and EXIT: pid, ppid, tid, ptid, time; COMM: pid, tid. */
 	memcpy(&pid, rec + 8, 4);
 	memcpy(&ppid, rec + 12, 4);
 	memcpy(&tid, rec + 16, 4);
-	if (type == PERF_RECORD_FORK)
-		dso_hits_fork(s->hits, pid, ppid);
-	else if (type == PERF_RECORD_EXIT && pid == tid) /* the leader: the process is gone */
+	if (type == PERF_RECORD_FORK) {
+		struct child_find f = { s->hits, pid };
+
+		if (size >= 32)
+			memcpy(&t, rec + 24, sizeof(t));
+		dso_hits_fork(s->hits, pid, ppid, t);
+		if (pid != ppid && dso_pending_has(s->pending, pid))
+			dso_pending_offer(s->pending, pid, t, in_child, &f);
+	} else if (type == PERF_RECORD_EXIT && pid == tid) { /* the leader: the process is gone */
 		dso_hits_drop(s->hits, pid, 0);
-	else if (type == PERF_RECORD_COMM && (misc & PERF_RECORD_MISC_COMM_EXEC))
+	} else if (type == PERF_RECORD_COMM && (misc & PERF_RECORD_MISC_COMM_EXEC)) {
 		dso_hits_drop(s->hits, pid, 1);
+		dso_pending_exec(s->pending, pid, record_time(s, rec, size));
+	}
 }
 
 void dso_set_pass_end(struct dso_set *s)
 {
 	if (!s->hits)
 		return;
-	for (size_t i = 0; i < s->nmisses; i++)
-		if (!mark(s, s->misses[i].pid, s->misses[i].ip, false))
-			s->unresolved++;
-	s->nmisses = 0;
+	dso_pending_pass_end(s->pending, mark_hit);
 	dso_hits_pass_end(s->hits);
+}
+
+void dso_set_pending_stats(const struct dso_set *s, struct dso_pending_stats *out)
+{
+	if (s->pending)
+		dso_pending_stats(s->pending, out);
+	else
+		memset(out, 0, sizeof(*out));
 }
 
 unsigned dso_set_hit_count(const struct dso_set *s)

@@ -14,14 +14,10 @@
 
 struct dso_entry;
 struct dso_hits;
+struct dso_pending;
+struct dso_pending_stats;
 
 struct map_ref;
-
-/* A sample whose DSO was not found yet (its MMAP may come later in the pass). */
-struct dso_miss {
-	int32_t pid;
-	uint64_t ip;
-};
 
 /* A DSO as it is first seen (on_new). */
 struct dso_seen {
@@ -70,9 +66,16 @@ struct dso_set {
 	/* Sample hits (dso_set_track_hits): NULL, every DSO counts as hit. */
 	struct dso_hits *hits;
 	bool kernel_hit;
-	struct dso_miss *misses;
-	size_t nmisses, capmisses;
-	uint64_t unresolved; /* user ips (samples, chain frames) in no file mapped (anon, JIT, lost MMAP) */
+	/* User ips (samples, chain frames) in no file mapped yet: their MMAP
+	 * or FORK may be in a ring read later (probe/dso_pending.h). */
+	struct dso_pending *pending;
+	/*
+	 * Where a non-sample record's time is, in bytes back from its end
+	 * (format/record.h record_id_time_back; set by the engine from the
+	 * attrs' sample_id), so a waiting hit takes the mapping of its time.
+	 * 0: records carry no time; every mapping counts as older than a sample.
+	 */
+	unsigned id_time_back;
 };
 
 void dso_set_init(struct dso_set *s);
@@ -100,7 +103,8 @@ const char *dso_refusal_why(int state);
 /*
  * The BUILD_ID feature payload: one perf build-id record per DSO whose
  * build-id could be read (ELF notes; the kernel's from /sys/kernel/notes).
- * Reads the notes of DSOs added since the last call.  out is replaced.
+ * Reads the notes of DSOs added since the last call; marks what the hits
+ * still waiting have found so far.  out is replaced.
  */
 int dso_set_build_ids(struct dso_set *s, struct bytes *out);
 
@@ -111,13 +115,23 @@ int dso_set_build_ids(struct dso_set *s, struct bytes *out);
  * (DSO_HIT_BYTE).  0 or -ENOMEM (then every DSO counts as hit).
  */
 int dso_set_track_hits(struct dso_set *s);
-/* A sample's ip, or a frame of its call chain: its pid, ip and cpumode
- * (header.misc & CPUMODE_MASK, or the chain's context). */
-void dso_set_sample(struct dso_set *s, int32_t pid, uint64_t ip, unsigned cpumode);
+/*
+ * A sample's ip, or a frame of its call chain: its pid, ip and cpumode
+ * (header.misc & CPUMODE_MASK, or the chain's context).  true when it is
+ * a user ip in no file mapped yet: the caller hands it to
+ * dso_set_sample_wait with the sample's time (the time is not passed
+ * here: this is the drain's hot path, and most ips are found).
+ */
+bool dso_set_sample(struct dso_set *s, int32_t pid, uint64_t ip, unsigned cpumode);
+/* That ip waits (dso_pending.h) for the MMAP or FORK that maps it, which
+ * another ring may bring later. */
+void dso_set_sample_wait(struct dso_set *s, int32_t pid, uint64_t ip, uint64_t time);
 /* A FORK (the child has its parent's maps), EXIT or COMM record. */
 void dso_set_task(struct dso_set *s, const uint8_t *rec, uint32_t type, uint16_t misc, uint16_t size);
-/* The end of a drain pass: samples missed in it are looked up again. */
+/* The end of a drain pass: waiting hits whose window is over are settled. */
 void dso_set_pass_end(struct dso_set *s);
+/* How the hits that waited for their mapping fared (zeros when not tracked). */
+void dso_set_pending_stats(const struct dso_set *s, struct dso_pending_stats *out);
 /* DSOs with a build-id that samples fell in. */
 unsigned dso_set_hit_count(const struct dso_set *s);
 

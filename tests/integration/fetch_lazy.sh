@@ -48,10 +48,10 @@ cp "$PERFSINK" "$T/bin/big" # any large ELF file with a build-id
 # symbols = all: the http sink ships every mapped file (not only the sampled
 # ones, its default), so the collector holds one that lazy can leave out.
 printf '[sink.net]\nplugin = http\nurl = http://127.0.0.1:%s/c\nspool_dir = %s/spool\nsymbols = all\n' "$P" "$T" > "$T/c.ini"
-# On one CPU: perfsink marks a sample's file by the maps it has read, ring
-# by ring, and a sample read from one CPU's ring before the program's MMAP
-# in another's is not marked (a known gap, seen twice under ASan on a
-# loaded machine: spin not fetched).  This test is about fetch.
+# On one CPU: this test is about fetch.  (A sample read from one CPU's
+# ring before the program's MMAP in another's once left spin unmarked,
+# twice under ASan on a loaded machine; such a sample now waits for its
+# MMAP, probe/dso_pending.c, test_dso_pending.)
 HOME=$T/rec "$PERFSINK" record -e cpu-clock -F 999 -g --config "$T/c.ini" -- taskset -c 0 "$T/bin/spin" 600 "$T/bin/big" \
 	>"$T/rec.out" 2>"$T/rec.err"
 SESS=$(one_session "$ROOT/c")
