@@ -1,7 +1,6 @@
 /* Packing the profile with protobuf-c and gzip; see pp_write.h. */
-#include "pprof/pp_write.h"
-#include "pprof/pp_profile.h"
-#include "pprof/profile.pb-c.h"
+#include <perfsink/pprof_model.h>
+#include "profile.pb-c.h"
 
 #include <errno.h>
 #include <stdlib.h>
