@@ -1,0 +1,46 @@
+#!/bin/bash
+# The pprof sink (mode = put) against nginx as a WebDAV collector, fanned
+# out with aio_file: every window arrives as {host}/{session}/{from}.pb.gz,
+# go tool pprof reads each, and their samples add up to the recording's.
+# Then an outage: the collector is down when the run begins, windows wait
+# in memory and arrive once it is up, none lost.
+. "$TESTS_SRCDIR/lib/http_lib.sh"
+. "$TESTS_SRCDIR/lib/lib.sh"
+. "$TESTS_SRCDIR/integration/pprof_sink_lib.sh"
+need_root
+command -v nginx >/dev/null || skip_all "nginx not installed"
+need_go
+NGINX_PID= REC= NGINX_EXTRA= NGINX_SERVER_EXTRA=
+cleanup_hook() { nginx_stop; [ -z "$REC" ] || kill "$REC"; }
+plan 9
+
+P=$(free_port)
+nginx_conf "$T/ng" "$P" ""
+nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
+
+record_fanout w "mode = put" "url = http://127.0.0.1:$P/pp"
+check "record with aio_file and pprof (mode = put) succeeds" test "$(cat "$T/w.rc")" = 0 ||
+	sed 's/^/# /' "$T/w.err"
+mapfile -t W < <(find "$T/ng/root/pp" -type f | sort)
+check "windows of 1 s arrive as {url}/{host}/{session}/{from_ms}.pb.gz" \
+	bash -c "[ ${#W[@]} -ge 3 ] && printf '%s\n' ${W[*]} | grep -qE '/pp/[^/]+/[^/]+/[0-9]{13}\.pb\.gz$'"
+check "go tool pprof reads every window" all_read "${W[@]}"
+check "the windows' samples add up to the recording's (perf report)" same_count "$T/w.data" "${W[@]}"
+check "mappings carry the workload's build-id (symbolize = none)" \
+	bash -c "go tool pprof -raw '${W[0]:-none}' 2>/dev/null | grep -q \"/workload $(readelf -n "$WORKLOAD" | awk '/Build ID/ { print $3 }')\""
+check "the summary counts the sink's windows" grep -q "sink pp (pprof): .* written" "$T/w.err"
+
+# Outage: nothing listens at first; the sink retries, windows wait.
+nginx_stop
+record_fanout o "mode = put" "url = http://127.0.0.1:$P/out" "backoff_base = 100ms" \
+	"backoff_cap = 300ms" "drain_timeout = 20s" &
+REC=$!
+wait_for 30 grep -q "trying again" "$T/o.err"
+check "with the collector down the sink says it is trying again" grep -q "trying again" "$T/o.err"
+nginx_start "$T/ng" || { echo "Bail out! nginx did not restart"; exit 1; }
+wait "$REC"
+REC=
+mapfile -t O < <(find "$T/ng/root/out" -type f 2>/dev/null | sort)
+check "after the outage the run succeeds" test "$(cat "$T/o.rc")" = 0 || sed 's/^/# /' "$T/o.err"
+check "and every window arrived: samples add up to the recording's" same_count "$T/o.data" "${O[@]}"
+done_testing
