@@ -194,8 +194,11 @@ static int pprof_start(void *ctx, const struct perfsink_stream *s)
 	p->from_ns = now_ns(CLOCK_REALTIME);
 	p->due_ms = now_ns(CLOCK_MONOTONIC) / 1000000 + p->conf.window_ms;
 	rc = -pthread_create(&p->thr, NULL, agg_thread, p);
-	if (rc)
+	if (rc) {
+		ship_destroy(p->ship, NULL);
+		p->ship = NULL;
 		return rc;
+	}
 	p->started = 1;
 	if (p->conf.mode == PPROF_MODE_PUT)
 		LOG(p, INFO, "profiles every %" PRId64 " ms to %s%s%s", p->conf.window_ms, p->conf.url,
@@ -318,11 +321,17 @@ static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 		pthread_cond_signal(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 		pthread_join(p->thr, NULL);
-		ship_destroy(p->ship);   /* what is left is counted lost */
-		if (p->agg.dropped || p->agg.bad)
-			LOG(p, WARN, "%" PRIu64 " samples dropped over max_memory, %" PRIu64
-			    " undecodable; %" PRIu64 " aggregated", p->agg.dropped, p->agg.bad,
-			    p->agg.samples);
+		struct ship_stats st;
+		ship_destroy(p->ship, &st);   /* what is left is counted lost */
+		/* Nothing lost silently: one line with every count when anything was. */
+		if (p->agg.dropped || p->agg.bad || st.lost)
+			LOG(p, WARN, "%" PRIu64 " samples aggregated, %" PRIu64 " profiles sent; lost: %"
+			    PRIu64 " samples over max_memory, %" PRIu64 " undecodable, %" PRIu64
+			    " profiles (%" PRIu64 " samples) not delivered", p->agg.samples, st.sent,
+			    p->agg.dropped, p->agg.bad, st.lost, st.lost_samples);
+		else
+			LOG(p, INFO, "%" PRIu64 " samples aggregated, %" PRIu64 " profiles sent",
+			    p->agg.samples, st.sent);
 	}
 	agg_free(&p->agg);
 	pprof_conf_free(&p->conf);

@@ -337,7 +337,10 @@ int ship_create(const struct pprof_conf *c, const struct perfsink_instance *inst
 	perfsink_coll_backoff_init(&s->bo, c->backoff_base_ms, c->backoff_cap_ms,
 				   (uint64_t)perfsink_coll_mono_ms() ^ (uintptr_t)s);
 	if (!s->host || !s->session || !s->types || !s->e) {
-		ship_destroy(s);
+		if (s->e)
+			curl_easy_cleanup(s->e);
+		s->e = NULL;   /* no thread yet: ship_destroy only frees */
+		ship_destroy(s, NULL);
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&s->mu, NULL);
@@ -427,7 +430,7 @@ void ship_stats(struct ship *s, struct ship_stats *out)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void ship_destroy(struct ship *s)
+void ship_destroy(struct ship *s, struct ship_stats *final)
 {
 	if (!s)
 		return;
@@ -442,6 +445,8 @@ void ship_destroy(struct ship *s)
 			s->st.lost_samples += s->head->samples;
 			pop(s);
 		}
+		if (final)
+			*final = s->st;
 		pthread_mutex_destroy(&s->mu);
 		pthread_cond_destroy(&s->cv);
 		curl_easy_cleanup(s->e);

@@ -47,7 +47,7 @@ void ship_push(struct ship *s, uint8_t *data, size_t len, int64_t from_ns, int64
 int ship_drain(struct ship *s, int64_t timeout_ms);
 void ship_stats(struct ship *s, struct ship_stats *out);
 /* Stop the thread (a request in flight is abandoned), count what is
- * left as lost, free. */
-void ship_destroy(struct ship *s);
+ * left as lost, give the final counts in final (may be NULL), free. */
+void ship_destroy(struct ship *s, struct ship_stats *final);
 
 #endif
