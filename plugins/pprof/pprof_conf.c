@@ -23,7 +23,7 @@
 	    max_memory)                                                                            \
 	KEY(K_SYMBOLIZE, "symbolize", PERFSINK_KEY_ENUM, "none", 0, 0, "none|local",              \
 	    "none: addresses and mapping build-ids, the backend symbolizes", C, symbolize)        \
-	KEY(K_QUEUE_MAX, "queue_max", PERFSINK_KEY_SIZE, "64M", 65536, 0, NULL,                   \
+	KEY(K_QUEUE_MAX, "queue_max", PERFSINK_KEY_SIZE, "64M", 1024, 0, NULL,                    \
 	    "profiles waiting for the collector (outage); the oldest dropped past it", C,         \
 	    queue_max)                                                                             \
 	KEY(K_DRAIN_TIMEOUT, "drain_timeout", PERFSINK_KEY_DURATION, "10s", 0, 0, NULL,           \

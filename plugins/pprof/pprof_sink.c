@@ -280,7 +280,9 @@ static int pprof_drain(void *ctx)
 	if (rc) {
 		ship_stats(p->ship, &st);
 		LOG(p, ERROR, "%" PRIu64 " profiles (%" PRIu64 " bytes) not delivered within "
-		    "drain_timeout: lost", st.queued, st.queued_bytes);
+		    "drain_timeout: lost (this sink keeps no spool on disk)", st.queued,
+		    st.queued_bytes);
+		ship_stop(p->ship);   /* the stats now count them lost, not waiting */
 	}
 	return rc;
 }

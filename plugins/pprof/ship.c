@@ -28,7 +28,7 @@ struct ship {
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	struct item *head, *tail;
-	int inflight, stop;
+	int inflight, stop, stopped;
 	struct ship_stats st;
 	struct perfsink_coll_backoff bo;
 	CURL *e;
@@ -430,21 +430,33 @@ void ship_stats(struct ship *s, struct ship_stats *out)
 	pthread_mutex_unlock(&s->mu);
 }
 
+void ship_stop(struct ship *s)
+{
+	if (!s->e || s->stopped)
+		return;
+	pthread_mutex_lock(&s->mu);
+	__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+	pthread_join(s->thr, NULL);
+	s->stopped = 1;
+	pthread_mutex_lock(&s->mu);
+	while (s->head) {
+		s->st.lost++;
+		s->st.lost_samples += s->head->samples;
+		pop(s);
+	}
+	s->st.state = PERFSINK_STATE_OK;
+	s->st.retry_in_ms = 0;
+	pthread_mutex_unlock(&s->mu);
+}
+
 void ship_destroy(struct ship *s, struct ship_stats *final)
 {
 	if (!s)
 		return;
 	if (s->e) {
-		pthread_mutex_lock(&s->mu);
-		__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
-		pthread_cond_broadcast(&s->cv);
-		pthread_mutex_unlock(&s->mu);
-		pthread_join(s->thr, NULL);
-		while (s->head) {
-			s->st.lost++;
-			s->st.lost_samples += s->head->samples;
-			pop(s);
-		}
+		ship_stop(s);
 		if (final)
 			*final = s->st;
 		pthread_mutex_destroy(&s->mu);

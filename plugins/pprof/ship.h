@@ -46,8 +46,10 @@ void ship_push(struct ship *s, uint8_t *data, size_t len, int64_t from_ns, int64
  * request).  0, or -ETIMEDOUT with profiles still queued. */
 int ship_drain(struct ship *s, int64_t timeout_ms);
 void ship_stats(struct ship *s, struct ship_stats *out);
-/* Stop the thread (a request in flight is abandoned), count what is
- * left as lost, give the final counts in final (may be NULL), free. */
+/* Stop the thread (a request in flight is abandoned) and count what is
+ * left as lost: after drain's deadline nothing waits any more.  Once. */
+void ship_stop(struct ship *s);
+/* ship_stop, the final counts in final (may be NULL), free. */
 void ship_destroy(struct ship *s, struct ship_stats *final);
 
 #endif

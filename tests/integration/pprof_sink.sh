@@ -3,7 +3,9 @@
 # out with aio_file: every window arrives as {host}/{session}/{from}.pb.gz,
 # go tool pprof reads each, and their samples add up to the recording's.
 # Then an outage: the collector is down when the run begins, windows wait
-# in memory and arrive once it is up, none lost.
+# in memory and arrive once it is up, none lost.  And one that lasts: past
+# queue_max and drain_timeout windows are dropped, each counted and
+# logged, and the run fails: nothing is lost silently.
 . "$TESTS_SRCDIR/lib/http_lib.sh"
 . "$TESTS_SRCDIR/lib/lib.sh"
 . "$TESTS_SRCDIR/integration/pprof_sink_lib.sh"
@@ -12,7 +14,7 @@ command -v nginx >/dev/null || skip_all "nginx not installed"
 need_go
 NGINX_PID= REC= NGINX_EXTRA= NGINX_SERVER_EXTRA=
 cleanup_hook() { nginx_stop; [ -z "$REC" ] || kill "$REC"; }
-plan 9
+plan 12
 
 P=$(free_port)
 nginx_conf "$T/ng" "$P" ""
@@ -43,4 +45,16 @@ REC=
 mapfile -t O < <(find "$T/ng/root/out" -type f 2>/dev/null | sort)
 check "after the outage the run succeeds" test "$(cat "$T/o.rc")" = 0 || sed 's/^/# /' "$T/o.err"
 check "and every window arrived: samples add up to the recording's" same_count "$T/o.data" "${O[@]}"
+
+# The collector never comes back: a queue of 2K holds one window or two.
+nginx_stop
+record_fanout d "mode = put" "url = http://127.0.0.1:$P/never" "queue_max = 2K" \
+	"drain_timeout = 1s" "backoff_base = 100ms"
+check "a collector that never comes back fails the run" test "$(cat "$T/d.rc")" != 0
+check "each window dropped over queue_max is logged with its samples" \
+	grep -q "queue_max reached: dropping the window of [0-9]* samples" "$T/d.err"
+want=$(perf_samples "$T/d.data")
+check "the closing line counts every sample of the recording as not delivered" \
+	grep -q "$want samples aggregated, 0 profiles sent; lost: 0 samples over max_memory, 0 undecodable, [0-9]* profiles ($want samples) not delivered" "$T/d.err" ||
+	grep 'pp:' "$T/d.err" | tail -n 2 | sed 's/^/# /'
 done_testing
