@@ -37,6 +37,7 @@ struct pprof_sink {
 	int64_t due_ms;                   /* its end (CLOCK_MONOTONIC) */
 	uint64_t bytes_in, buffers, windows_empty;
 	int drained, err;
+	char where[2048];                 /* host->output's name of the destination */
 };
 
 #define LOG(p, lvl, ...) (p)->inst->host->log((p)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
@@ -200,6 +201,8 @@ static int pprof_start(void *ctx, const struct perfsink_stream *s)
 		return rc;
 	}
 	p->started = 1;
+	ship_where(p->ship, p->where, sizeof(p->where));
+	perfsink_output(p->inst, PERFSINK_OUTPUT_BEGUN, p->where, 0);
 	if (p->conf.mode == PPROF_MODE_PUT)
 		LOG(p, INFO, "profiles every %" PRId64 " ms to %s%s%s", p->conf.window_ms, p->conf.url,
 		    p->conf.bucket[0] ? " bucket " : "", p->conf.bucket);
@@ -284,6 +287,8 @@ static int pprof_drain(void *ctx)
 		    st.queued_bytes);
 		ship_stop(p->ship);   /* the stats now count them lost, not waiting */
 	}
+	ship_stats(p->ship, &st);
+	perfsink_output(p->inst, PERFSINK_OUTPUT_DONE, p->where, st.sent_bytes);
 	return rc;
 }
 

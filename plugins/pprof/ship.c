@@ -423,6 +423,23 @@ int ship_drain(struct ship *s, int64_t timeout_ms)
 	return rc;
 }
 
+void ship_where(const struct ship *s, char *buf, size_t n)
+{
+	const struct pprof_conf *c = s->c;
+	char path[1024];
+	char *u = NULL;
+	if (c->mode == PPROF_MODE_PUT) {
+		snprintf(path, sizeof(path), "%s%s%s/%s/", c->prefix, c->prefix[0] ? "/" : "", s->host,
+			 s->session);
+		u = perfsink_coll_url(c->url, c->bucket[0] ? c->bucket : NULL, c->path_style, path);
+		snprintf(buf, n, "%s", u ? u : c->url);
+		free(u);
+		return;
+	}
+	snprintf(buf, n, "%s/ingest?name=%s{host=%s%s%s}", c->url, c->app, s->host,
+		 c->labels[0] ? "," : "", c->labels);
+}
+
 void ship_stats(struct ship *s, struct ship_stats *out)
 {
 	pthread_mutex_lock(&s->mu);

@@ -46,6 +46,9 @@ void ship_push(struct ship *s, uint8_t *data, size_t len, int64_t from_ns, int64
  * request).  0, or -ETIMEDOUT with profiles still queued. */
 int ship_drain(struct ship *s, int64_t timeout_ms);
 void ship_stats(struct ship *s, struct ship_stats *out);
+/* Where the profiles go, for host->output: the collector's directory
+ * (put) or the ingest URL with the application's name (pyroscope). */
+void ship_where(const struct ship *s, char *buf, size_t n);
 /* Stop the thread (a request in flight is abandoned) and count what is
  * left as lost: after drain's deadline nothing waits any more.  Once. */
 void ship_stop(struct ship *s);
