@@ -1,6 +1,6 @@
 #!/bin/bash
 # The pprof sink (mode = put) against nginx as a WebDAV collector, fanned
-# out with aio_file: every window arrives as {host}/{session}/{from}.pb.gz,
+# out with aio_file and http: every window arrives as {host}/{session}/{from}.pb.gz,
 # go tool pprof reads each, and their samples add up to the recording's.
 # Then an outage: the collector is down when the run begins, windows wait
 # in memory and arrive once it is up, none lost.  And one that lasts: past
@@ -14,13 +14,15 @@ command -v nginx >/dev/null || skip_all "nginx not installed"
 need_go
 NGINX_PID= REC= NGINX_EXTRA= NGINX_SERVER_EXTRA=
 cleanup_hook() { nginx_stop; [ -z "$REC" ] || kill "$REC"; }
-plan 12
+plan 13
 
 P=$(free_port)
 nginx_conf "$T/ng" "$P" ""
 nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
 
-record_fanout w "mode = put" "url = http://127.0.0.1:$P/pp"
+# The http sink in the same run, as the fan-out has it today.
+record_fanout w "mode = put" "url = http://127.0.0.1:$P/pp" "[sink.net]" "plugin = http" \
+	"url = http://127.0.0.1:$P/net" "spool_dir = $T/spool" "part_size = 16K"
 check "record with aio_file and pprof (mode = put) succeeds" test "$(cat "$T/w.rc")" = 0 ||
 	sed 's/^/# /' "$T/w.err"
 mapfile -t W < <(find "$T/ng/root/pp" -type f | sort)
@@ -30,6 +32,11 @@ check "go tool pprof reads every window" all_read "${W[@]}"
 check "the windows' samples add up to the recording's (perf report)" same_count "$T/w.data" "${W[@]}"
 check "mappings carry the workload's build-id (symbolize = none)" \
 	bash -c "go tool pprof -raw '${W[0]:-none}' 2>/dev/null | grep -q \"/workload $(readelf -n "$WORKLOAD" | awk '/Build ID/ { print $3 }')\""
+parts_cat "$T/ng/root/net" > "$T/net.pipe"
+check "the http sink beside it streams the same recording (perf script)" \
+	bash -c "'$PERF' script -i - < '$T/net.pipe' > '$T/a.txt' 2>/dev/null &&
+		'$PERF' script -i '$T/w.data' > '$T/b.txt' 2>/dev/null && test -s '$T/a.txt' &&
+		cmp -s '$T/a.txt' '$T/b.txt'"
 check "the summary says where the windows went and how many" \
 	grep -q "sink pp (pprof): .* sent to http://127.0.0.1:$P/pp/[^/]*/[^/]*/ in ${#W[@]} parts" "$T/w.err"
 
