@@ -35,8 +35,8 @@ struct pprof_sink {
 	uint64_t flush_req, flush_done;   /* generations */
 	int64_t from_ns;                  /* this window's start (CLOCK_REALTIME) */
 	int64_t due_ms;                   /* its end (CLOCK_MONOTONIC) */
-	uint64_t bytes_in, buffers, windows_empty;
-	int drained, err;
+	uint64_t bytes_in, buffers;
+	int drained;
 	char where[2048];                 /* host->output's name of the destination */
 };
 
@@ -91,10 +91,8 @@ static void close_window(struct pprof_sink *p)
 	if (rc)
 		LOG(p, ERROR, "window from %" PRId64 " ms: cannot encode its %" PRIu64 " samples: %s",
 		    p->from_ns / 1000000, samples, strerror(-rc));
-	else if (data)
+	else if (data)   /* an empty window is not sent */
 		ship_push(p->ship, data, n, p->from_ns, until, samples);
-	else
-		p->windows_empty++;
 	p->from_ns = until;
 }
 
@@ -248,7 +246,7 @@ static int pprof_barrier(void *ctx)
 	while (p->started && (p->qlen || p->busy))
 		pthread_cond_wait(&p->idle, &p->mu);
 	pthread_mutex_unlock(&p->mu);
-	return p->err;
+	return 0;   /* aggregation cannot fail a write: a sample it cannot keep is counted */
 }
 
 static int pprof_rotate(void *ctx, const struct perfsink_stream *next)
