@@ -3,7 +3,8 @@
 # Pyroscope's ingest API (pyroscope_server.py records each request): every
 # window is one POST /ingest?name=APP{host=...,labels}&from=&until=
 # &format=pprof, multipart/form-data with the profile as "profile" and the
-# sample types as "sample_type_config", the profile parses (go tool
+# sample types as "sample_type_config", with the bearer token and extra
+# headers as the http sink sends them, the profile parses (go tool
 # pprof), and the windows' samples add up to the recording's.
 . "$TESTS_SRCDIR/lib/http_lib.sh"
 . "$TESTS_SRCDIR/lib/lib.sh"
@@ -12,7 +13,7 @@ need_root
 need_go
 SRV=
 cleanup_hook() { [ -z "$SRV" ] || kill "$SRV"; }
-plan 9
+plan 10
 
 mkdir -p "$T/py"
 python3 "$TESTS_SRCDIR/integration/pyroscope_server.py" "$T/py" &
@@ -20,8 +21,9 @@ SRV=$!
 wait_for 30 test -s "$T/py/port" || { echo "Bail out! the Pyroscope stand-in did not start"; exit 1; }
 PORT=$(cat "$T/py/port")
 
+echo "t0k3n-for-the-test" > "$T/token"
 record_fanout y "mode = pyroscope" "url = http://127.0.0.1:$PORT" "app = perfsink.cpu" \
-	"labels = env=test,team=perf"
+	"labels = env=test,team=perf" "bearer_token_file = $T/token" "headers = X-Scope-OrgID: fleet"
 check "record with aio_file and pprof (mode = pyroscope) succeeds" test "$(cat "$T/y.rc")" = 0 ||
 	sed 's/^/# /' "$T/y.err"
 R=$T/py/requests.jsonl
@@ -41,6 +43,8 @@ check "from and until are UNIX seconds, from < until" \
 check "format=pprof" req_all 'r["query"].get("format") == "pprof"'
 check "the body is multipart/form-data with profile and sample_type_config" \
 	req_all 'r["content_type"].startswith("multipart/form-data; boundary=") and r["parts"] == ["profile", "sample_type_config"]'
+check "auth as the http sink: the bearer token, and the extra header (Pyroscope's tenant)" \
+	req_all 'r["authorization"] == "Bearer t0k3n-for-the-test" and r["tenant"] == "fleet"'
 mapfile -t W < <(ls "$T"/py/*.pb.gz 2>/dev/null)
 check "every profile parses (go tool pprof)" all_read "${W[@]}"
 check "the windows' samples add up to the recording's" same_count "$T/y.data" "${W[@]}"

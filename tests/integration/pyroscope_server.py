@@ -7,7 +7,8 @@ usage: pyroscope_server.py DIR
   listens on 127.0.0.1 (a free port, written to DIR/port once listening);
   for every request appends one JSON line to DIR/requests.jsonl: method,
   path, query (name, from, until, format, ...), content_type, parts (the
-  names of a multipart/form-data body's parts), and saves the part named
+  names of a multipart/form-data body's parts), authorization and tenant
+  (the Authorization and X-Scope-OrgID headers), and saves the part named
   "profile" (or the whole body when it is not multipart) as DIR/N.pb.gz.
   Answers 200 to POST /ingest, 404 to anything else.
 """
@@ -49,7 +50,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             f.write(json.dumps({
                 'method': self.command, 'path': url.path,
                 'query': dict(urllib.parse.parse_qsl(url.query, keep_blank_values=True)),
-                'content_type': ctype, 'parts': parts, 'n': Handler.count}) + '\n')
+                'content_type': ctype, 'parts': parts, 'n': Handler.count,
+                'authorization': self.headers.get('Authorization'),
+                'tenant': self.headers.get('X-Scope-OrgID')}) + '\n')
         return url.path
 
     def do_POST(self):
