@@ -135,6 +135,8 @@ check_plugins() {
 		includes "$1/$_f" > "$_tmp"
 		while read -r _line _inc; do
 			[ "$_inc" = config.h ] && continue
+			# protoc-c's output, generated in the build tree (plugins/pprofmodel).
+			case $_inc in *.pb-c.h) continue ;; esac
 			_found=
 			for _d in "$_dir" plugins plugins/common plugins/kit include; do
 				[ -f "$1/$_d/$_inc" ] && { _found=$_d; break; }

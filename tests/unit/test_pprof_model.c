@@ -19,7 +19,7 @@
 #include "pprof/pp_profile.h"
 #include "pprof/pp_sample.h"
 #include "pprof/pp_write.h"
-#include "pprof/profile.pb-c.h"
+#include "profile.pb-c.h"
 
 static void intern_dedup(void **state)
 {

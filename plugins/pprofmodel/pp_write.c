@@ -1,7 +1,6 @@
 /* Packing the profile with protobuf-c and gzip; see pp_write.h. */
-#include "pprof/pp_write.h"
-#include "pprof/pp_profile.h"
-#include "pprof/profile.pb-c.h"
+#include <perfsink/pprof_model.h>
+#include "profile.pb-c.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -60,9 +59,14 @@ static int fill_tables(struct msg *m, const struct pp_profile *p)
 		const struct pp_mapping *x = &p->map[i];
 		perftools__profiles__mapping__init(&m->m[i]);
 		m->m[i] = (Mapping){ m->m[i].base, i + 1, x->start, x->limit, x->offset, x->file,
-				     x->build_id, 1, x->has_lines, x->has_lines, 0 };
+				     x->build_id, 0, x->has_lines, x->has_lines, 0 };
 		m->mp[i] = &m->m[i];
 	}
+	/* has_functions when its locations are named: a profile left for the
+	 * backend to symbolize (the pprof sink's symbolize = none) says it is not. */
+	for (uint32_t i = 0; i < p->locs.n; i++)
+		if (p->loc[i].mapping_id && p->loc[i].nlines)
+			m->m[p->loc[i].mapping_id - 1].has_functions = 1;
 	for (uint32_t i = 0; i < p->funcs.n; i++) {
 		perftools__profiles__function__init(&m->f[i]);
 		m->f[i].id = i + 1;

@@ -1,5 +1,5 @@
 /* Decoding a sample record; see pp_sample.h. */
-#include "pprof/pp_sample.h"
+#include <perfsink/pprof_model.h>
 
 #include <errno.h>
 #include <string.h>

@@ -1,5 +1,5 @@
 /* Interning byte strings; see pp_intern.h. */
-#include "pprof/pp_intern.h"
+#include <perfsink/pprof_model.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,12 +17,11 @@ static uint64_t hash(const void *p, size_t n)
 void pp_intern_init(struct pp_intern *t)
 {
 	memset(t, 0, sizeof(*t));
-	bytes_init(&t->arena);
 }
 
 void pp_intern_free(struct pp_intern *t)
 {
-	bytes_free(&t->arena);
+	perfsink_kit_buf_free(&t->arena);
 	free(t->off);
 	free(t->len);
 	free(t->hv);
@@ -70,7 +69,7 @@ static uint32_t probe(const struct pp_intern *t, const void *key, size_t n, uint
 	uint32_t b = (uint32_t)h & (t->nslot - 1);
 	for (; t->slot[b]; b = (b + 1) & (t->nslot - 1)) {
 		uint32_t i = t->slot[b] - 1;
-		if (t->hv[i] == h && t->len[i] == n && !memcmp(t->arena.p + t->off[i], key, n))
+		if (t->hv[i] == h && t->len[i] == n && !memcmp(t->arena.data + t->off[i], key, n))
 			break;
 	}
 	return b;
@@ -96,8 +95,7 @@ int64_t pp_intern(struct pp_intern *t, const void *key, size_t n, int *added)
 	if (t->slot[b])
 		return t->slot[b] - 1;
 	size_t at = t->arena.len;
-	bytes_add(&t->arena, key, n);
-	if (t->arena.err)
+	if (perfsink_kit_buf_append(&t->arena, key, n))
 		return -ENOMEM;
 	t->off[t->n] = at;
 	t->len[t->n] = (uint32_t)n;
@@ -110,5 +108,5 @@ int64_t pp_intern(struct pp_intern *t, const void *key, size_t n, int *added)
 const void *pp_intern_key(const struct pp_intern *t, uint32_t i, size_t *n)
 {
 	*n = t->len[i];
-	return t->arena.p + t->off[i];
+	return t->arena.data + t->off[i];
 }

@@ -1,5 +1,5 @@
 /* The profile model; see pp_profile.h. */
-#include "pprof/pp_profile.h"
+#include <perfsink/pprof_model.h>
 
 #include <errno.h>
 #include <stdlib.h>
@@ -28,7 +28,6 @@ int pp_profile_init(struct pp_profile *p)
 	pp_intern_init(&p->funcs);
 	pp_intern_init(&p->locs);
 	pp_intern_init(&p->samples);
-	bytes_init(&p->key);
 	return pp_string(p, "") == 0 ? 0 : -ENOMEM;
 }
 
@@ -39,7 +38,7 @@ void pp_profile_free(struct pp_profile *p)
 	pp_intern_free(&p->funcs);
 	pp_intern_free(&p->locs);
 	pp_intern_free(&p->samples);
-	bytes_free(&p->key);
+	perfsink_kit_buf_free(&p->key);
 	free(p->map);
 	free(p->func);
 	free(p->loc);
@@ -190,21 +189,23 @@ int pp_location_set_lines(struct pp_profile *p, uint64_t id, const struct pp_lin
 static int sample_key(struct pp_profile *p, const uint64_t *loc_ids, unsigned nlocs,
 		      const struct pp_label *labels, unsigned nlabels)
 {
-	struct bytes *k = &p->key;
-	k->len = 0;
-	bytes_u32(k, nlocs);
-	bytes_u32(k, nlabels);
-	bytes_add(k, loc_ids, nlocs * sizeof(*loc_ids));
+	struct perfsink_kit_buf *k = &p->key;
+	uint32_t head[2] = { nlocs, nlabels };
+	perfsink_kit_buf_reset(k);
+	if (perfsink_kit_buf_append(k, head, sizeof(head)) ||
+	    (nlocs && perfsink_kit_buf_append(k, loc_ids, nlocs * sizeof(*loc_ids))))
+		return -ENOMEM;
 	for (unsigned i = 0; i < nlabels; i++) {
 		int64_t key = pp_string(p, labels[i].key);
 		int64_t str = labels[i].str ? pp_string(p, labels[i].str) : -1;
 		if (key < 0 || (labels[i].str && str < 0))
 			return -ENOMEM;
-		bytes_u64(k, (uint64_t)key);
-		bytes_u64(k, (uint64_t)str);
-		bytes_u64(k, (uint64_t)(labels[i].str ? 0 : labels[i].num));
+		uint64_t l[3] = { (uint64_t)key, (uint64_t)str,
+				  (uint64_t)(labels[i].str ? 0 : labels[i].num) };
+		if (perfsink_kit_buf_append(k, l, sizeof(l)))
+			return -ENOMEM;
 	}
-	return k->err;
+	return 0;
 }
 
 int pp_sample_add(struct pp_profile *p, const uint64_t *loc_ids, unsigned nlocs,
@@ -215,7 +216,7 @@ int pp_sample_add(struct pp_profile *p, const uint64_t *loc_ids, unsigned nlocs,
 		return -EINVAL;
 	if (sample_key(p, loc_ids, nlocs, labels, nlabels))
 		return -ENOMEM;
-	int64_t i = pp_intern(&p->samples, p->key.p, p->key.len, &added);
+	int64_t i = pp_intern(&p->samples, p->key.data, p->key.len, &added);
 	if (i < 0)
 		return (int)i;
 	if ((size_t)i >= p->cap_values) {
@@ -249,4 +250,20 @@ void pp_sample_get(const struct pp_profile *p, uint32_t i, uint64_t *locs, int64
 	memcpy(locs, k + 8, (size_t)nl * 8);
 	if (lab)
 		memcpy(lab, k + 8 + (size_t)nl * 8, (size_t)nb * 24);
+}
+
+/* One table's memory: its arena and its per-key arrays and slots. */
+static size_t intern_bytes(const struct pp_intern *t)
+{
+	return t->arena.cap + (size_t)t->cap * (sizeof(*t->off) + sizeof(*t->len) + sizeof(*t->hv)) +
+	       (size_t)t->nslot * sizeof(*t->slot);
+}
+
+size_t pp_profile_bytes(const struct pp_profile *p)
+{
+	return intern_bytes(&p->strs) + intern_bytes(&p->maps) + intern_bytes(&p->funcs) +
+	       intern_bytes(&p->locs) + intern_bytes(&p->samples) + p->key.cap +
+	       (size_t)p->cap_map * sizeof(*p->map) + (size_t)p->cap_func * sizeof(*p->func) +
+	       (size_t)p->cap_loc * sizeof(*p->loc) + (size_t)p->cap_lines * sizeof(*p->lines) +
+	       p->cap_values * p->nvalues * sizeof(*p->values);
 }

@@ -1,0 +1,62 @@
+/*
+ * One window's aggregate: the records of the buffers handed to it, walked
+ * once (perfsink_kit_rec_next): MMAP/MMAP2/FORK/COMM/EXIT keep the
+ * processes' maps (maps.h), each SAMPLE becomes one pprof sample of its
+ * call chain (leaf first; addresses in their mappings, with the files'
+ * build-ids, for the backend to symbolize: symbolize = none), values
+ * samples/count and, for cpu-clock and task-clock, cpu/nanoseconds (the
+ * period), else EVENT/count.  A window over max_memory drops further
+ * samples, counted.  The aggregation thread's only.
+ */
+#ifndef PPROF_AGG_H
+#define PPROF_AGG_H
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <perfsink/pprof_model.h>
+#include "maps.h"
+
+struct agg_attr {
+	struct perf_event_attr attr;
+	uint64_t *ids;
+	uint32_t nids;
+};
+
+struct agg {
+	struct pp_profile prof;
+	int live;                  /* prof is initialised for this window */
+	uint32_t window;           /* 1, 2, ...: which window map_ent.mapping_id is of */
+	struct maps maps;
+	struct agg_attr *attrs;
+	unsigned nattrs;
+	char *event;               /* the first event's name */
+	int clock;                 /* it is cpu-clock or task-clock: values in ns */
+	uint64_t max_memory;
+	uint64_t win_samples;      /* this window: samples aggregated, dropped */
+	uint64_t win_dropped;
+	uint64_t samples, dropped, bad; /* the run: aggregated, dropped, undecodable */
+	uint64_t *locs;
+	unsigned cap_locs;
+	int32_t *exited;           /* processes gone, forgotten at the window's end */
+	unsigned nexited, cap_exited;
+};
+
+/* 0 or -ENOMEM. */
+int agg_init(struct agg *a, uint64_t max_memory);
+void agg_free(struct agg *a);
+/*
+ * The events, from the stream's pipe-mode prologue (host->pipe_header):
+ * its HEADER_ATTR records; event is the first event's name.  0, -EINVAL
+ * (no HEADER_ATTR), -ENOMEM.
+ */
+int agg_attrs(struct agg *a, const uint8_t *hdr, size_t len, const char *event);
+/* Add the records of one buffer. */
+void agg_buffer(struct agg *a, const uint8_t *data, size_t len);
+/*
+ * Close the window [from_ns, until_ns) (CLOCK_REALTIME): *out (malloc'd)
+ * gets the gzipped profile and *n its size, or NULL/0 when the window
+ * holds no sample; the next window starts empty.  0, -ENOMEM, -EIO.
+ */
+int agg_window_end(struct agg *a, int64_t from_ns, int64_t until_ns, uint8_t **out, size_t *n);
+
+#endif

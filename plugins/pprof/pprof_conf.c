@@ -1,0 +1,153 @@
+/* The pprof sink's keys and their checks; see pprof_conf.h. */
+#include "pprof_conf.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#define C struct pprof_conf
+/* The keys once: KEY stored into struct pprof_conf, in this order. */
+#define PPROF_KEYS(KEY, ONLY)                                                                     \
+	KEY(K_URL, "url", PERFSINK_KEY_STRING, NULL, 0, 0, NULL,                                  \
+	    "Pyroscope server (pyroscope), collector base URL or S3 endpoint (put)", C, url)       \
+	KEY(K_MODE, "mode", PERFSINK_KEY_ENUM, "pyroscope", 0, 0, "pyroscope|put",                \
+	    "pyroscope: POST {url}/ingest; put: PUT {url}/{host}/{session}/{from}.pb.gz", C, mode) \
+	KEY(K_APP, "app", PERFSINK_KEY_STRING, "perfsink", 0, 0, NULL,                            \
+	    "pyroscope: application name (name=APP{host=...,labels})", C, app)                    \
+	KEY(K_LABELS, "labels", PERFSINK_KEY_STRING, "", 0, 0, NULL,                              \
+	    "pyroscope: more labels, \"k=v,k=v\" (host is always one)", C, labels)                \
+	KEY(K_WINDOW, "window", PERFSINK_KEY_DURATION, "10s", 100, 3600000, NULL,                 \
+	    "aggregate this long, then ship the window as one profile", C, window_ms)             \
+	KEY(K_MAX_MEMORY, "max_memory", PERFSINK_KEY_SIZE, "64M", 1048576, 0, NULL,               \
+	    "memory of one window's aggregate; samples past it are dropped (counted)", C,         \
+	    max_memory)                                                                            \
+	KEY(K_SYMBOLIZE, "symbolize", PERFSINK_KEY_ENUM, "none", 0, 0, "none|local",              \
+	    "none: addresses and mapping build-ids, the backend symbolizes", C, symbolize)        \
+	KEY(K_QUEUE_MAX, "queue_max", PERFSINK_KEY_SIZE, "64M", 1024, 0, NULL,                    \
+	    "profiles waiting for the collector (outage); the oldest dropped past it", C,         \
+	    queue_max)                                                                             \
+	KEY(K_DRAIN_TIMEOUT, "drain_timeout", PERFSINK_KEY_DURATION, "10s", 0, 0, NULL,           \
+	    "at the end, how long to wait for the collector", C, drain_timeout_ms)                \
+	KEY(K_BACKOFF_BASE, "backoff_base", PERFSINK_KEY_DURATION, "500ms", 1, 0, NULL,           \
+	    "first retry delay (jittered, doubling)", C, backoff_base_ms)                         \
+	KEY(K_BACKOFF_CAP, "backoff_cap", PERFSINK_KEY_DURATION, "30s", 1, 0, NULL,               \
+	    "longest retry delay", C, backoff_cap_ms)                                              \
+	KEY(K_CONNECT_TIMEOUT, "connect_timeout", PERFSINK_KEY_DURATION, "5s", 1, 0, NULL,        \
+	    "TCP+TLS connect timeout", C, connect_ms)                                              \
+	KEY(K_REQUEST_TIMEOUT, "request_timeout", PERFSINK_KEY_DURATION, "30s", 1, 0, NULL,       \
+	    "one request's whole time", C, request_ms)                                             \
+	KEY(K_TLS_VERIFY, "tls_verify", PERFSINK_KEY_BOOL, "true", 0, 0, NULL,                    \
+	    "verify the server certificate and name", C, tls_verify)                              \
+	KEY(K_CA_FILE, "ca_file", PERFSINK_KEY_STRING, "", 0, 0, NULL,                            \
+	    "CA bundle (PEM) to verify the server with", C, ca_file)                              \
+	KEY(K_CLIENT_CERT, "client_cert", PERFSINK_KEY_STRING, "", 0, 0, NULL,                    \
+	    "client certificate (PEM) for mutual TLS", C, client_cert)                            \
+	KEY(K_CLIENT_KEY, "client_key", PERFSINK_KEY_STRING, "", 0, 0, NULL,                      \
+	    "private key (PEM) of client_cert", C, client_key)                                    \
+	KEY(K_BEARER, "bearer_token_file", PERFSINK_KEY_STRING, "", 0, 0, NULL,                   \
+	    "file holding a bearer token", C, bearer_token_file)                                  \
+	KEY(K_USER, "user", PERFSINK_KEY_STRING, "", 0, 0, NULL,                                  \
+	    "user for HTTP basic auth (password from password_file)", C, user)                    \
+	KEY(K_PASSWORD_FILE, "password_file", PERFSINK_KEY_STRING, "", 0, 0, NULL,                \
+	    "file holding the basic-auth password", C, password_file)                             \
+	KEY(K_HEADERS, "headers", PERFSINK_KEY_STRING, "", 0, 0, NULL,                            \
+	    "extra request headers, \"Name: value | Name: value\"", C, headers)                   \
+	KEY(K_BUCKET, "bucket", PERFSINK_KEY_STRING, "", 0, 0, NULL,                              \
+	    "put: an S3 bucket at url (SigV4); empty: a WebDAV collector", C, bucket)             \
+	KEY(K_REGION, "region", PERFSINK_KEY_STRING, "us-east-1", 0, 0, NULL,                     \
+	    "put with bucket: region for SigV4", C, region)                                        \
+	KEY(K_PREFIX, "prefix", PERFSINK_KEY_STRING, "", 0, 0, NULL,                              \
+	    "put: key prefix before {host}/{session}/{from}.pb.gz", C, prefix)                    \
+	KEY(K_PATH_STYLE, "path_style", PERFSINK_KEY_BOOL, "false", 0, 0, NULL,                   \
+	    "put with bucket: {url}/{bucket}/key instead of {bucket}.host", C, path_style)        \
+	KEY(K_CREDENTIALS_FILE, "credentials_file", PERFSINK_KEY_STRING, "", 0, 0, NULL,          \
+	    "put with bucket: AWS credentials file (default: environment, ~/.aws)", C,            \
+	    credentials_file)                                                                      \
+	KEY(K_PROFILE, "profile", PERFSINK_KEY_STRING, "default", 0, 0, NULL,                     \
+	    "put with bucket: profile in credentials_file", C, profile)
+PERFSINK_KIT_KEYS(PPROF_KEYS, pprof_key_table, pprof_map);
+
+const struct perfsink_key *pprof_conf_keys(void) { return pprof_key_table; }
+
+/* "ORIGIN: " of key k for messages, or "". */
+static const char *origin(const struct perfsink_instance *inst, unsigned k, char *buf, size_t n)
+{
+	const char *o = perfsink_value_origin(inst, k);
+	snprintf(buf, n, "%s%s", o ? o : "", o ? ": " : "");
+	return buf;
+}
+
+/* Only the characters an object key or a query value may hold as they are. */
+static int safe_text(const char *s)
+{
+	for (; *s; s++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._~-=,/", *s))
+			return 0;
+	return 1;
+}
+
+static int read_secrets(struct pprof_conf *c, char *why, size_t n)
+{
+	int rc = 0;
+	if (c->bucket[0])
+		return perfsink_kit_s3_keys_load(&c->s3, c->credentials_file, c->profile, why, n);
+	if (c->bearer_token_file[0])
+		rc = perfsink_kit_secret_read("bearer_token_file", c->bearer_token_file, &c->bearer,
+					      why, n);
+	if (!rc && c->password_file[0])
+		rc = perfsink_kit_secret_read("password_file", c->password_file, &c->password, why, n);
+	return rc;
+}
+
+int pprof_conf_load(struct pprof_conf *c, const struct perfsink_instance *inst, char *why,
+		    size_t n)
+{
+	char o[512];
+	memset(c, 0, sizeof(*c));
+	int rc = perfsink_kit_conf_fill(pprof_key_table, inst->values, pprof_map, c);
+	if (rc) {
+		snprintf(why, n, "internal: key table: %s", strerror(-rc));
+		return rc;
+	}
+	if (strncmp(c->url, "http://", 7) && strncmp(c->url, "https://", 8)) {
+		snprintf(why, n, "%surl must begin with http:// or https://", origin(inst, K_URL, o, sizeof(o)));
+		return -EINVAL;
+	}
+	if (c->symbolize == PPROF_SYM_LOCAL) {
+		snprintf(why, n, "%ssymbolize = local is not supported yet; use none (the backend "
+			 "symbolizes by build-id)", origin(inst, K_SYMBOLIZE, o, sizeof(o)));
+		return -ENOTSUP;
+	}
+	if (!safe_text(c->app) || !safe_text(c->labels) || !safe_text(c->prefix)) {
+		snprintf(why, n, "%sapp, labels and prefix may hold only [A-Za-z0-9._~-=,/]",
+			 origin(inst, K_APP, o, sizeof(o)));
+		return -EINVAL;
+	}
+	if (c->bucket[0] && c->mode != PPROF_MODE_PUT) {
+		snprintf(why, n, "%sbucket is for mode = put", origin(inst, K_BUCKET, o, sizeof(o)));
+		return -EINVAL;
+	}
+	rc = read_secrets(c, why, n);
+	if (rc)
+		return rc;
+	c->coll = (struct perfsink_coll_conf){
+		.connect_ms = c->connect_ms, .tls_verify = c->tls_verify, .ca_file = c->ca_file,
+		.client_cert = c->client_cert, .client_key = c->client_key, .bearer = c->bearer,
+		.user = c->user, .password = c->password,
+	};
+	if (c->bucket[0]) {
+		c->coll.s3_region = c->region;
+		c->coll.s3_key_id = c->s3.id;
+		c->coll.s3_secret = c->s3.secret;
+		c->coll.s3_token = c->s3.token;
+	}
+	return 0;
+}
+
+void pprof_conf_free(struct pprof_conf *c)
+{
+	perfsink_kit_secret_free(c->bearer);
+	perfsink_kit_secret_free(c->password);
+	perfsink_kit_s3_keys_free(&c->s3);
+	c->bearer = c->password = NULL;
+}

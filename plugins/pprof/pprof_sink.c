@@ -1,0 +1,373 @@
+/*
+ * pprof: continuous profiling to a backend.  write() only queues the
+ * buffer (a reference held); an aggregation thread walks each buffer once
+ * into the window's profile (agg.c) and drops the reference at once, so
+ * no pooled buffer is held longer than its aggregation.  Every `window`
+ * the thread closes the window: the profile, gzipped, goes to the
+ * shipping thread (ship.c) with its from/until times, and a new one
+ * begins.  barrier() waits for the queue; drain() closes the last window
+ * and waits for the collector at most drain_timeout.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <perfsink/sink.h>
+#include <perfsink/kit.h>
+#include "agg.h"
+#include "pprof_conf.h"
+#include "ship.h"
+
+struct pprof_sink {
+	const struct perfsink_instance *inst;
+	struct pprof_conf conf;
+	struct agg agg;
+	struct ship *ship;
+	pthread_t thr;
+	int started, stop, busy;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;                /* to the thread: work, a flush, a stop */
+	pthread_cond_t idle;              /* from it: queue empty, flush done */
+	struct perfsink_buf **q;          /* ring of queued buffers */
+	size_t qhead, qlen, qcap;
+	uint64_t flush_req, flush_done;   /* generations */
+	int64_t from_ns;                  /* this window's start (CLOCK_REALTIME) */
+	int64_t due_ms;                   /* its end (CLOCK_MONOTONIC) */
+	uint64_t bytes_in, buffers;
+	int drained;
+	char where[2048];                 /* host->output's name of the destination */
+};
+
+#define LOG(p, lvl, ...) (p)->inst->host->log((p)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
+
+static int64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int pprof_open(const struct perfsink_instance *inst, void **ctx)
+{
+	char why[512];
+	struct pprof_sink *p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->inst = inst;
+	int rc = pprof_conf_load(&p->conf, inst, why, sizeof(why));
+	if (rc) {
+		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s", why);
+		pprof_conf_free(&p->conf);
+		free(p);
+		return rc;
+	}
+	agg_init(&p->agg, p->conf.max_memory);
+	pthread_mutex_init(&p->mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->cv, &ca);
+	pthread_cond_init(&p->idle, &ca);
+	pthread_condattr_destroy(&ca);
+	*ctx = p;
+	return 0;
+}
+
+/* ------------------------------------------------ the aggregation thread */
+
+/* Close the window now: ship its profile, start the next.  Unlocked. */
+static void close_window(struct pprof_sink *p)
+{
+	uint8_t *data;
+	size_t n;
+	int64_t until = now_ns(CLOCK_REALTIME);
+	uint64_t samples = p->agg.win_samples, dropped = p->agg.win_dropped;
+	int rc = agg_window_end(&p->agg, p->from_ns, until, &data, &n);
+	if (dropped)
+		LOG(p, WARN, "window from %" PRId64 " ms: %" PRIu64 " samples dropped over max_memory "
+		    "(%" PRIu64 " bytes)", p->from_ns / 1000000, dropped, p->conf.max_memory);
+	if (rc)
+		LOG(p, ERROR, "window from %" PRId64 " ms: cannot encode its %" PRIu64 " samples: %s",
+		    p->from_ns / 1000000, samples, strerror(-rc));
+	else if (data)   /* an empty window is not sent */
+		ship_push(p->ship, data, n, p->from_ns, until, samples);
+	p->from_ns = until;
+}
+
+/* Wait for work or the window's end, with p->mu held. */
+static void wait_work(struct pprof_sink *p)
+{
+	int64_t left = p->due_ms - now_ns(CLOCK_MONOTONIC) / 1000000;
+	if (left <= 0)
+		return;
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += left / 1000;
+	ts.tv_nsec += (left % 1000) * 1000000;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+}
+
+static void *agg_thread(void *arg)
+{
+	struct pprof_sink *p = arg;
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
+		if (p->qlen) {
+			struct perfsink_buf *b = p->q[p->qhead];
+			p->qhead = (p->qhead + 1) % p->qcap;
+			p->qlen--;
+			p->busy = 1;
+			pthread_mutex_unlock(&p->mu);
+			agg_buffer(&p->agg, b->data, b->len);
+			p->inst->host->buf_put(b);
+			pthread_mutex_lock(&p->mu);
+			p->busy = 0;
+			if (!p->qlen)
+				pthread_cond_broadcast(&p->idle);
+		}
+		int due = now_ns(CLOCK_MONOTONIC) / 1000000 >= p->due_ms;
+		uint64_t want = p->flush_req;
+		if (due || (want != p->flush_done && !p->qlen)) {
+			pthread_mutex_unlock(&p->mu);
+			close_window(p);
+			pthread_mutex_lock(&p->mu);
+			p->due_ms = now_ns(CLOCK_MONOTONIC) / 1000000 + p->conf.window_ms;
+			if (want != p->flush_done && !p->qlen) {
+				p->flush_done = want;
+				pthread_cond_broadcast(&p->idle);
+			}
+			continue;
+		}
+		if (p->stop && !p->qlen)
+			break;
+		if (!p->qlen)
+			wait_work(p);
+	}
+	pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ ops */
+
+/* The sample types Pyroscope is told of (sample_type_config). */
+static const char *types_json(const struct agg *a, char *buf, size_t n)
+{
+	if (a->clock)
+		snprintf(buf, n, "{\"samples\":{\"units\":\"samples\",\"display-name\":\"cpu_samples\"},"
+			 "\"cpu\":{\"units\":\"nanoseconds\",\"display-name\":\"cpu\"}}");
+	else
+		snprintf(buf, n, "{\"samples\":{\"units\":\"samples\",\"display-name\":\"samples\"}}");
+	return buf;
+}
+
+static int pprof_start(void *ctx, const struct perfsink_stream *s)
+{
+	struct pprof_sink *p = ctx;
+	struct perfsink_bytes hdr = { 0 };
+	char types[256];
+	int rc = p->inst->host->pipe_header(s, NULL, &hdr);
+	if (!rc) {
+		rc = agg_attrs(&p->agg, hdr.data, hdr.len, s->nr_events ? s->event_names[0] : NULL);
+		p->inst->host->bytes_free(&hdr);
+	}
+	if (rc) {
+		LOG(p, ERROR, "cannot read the stream's events: %s", strerror(-rc));
+		return rc;
+	}
+	if (p->started)
+		return 0;   /* a rotation: the same run goes on */
+	p->qcap = s->nr_buffers + 64;   /* every pooled buffer, and synthesized ones */
+	p->q = calloc(p->qcap, sizeof(*p->q));
+	if (!p->q)
+		return -ENOMEM;
+	rc = ship_create(&p->conf, p->inst, s->host_name, s->session,
+			 types_json(&p->agg, types, sizeof(types)), &p->ship);
+	if (rc)
+		return rc;
+	p->from_ns = now_ns(CLOCK_REALTIME);
+	p->due_ms = now_ns(CLOCK_MONOTONIC) / 1000000 + p->conf.window_ms;
+	rc = -pthread_create(&p->thr, NULL, agg_thread, p);
+	if (rc) {
+		ship_destroy(p->ship, NULL);
+		p->ship = NULL;
+		return rc;
+	}
+	p->started = 1;
+	ship_where(p->ship, p->where, sizeof(p->where));
+	perfsink_output(p->inst, PERFSINK_OUTPUT_BEGUN, p->where, 0);
+	if (p->conf.mode == PPROF_MODE_PUT)
+		LOG(p, INFO, "profiles every %" PRId64 " ms to %s%s%s", p->conf.window_ms, p->conf.url,
+		    p->conf.bucket[0] ? " bucket " : "", p->conf.bucket);
+	else
+		LOG(p, INFO, "profiles every %" PRId64 " ms to %s/ingest as %s", p->conf.window_ms,
+		    p->conf.url, p->conf.app);
+	return 0;
+}
+
+static int pprof_write(void *ctx, struct perfsink_buf *b)
+{
+	struct pprof_sink *p = ctx;
+	p->inst->host->buf_get(b);
+	pthread_mutex_lock(&p->mu);
+	if (p->qlen == p->qcap) {  /* more than the pool: grow (synthesized buffers) */
+		size_t cap = p->qcap * 2;
+		struct perfsink_buf **q = malloc(cap * sizeof(*q));
+		if (!q) {
+			pthread_mutex_unlock(&p->mu);
+			p->inst->host->buf_put(b);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < p->qlen; i++)
+			q[i] = p->q[(p->qhead + i) % p->qcap];
+		free(p->q);
+		p->q = q;
+		p->qhead = 0;
+		p->qcap = cap;
+	}
+	p->q[(p->qhead + p->qlen) % p->qcap] = b;
+	p->qlen++;
+	p->bytes_in += b->len;
+	p->buffers++;
+	pthread_cond_signal(&p->cv);
+	pthread_mutex_unlock(&p->mu);
+	return 0;
+}
+
+static int pprof_barrier(void *ctx)
+{
+	struct pprof_sink *p = ctx;
+	pthread_mutex_lock(&p->mu);
+	while (p->started && (p->qlen || p->busy))
+		pthread_cond_wait(&p->idle, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+	return 0;   /* aggregation cannot fail a write: a sample it cannot keep is counted */
+}
+
+static int pprof_rotate(void *ctx, const struct perfsink_stream *next)
+{
+	return pprof_start(ctx, next);
+}
+
+/* Close the window now and wait until it is handed to the shipper. */
+static void flush(struct pprof_sink *p)
+{
+	pthread_mutex_lock(&p->mu);
+	uint64_t want = ++p->flush_req;
+	pthread_cond_signal(&p->cv);
+	while (p->flush_done != want)
+		pthread_cond_wait(&p->idle, &p->mu);
+	pthread_mutex_unlock(&p->mu);
+}
+
+static int pprof_drain(void *ctx)
+{
+	struct pprof_sink *p = ctx;
+	if (!p->started || p->drained)
+		return 0;
+	p->drained = 1;
+	flush(p);
+	struct ship_stats st;
+	ship_stats(p->ship, &st);
+	if (st.queued)
+		LOG(p, INFO, "sending %" PRIu64 " profiles still queued (at most %" PRId64 " ms)",
+		    st.queued, p->conf.drain_timeout_ms);
+	int rc = ship_drain(p->ship, p->conf.drain_timeout_ms);
+	if (rc) {
+		ship_stats(p->ship, &st);
+		LOG(p, ERROR, "%" PRIu64 " profiles (%" PRIu64 " bytes) not delivered within "
+		    "drain_timeout: lost (this sink keeps no spool on disk)", st.queued,
+		    st.queued_bytes);
+		ship_stop(p->ship);   /* the stats now count them lost, not waiting */
+	}
+	ship_stats(p->ship, &st);
+	perfsink_output(p->inst, PERFSINK_OUTPUT_DONE, p->where, st.sent_bytes);
+	return rc;
+}
+
+static void pprof_stats(void *ctx, struct perfsink_sink_stats *o)
+{
+	struct pprof_sink *p = ctx;
+	struct ship_stats st = { 0 };
+	if (p->ship)
+		ship_stats(p->ship, &st);
+	pthread_mutex_lock(&p->mu);
+	o->bytes_in = p->bytes_in;
+	o->buffers = p->buffers;
+	pthread_mutex_unlock(&p->mu);
+	o->bytes_out = st.sent_bytes;
+	o->files = st.sent;
+	o->retries = st.retries;
+	o->lost_parts = st.lost;
+	/* samples the aggregation or the shipping dropped (read racily: a counter) */
+	o->dropped_records = __atomic_load_n(&p->agg.dropped, __ATOMIC_RELAXED) + st.lost_samples;
+	o->pending_bytes = st.queued_bytes;
+	o->spooled_bytes = st.queued_bytes;
+	o->spooled_parts = st.queued;
+	o->state = st.state;
+	o->retry_in_ms = st.retry_in_ms;
+}
+
+static int pprof_close(void *ctx, const struct perfsink_summary *sum)
+{
+	struct pprof_sink *p = ctx;
+	int rc = 0;
+	(void)sum;
+	if (p->started) {
+		if (!p->drained)
+			rc = pprof_drain(p);
+		pthread_mutex_lock(&p->mu);
+		p->stop = 1;
+		pthread_cond_signal(&p->cv);
+		pthread_mutex_unlock(&p->mu);
+		pthread_join(p->thr, NULL);
+		struct ship_stats st;
+		ship_destroy(p->ship, &st);   /* what is left is counted lost */
+		/* Nothing lost silently: one line with every count when anything was. */
+		if (p->agg.dropped || p->agg.bad || st.lost)
+			LOG(p, WARN, "%" PRIu64 " samples aggregated, %" PRIu64 " profiles sent; lost: %"
+			    PRIu64 " samples over max_memory, %" PRIu64 " undecodable, %" PRIu64
+			    " profiles (%" PRIu64 " samples) not delivered", p->agg.samples, st.sent,
+			    p->agg.dropped, p->agg.bad, st.lost, st.lost_samples);
+		else
+			LOG(p, INFO, "%" PRIu64 " samples aggregated, %" PRIu64 " profiles sent",
+			    p->agg.samples, st.sent);
+	}
+	agg_free(&p->agg);
+	pprof_conf_free(&p->conf);
+	pthread_mutex_destroy(&p->mu);
+	pthread_cond_destroy(&p->cv);
+	pthread_cond_destroy(&p->idle);
+	free(p->q);
+	free(p);
+	return rc;
+}
+
+static struct perfsink_sink_ops pprof_ops = {
+	.abi_major = PERFSINK_ABI_MAJOR,
+	.abi_minor = PERFSINK_ABI_MINOR,
+	.struct_size = sizeof(struct perfsink_sink_ops),
+	.name = "pprof",
+	.description = "stacks aggregated per window, shipped as pprof profiles (Pyroscope, WebDAV, S3)",
+	.open = pprof_open,
+	.start = pprof_start,
+	.write = pprof_write,
+	.barrier = pprof_barrier,
+	.rotate = pprof_rotate,
+	.close = pprof_close,
+	.stats = pprof_stats,
+	.drain = pprof_drain,
+};
+
+/* The key table lives with the config (pprof_conf.c); ops takes it here. */
+__attribute__((visibility("default"))) const struct perfsink_sink_ops *perfsink_sink_entry(void);
+const struct perfsink_sink_ops *perfsink_sink_entry(void)
+{
+	pprof_ops.keys = pprof_conf_keys();
+	return &pprof_ops;
+}
