@@ -73,6 +73,7 @@ drwxr-xr-x /usr/lib/MA/perfsink
 -rw-r--r-- /usr/lib/MA/perfsink/aio_file.so
 -rw-r--r-- /usr/lib/MA/perfsink/http.so
 -rw-r--r-- /usr/lib/MA/perfsink/pipe.so
+-rw-r--r-- /usr/lib/MA/perfsink/pprof.so
 -rw-r--r-- /usr/lib/MA/perfsink/uring_file.so
 -rw-r--r-- /usr/lib/MA/perfsink/zstd.so
 drwxr-xr-x /usr/share
