@@ -1,12 +1,14 @@
 /*
  * pprof: continuous profiling to a backend.  write() only queues the
- * buffer (a reference held); an aggregation thread walks each buffer once
- * into the window's profile (agg.c) and drops the reference at once, so
- * no pooled buffer is held longer than its aggregation.  Every `window`
- * the thread closes the window: the profile, gzipped, goes to the
- * shipping thread (ship.c) with its from/until times, and a new one
- * begins.  barrier() waits for the queue; drain() closes the last window
- * and waits for the collector at most drain_timeout.
+ * buffer as a job on the kit's async worker (a reference held); the
+ * worker's thread walks each buffer once into the window's profile
+ * (agg.c) and drops the reference at once, so no pooled buffer is held
+ * longer than its aggregation.  Every `window` the thread closes the
+ * window (between jobs, in the worker's idle hook, or after a job): the
+ * profile, gzipped, goes to the shipping thread (ship.c) with its
+ * from/until times, and a new one begins.  barrier() is the worker's;
+ * drain() queues a flush (close the window now) and waits for the
+ * collector at most drain_timeout.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,19 +27,23 @@ struct pprof_sink {
 	struct pprof_conf conf;
 	struct agg agg;
 	struct ship *ship;
-	pthread_t thr;
-	int started, stop, busy;
+	struct perfsink_kit_worker *worker; /* the aggregation thread */
+	int started;
+	/* The worker's idle wait for the window's end, cut short by a push. */
 	pthread_mutex_t mu;
-	pthread_cond_t cv;                /* to the thread: work, a flush, a stop */
-	pthread_cond_t idle;              /* from it: queue empty, flush done */
-	struct perfsink_buf **q;          /* ring of queued buffers */
-	size_t qhead, qlen, qcap;
-	uint64_t flush_req, flush_done;   /* generations */
+	pthread_cond_t cv;
+	int woken;
 	int64_t from_ns;                  /* this window's start (CLOCK_REALTIME) */
-	int64_t due_ms;                   /* its end (CLOCK_MONOTONIC) */
-	uint64_t bytes_in, buffers;
+	int64_t due_ms;                   /* its end (CLOCK_MONOTONIC); the worker's */
+	uint64_t bytes_in, buffers;       /* atomics: added by write, read by stats */
 	int drained;
 	char where[2048];                 /* host->output's name of the destination */
+};
+
+/* A buffer to aggregate, or (buf NULL) a flush: close the window now. */
+struct agg_job {
+	struct perfsink_kit_job job;
+	struct pprof_sink *p;
 };
 
 #define LOG(p, lvl, ...) (p)->inst->host->log((p)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
@@ -69,7 +75,6 @@ static int pprof_open(const struct perfsink_instance *inst, void **ctx)
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p->cv, &ca);
-	pthread_cond_init(&p->idle, &ca);
 	pthread_condattr_destroy(&ca);
 	*ctx = p;
 	return 0;
@@ -77,7 +82,7 @@ static int pprof_open(const struct perfsink_instance *inst, void **ctx)
 
 /* ------------------------------------------------ the aggregation thread */
 
-/* Close the window now: ship its profile, start the next.  Unlocked. */
+/* Close the window now: ship its profile, start the next.  The worker's. */
 static void close_window(struct pprof_sink *p)
 {
 	uint8_t *data;
@@ -94,63 +99,78 @@ static void close_window(struct pprof_sink *p)
 	else if (data)   /* an empty window is not sent */
 		ship_push(p->ship, data, n, p->from_ns, until, samples);
 	p->from_ns = until;
+	p->due_ms = now_ns(CLOCK_MONOTONIC) / 1000000 + p->conf.window_ms;
 }
 
-/* Wait for work or the window's end, with p->mu held. */
-static void wait_work(struct pprof_sink *p)
+static void close_if_due(struct pprof_sink *p)
 {
-	int64_t left = p->due_ms - now_ns(CLOCK_MONOTONIC) / 1000000;
-	if (left <= 0)
-		return;
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_sec += left / 1000;
-	ts.tv_nsec += (left % 1000) * 1000000;
-	if (ts.tv_nsec >= 1000000000) {
-		ts.tv_sec++;
-		ts.tv_nsec -= 1000000000;
-	}
-	pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+	if (now_ns(CLOCK_MONOTONIC) / 1000000 >= p->due_ms)
+		close_window(p);
 }
 
-static void *agg_thread(void *arg)
+/* A job: aggregate its buffer (the worker drops the reference after), or
+ * close the window (a flush).  Aggregation cannot fail: a sample it
+ * cannot keep is counted. */
+static int agg_run(struct perfsink_kit_job *job, int err)
+{
+	struct agg_job *j = (struct agg_job *)job;
+	(void)err;
+	if (job->buf)
+		agg_buffer(&j->p->agg, job->buf->data, job->buf->len);
+	else
+		close_window(j->p);
+	close_if_due(j->p);
+	return 0;
+}
+
+static void agg_done(struct perfsink_kit_job *job)
+{
+	free(job);
+}
+
+/* The worker's idle hook: between jobs, wait for the window's end (or a
+ * push's wake), then close the window if it is due. */
+static void agg_idle(void *arg, int more)
+{
+	struct pprof_sink *p = arg;
+	int64_t left = p->due_ms - now_ns(CLOCK_MONOTONIC) / 1000000;
+	pthread_mutex_lock(&p->mu);
+	if (!more && left > 0 && !p->woken) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		ts.tv_sec += left / 1000;
+		ts.tv_nsec += (left % 1000) * 1000000;
+		if (ts.tv_nsec >= 1000000000) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000;
+		}
+		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+	}
+	p->woken = 0;
+	pthread_mutex_unlock(&p->mu);
+	close_if_due(p);
+}
+
+static void agg_wake(void *arg)
 {
 	struct pprof_sink *p = arg;
 	pthread_mutex_lock(&p->mu);
-	for (;;) {
-		if (p->qlen) {
-			struct perfsink_buf *b = p->q[p->qhead];
-			p->qhead = (p->qhead + 1) % p->qcap;
-			p->qlen--;
-			p->busy = 1;
-			pthread_mutex_unlock(&p->mu);
-			agg_buffer(&p->agg, b->data, b->len);
-			p->inst->host->buf_put(b);
-			pthread_mutex_lock(&p->mu);
-			p->busy = 0;
-			if (!p->qlen)
-				pthread_cond_broadcast(&p->idle);
-		}
-		int due = now_ns(CLOCK_MONOTONIC) / 1000000 >= p->due_ms;
-		uint64_t want = p->flush_req;
-		if (due || (want != p->flush_done && !p->qlen)) {
-			pthread_mutex_unlock(&p->mu);
-			close_window(p);
-			pthread_mutex_lock(&p->mu);
-			p->due_ms = now_ns(CLOCK_MONOTONIC) / 1000000 + p->conf.window_ms;
-			if (want != p->flush_done && !p->qlen) {
-				p->flush_done = want;
-				pthread_cond_broadcast(&p->idle);
-			}
-			continue;
-		}
-		if (p->stop && !p->qlen)
-			break;
-		if (!p->qlen)
-			wait_work(p);
-	}
+	p->woken = 1;
+	pthread_cond_signal(&p->cv);
 	pthread_mutex_unlock(&p->mu);
-	return NULL;
+}
+
+/* Queue b (NULL: a flush) on the worker.  0 or a negative errno. */
+static int agg_push(struct pprof_sink *p, struct perfsink_buf *b)
+{
+	struct agg_job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return -ENOMEM;
+	j->p = p;
+	j->job.run = agg_run;
+	j->job.done = agg_done;
+	j->job.buf = b;
+	return perfsink_kit_worker_push(p->worker, &j->job);
 }
 
 /* ------------------------------------------------------------------ ops */
@@ -182,17 +202,16 @@ static int pprof_start(void *ctx, const struct perfsink_stream *s)
 	}
 	if (p->started)
 		return 0;   /* a rotation: the same run goes on */
-	p->qcap = s->nr_buffers + 64;   /* every pooled buffer, and synthesized ones */
-	p->q = calloc(p->qcap, sizeof(*p->q));
-	if (!p->q)
-		return -ENOMEM;
 	rc = ship_create(&p->conf, p->inst, s->host_name, s->session,
 			 types_json(&p->agg, types, sizeof(types)), &p->ship);
 	if (rc)
 		return rc;
 	p->from_ns = now_ns(CLOCK_REALTIME);
 	p->due_ms = now_ns(CLOCK_MONOTONIC) / 1000000 + p->conf.window_ms;
-	rc = -pthread_create(&p->thr, NULL, agg_thread, p);
+	struct perfsink_kit_worker_conf wc = {
+		.host = p->inst->host, .idle = agg_idle, .wake = agg_wake, .arg = p,
+	};
+	rc = perfsink_kit_worker_new(&wc, &p->worker);
 	if (rc) {
 		ship_destroy(p->ship, NULL);
 		p->ship = NULL;
@@ -213,40 +232,18 @@ static int pprof_start(void *ctx, const struct perfsink_stream *s)
 static int pprof_write(void *ctx, struct perfsink_buf *b)
 {
 	struct pprof_sink *p = ctx;
-	p->inst->host->buf_get(b);
-	pthread_mutex_lock(&p->mu);
-	if (p->qlen == p->qcap) {  /* more than the pool: grow (synthesized buffers) */
-		size_t cap = p->qcap * 2;
-		struct perfsink_buf **q = malloc(cap * sizeof(*q));
-		if (!q) {
-			pthread_mutex_unlock(&p->mu);
-			p->inst->host->buf_put(b);
-			return -ENOMEM;
-		}
-		for (size_t i = 0; i < p->qlen; i++)
-			q[i] = p->q[(p->qhead + i) % p->qcap];
-		free(p->q);
-		p->q = q;
-		p->qhead = 0;
-		p->qcap = cap;
+	int rc = agg_push(p, b);
+	if (rc == 0) {
+		__atomic_fetch_add(&p->bytes_in, b->len, __ATOMIC_RELAXED);
+		__atomic_fetch_add(&p->buffers, 1, __ATOMIC_RELAXED);
 	}
-	p->q[(p->qhead + p->qlen) % p->qcap] = b;
-	p->qlen++;
-	p->bytes_in += b->len;
-	p->buffers++;
-	pthread_cond_signal(&p->cv);
-	pthread_mutex_unlock(&p->mu);
-	return 0;
+	return rc;
 }
 
 static int pprof_barrier(void *ctx)
 {
 	struct pprof_sink *p = ctx;
-	pthread_mutex_lock(&p->mu);
-	while (p->started && (p->qlen || p->busy))
-		pthread_cond_wait(&p->idle, &p->mu);
-	pthread_mutex_unlock(&p->mu);
-	return 0;   /* aggregation cannot fail a write: a sample it cannot keep is counted */
+	return p->started ? perfsink_kit_worker_barrier(p->worker) : 0;
 }
 
 static int pprof_rotate(void *ctx, const struct perfsink_stream *next)
@@ -255,14 +252,10 @@ static int pprof_rotate(void *ctx, const struct perfsink_stream *next)
 }
 
 /* Close the window now and wait until it is handed to the shipper. */
-static void flush(struct pprof_sink *p)
+static int flush(struct pprof_sink *p)
 {
-	pthread_mutex_lock(&p->mu);
-	uint64_t want = ++p->flush_req;
-	pthread_cond_signal(&p->cv);
-	while (p->flush_done != want)
-		pthread_cond_wait(&p->idle, &p->mu);
-	pthread_mutex_unlock(&p->mu);
+	int rc = agg_push(p, NULL);
+	return rc ? rc : perfsink_kit_worker_barrier(p->worker);
 }
 
 static int pprof_drain(void *ctx)
@@ -271,7 +264,9 @@ static int pprof_drain(void *ctx)
 	if (!p->started || p->drained)
 		return 0;
 	p->drained = 1;
-	flush(p);
+	int frc = flush(p);
+	if (frc)
+		LOG(p, ERROR, "cannot close the last window: %s", strerror(-frc));
 	struct ship_stats st;
 	ship_stats(p->ship, &st);
 	if (st.queued)
@@ -296,10 +291,8 @@ static void pprof_stats(void *ctx, struct perfsink_sink_stats *o)
 	struct ship_stats st = { 0 };
 	if (p->ship)
 		ship_stats(p->ship, &st);
-	pthread_mutex_lock(&p->mu);
-	o->bytes_in = p->bytes_in;
-	o->buffers = p->buffers;
-	pthread_mutex_unlock(&p->mu);
+	o->bytes_in = __atomic_load_n(&p->bytes_in, __ATOMIC_RELAXED);
+	o->buffers = __atomic_load_n(&p->buffers, __ATOMIC_RELAXED);
 	o->bytes_out = st.sent_bytes;
 	o->files = st.sent;
 	o->retries = st.retries;
@@ -321,11 +314,7 @@ static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 	if (p->started) {
 		if (!p->drained)
 			rc = pprof_drain(p);
-		pthread_mutex_lock(&p->mu);
-		p->stop = 1;
-		pthread_cond_signal(&p->cv);
-		pthread_mutex_unlock(&p->mu);
-		pthread_join(p->thr, NULL);
+		perfsink_kit_worker_free(p->worker);
 		struct ship_stats st;
 		ship_destroy(p->ship, &st);   /* what is left is counted lost */
 		/* Nothing lost silently: one line with every count when anything was. */
@@ -342,8 +331,6 @@ static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 	pprof_conf_free(&p->conf);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);
-	pthread_cond_destroy(&p->idle);
-	free(p->q);
 	free(p);
 	return rc;
 }
