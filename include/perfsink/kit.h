@@ -21,7 +21,8 @@
  *   - output files: safe creation of perf.data outputs (no symlinks, no
  *     other user's files, NAME.old kept), segment names, pwrite_all;
  *   - the POSIX AIO writer: ordered asynchronous appends to one file
- *     (1.5: also as the file sink's writer ops);
+ *     (1.5: also as the file sink's writer ops); its ordering core, the
+ *     write queue, for a sink's own writer (1.8);
  *   - O_DIRECT record streams: block splitting, buffer ends (data.size);
  *   - the perf.data file sink, all but its writer (aio_file, uring_file);
  *   - a growable byte buffer;
@@ -49,7 +50,7 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 7 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
+#define PERFSINK_KIT_VERSION_MINOR 8 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
                                       1.2: perfsink_kit_fsink_open_keys, perfsink_kit_buildid_cache_dir,
                                       perfsink_kit_sym_read falls back to the build-id cache;
                                       1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open);
@@ -60,7 +61,8 @@ extern "C" {
                                       collector secrets (perfsink_kit_secret_*,
                                       perfsink_kit_s3_keys_*);
                                       1.6: the record walk, perfsink_kit_rec_next (inline);
-                                      1.7: the async worker, perfsink_kit_worker_* */
+                                      1.7: the async worker, perfsink_kit_worker_*;
+                                      1.8: the write queue, perfsink_kit_wq_* */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -351,6 +353,97 @@ void perfsink_kit_aiow_stats(const struct perfsink_kit_aiow *w,
 			     struct perfsink_kit_aiow_stats *out);
 /* Drains, stops the completion thread, frees.  Does not close fd. */
 void perfsink_kit_aiow_destroy(struct perfsink_kit_aiow *w);
+
+/* ------------------------------------------------------------ write queue */
+
+/*
+ * Kit 1.7.  perfsink_kit_wq: the ordering core of an asynchronous append
+ * writer without its I/O, for a sink that brings its own (uring_file's
+ * io_uring writer; the POSIX AIO writer above is built on the same core).
+ * The queue keeps n slots, one per write in flight, in submission order;
+ * the append offset; waiting for a free slot (stats.waits); releasing
+ * finished writes to their done() strictly in submission order; the
+ * committed prefix (on_commit); the first error, sticky.  The backend
+ * brings submit (start a slot's remaining bytes) and a completion path
+ * that, under the queue's lock, marks slots finished and releases them.
+ *
+ * THREADS.  _write/_drain/_destroy from one thread (the writer's caller).
+ * submit runs on that thread inside _write, with the queue's lock held.
+ * The completion path (any one other thread) takes the lock
+ * (perfsink_kit_wq_lock), advances slot->done, calls _finish and _release,
+ * and unlocks.  done() and on_commit() run from _release with the lock
+ * dropped, on the completion path's thread, and must not call back into
+ * the queue.  The getters take the lock: any thread not holding it.
+ * OWNERSHIP.  A write's bytes stay valid until its done() ran.  A slot
+ * (perfsink_kit_wq_slot) belongs to the queue; the backend may read it and
+ * advance done from submit until _finish, under the lock.
+ * ERRORS.  The first failed write (submit or _finish with err < 0) makes
+ * the queue failed: every later _write and _drain returns that error;
+ * writes in flight still complete, with done(arg, err).
+ */
+struct perfsink_kit_wq;
+
+/* One write in flight, as its backend sees it. */
+struct perfsink_kit_wq_slot {
+	const uint8_t *data;
+	size_t len;
+	size_t done;       /* bytes on file: the backend advances it */
+	uint64_t off;      /* file offset of data[0] */
+	uint64_t seq;      /* submission order, from 0 */
+	unsigned index;    /* 0 .. slots-1, fixed per slot: index of the backend's own state */
+};
+
+/* submit's "nothing was queued, try again after a pause" (the queue sleeps 200 us). */
+#define PERFSINK_KIT_WQ_AGAIN 1
+
+/*
+ * Start s->len - s->done bytes from s->data + s->done at s->off + s->done.
+ * The queue's lock is held.  0 when started (or handed on), PERFSINK_KIT_WQ_AGAIN,
+ * or a negative errno (the write fails, the queue with it).  A backend
+ * counts its own submissions (perfsink_kit_wq_counters: writes).
+ */
+typedef int (*perfsink_kit_wq_submit_fn)(void *ctx, struct perfsink_kit_wq_slot *s);
+
+struct perfsink_kit_wq_config {
+	unsigned slots;        /* writes in flight at most (>= 1) */
+	uint64_t offset;       /* where the first write goes */
+	perfsink_kit_aiow_commit_fn on_commit; /* optional */
+	void *commit_arg;
+	void *done_ctx;        /* first argument of every done() */
+	perfsink_kit_wq_submit_fn submit;
+	void *submit_ctx;
+};
+
+/* 0, -EINVAL (no submit, no slots) or -ENOMEM. */
+int perfsink_kit_wq_create(const struct perfsink_kit_wq_config *cfg, struct perfsink_kit_wq **out);
+/* Frees; nothing may be in flight (drained) and the completion path gone.  NULL: nothing. */
+void perfsink_kit_wq_destroy(struct perfsink_kit_wq *q);
+/*
+ * Queue len bytes at the append offset and advance it; waits for a free
+ * slot.  On 0, done() runs exactly once (at once, on the caller's thread,
+ * for len 0); on error it does not and nothing was queued.
+ */
+int perfsink_kit_wq_write(struct perfsink_kit_wq *q, const void *data, size_t len,
+			  perfsink_kit_aiow_done_fn done, void *arg);
+/* Wait until nothing is in flight and no callback runs; the sticky error or 0. */
+int perfsink_kit_wq_drain(struct perfsink_kit_wq *q);
+uint64_t perfsink_kit_wq_offset(struct perfsink_kit_wq *q);    /* next append offset */
+uint64_t perfsink_kit_wq_committed(struct perfsink_kit_wq *q); /* end of the error-free prefix */
+int perfsink_kit_wq_error(struct perfsink_kit_wq *q);          /* the sticky error or 0 */
+/* writes and retries are the backend's to count, bytes too; waits the queue's. */
+void perfsink_kit_wq_stats(struct perfsink_kit_wq *q, struct perfsink_kit_aiow_stats *out);
+/* The queue's lock: also the one guarding the backend's submission state. */
+void perfsink_kit_wq_lock(struct perfsink_kit_wq *q);
+void perfsink_kit_wq_unlock(struct perfsink_kit_wq *q);
+/* Lock held: the counters, for the backend to add its writes, bytes and retries to. */
+struct perfsink_kit_aiow_stats *perfsink_kit_wq_counters(struct perfsink_kit_wq *q);
+/* Lock held: slot s is finished, all its bytes on file (err 0) or failed (-errno). */
+void perfsink_kit_wq_finish(struct perfsink_kit_wq *q, struct perfsink_kit_wq_slot *s, int err);
+/*
+ * Lock held: hand the finished slots on in submission order: their done()
+ * and on_commit run with the lock dropped; returns with it held.
+ */
+void perfsink_kit_wq_release(struct perfsink_kit_wq *q);
 
 /* ------------------------------------------------- O_DIRECT record streams */
 

@@ -33,10 +33,10 @@ struct perfsink_kit_aiow {
 	bool stop;       /* q.lock */
 };
 
-static int submit(void *ctx, struct wq_slot *s)
+static int submit(void *ctx, struct perfsink_kit_wq_slot *s)
 {
 	struct perfsink_kit_aiow *w = ctx;
-	long i = s - w->q.slots;
+	long i = s->index;
 	struct aiocb *cb = &w->cbs[i].cb;
 	memset(cb, 0, sizeof(*cb));
 	cb->aio_fildes = w->fd;
@@ -65,6 +65,7 @@ static bool in_flight(const struct perfsink_kit_aiow *w, unsigned i)
 static void reap_one(struct perfsink_kit_aiow *w, unsigned i)
 {
 	struct wq_slot *s = &w->q.slots[i];
+	struct perfsink_kit_wq_slot *io = &s->io;
 	int r = aio_error(&w->cbs[i].cb);
 	if (r == EINPROGRESS)
 		return;
@@ -76,8 +77,8 @@ static void reap_one(struct perfsink_kit_aiow *w, unsigned i)
 		return;
 	}
 	w->q.st.bytes += (uint64_t)ret;
-	s->done += (size_t)ret;
-	if (s->done < s->len) {
+	io->done += (size_t)ret;
+	if (io->done < io->len) {
 		w->q.st.retries++;
 		w->cbs[i].resubmit = true;
 	} else {
@@ -91,7 +92,7 @@ static void resubmit_pending(struct perfsink_kit_aiow *w)
 		struct wq_slot *s = &w->q.slots[i];
 		if (s->state != WQ_BUSY || !w->cbs[i].resubmit)
 			continue;
-		int r = submit(w, s);
+		int r = submit(w, &s->io);
 		if (r == WQ_AGAIN) {
 			w->q.st.retries++;
 			continue; /* stays to resubmit; tried again next round */
@@ -152,7 +153,7 @@ int perfsink_kit_aiow_create(const struct perfsink_kit_aiow_config *cfg,
 	if (!w)
 		return -ENOMEM;
 	w->fd = cfg->fd;
-	struct wq_config qc = { .slots = cfg->nr_cb, .offset = cfg->offset,
+	struct perfsink_kit_wq_config qc = { .slots = cfg->nr_cb, .offset = cfg->offset,
 				.on_commit = cfg->on_commit, .commit_arg = cfg->commit_arg,
 				.done_ctx = cfg->done_ctx, .submit = submit, .submit_ctx = w };
 	int r = wq_init(&w->q, &qc);

@@ -12,7 +12,7 @@ static void free_slots(struct write_queue *q)
 	free(q->rel);
 }
 
-int wq_init(struct write_queue *q, const struct wq_config *cfg)
+int wq_init(struct write_queue *q, const struct perfsink_kit_wq_config *cfg)
 {
 	if (cfg->slots < 1 || !cfg->submit)
 		return -EINVAL;
@@ -25,6 +25,8 @@ int wq_init(struct write_queue *q, const struct wq_config *cfg)
 		free_slots(q);
 		return -ENOMEM;
 	}
+	for (unsigned i = 0; i < q->n; i++)
+		q->slots[i].io.index = i;
 	pthread_mutex_init(&q->lock, NULL);
 	pthread_cond_init(&q->cv_free, NULL);
 	pthread_cond_init(&q->cv_work, NULL);
@@ -60,7 +62,7 @@ static struct wq_slot *wait_free_slot(struct write_queue *q)
 static int submit_new(struct write_queue *q, struct wq_slot *s)
 {
 	int r;
-	while ((r = q->cfg.submit(q->cfg.submit_ctx, s)) == WQ_AGAIN) {
+	while ((r = q->cfg.submit(q->cfg.submit_ctx, &s->io)) == WQ_AGAIN) {
 		/* The backend could not queue it (threads or memory): let completions run. */
 		q->st.retries++;
 		pthread_mutex_unlock(&q->lock);
@@ -88,7 +90,8 @@ int wq_write(struct write_queue *q, const void *data, size_t len,
 		return err;
 	}
 	/* Still WQ_FREE while submit runs: the completion thread leaves it alone. */
-	*s = (struct wq_slot){ .data = data, .len = len, .off = q->offset, .seq = q->next_seq,
+	*s = (struct wq_slot){ .io = { .data = data, .len = len, .off = q->offset,
+				       .seq = q->next_seq, .index = s->io.index },
 			       .fn = done, .arg = arg };
 	int r = submit_new(q, s);
 	if (r < 0) {
@@ -96,7 +99,7 @@ int wq_write(struct write_queue *q, const void *data, size_t len,
 		return r;
 	}
 	s->state = WQ_BUSY;
-	q->by_seq[s->seq % q->n] = s;
+	q->by_seq[s->io.seq % q->n] = s;
 	q->offset += len;
 	q->next_seq++;
 	q->used++;
@@ -118,7 +121,7 @@ void wq_finish(struct wq_slot *s, int err)
 struct wq_slot *wq_slot_of_seq(struct write_queue *q, uint64_t seq)
 {
 	struct wq_slot *s = q->by_seq[seq % q->n];
-	return s && s->state != WQ_FREE && s->seq == seq ? s : NULL;
+	return s && s->state != WQ_FREE && s->io.seq == seq ? s : NULL;
 }
 
 /* Finished slots in submission order into q->rel; how many. */
@@ -130,7 +133,7 @@ static unsigned release_in_order(struct write_queue *q, bool *moved)
 		if (s->err && !q->err)
 			q->err = s->err;
 		if (!q->err) {
-			q->committed = s->off + s->len;
+			q->committed = s->io.off + s->io.len;
 			*moved = true;
 		}
 		q->rel[k++] = (struct wq_released){ s->fn, s->arg, s->err ? s->err : q->err };

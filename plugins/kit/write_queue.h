@@ -2,9 +2,8 @@
  * The ordering core of the kit's asynchronous append writers, without
  * their I/O: the POSIX AIO writer (aio_writer.c, perfsink_kit_aiow) and
  * uring_file's io_uring writer share it, so both order, wait, fail and
- * count the same way.  Kit-internal: not part of kit.h's ABI, not
- * exported by libperfsink-sink; uring_file links it from the convenience
- * library libkitwq (plugins/kit/Makefile.am).
+ * count the same way.  The kit's own view of it; sinks use it through
+ * kit.h's perfsink_kit_wq_* (wq_public.c, kit 1.7), which wraps these.
  *
  * What it keeps: n slots, one per write in flight, each with a sequence
  * number; the append offset; waiting for a free slot (counted in waits);
@@ -35,11 +34,10 @@
 
 enum wq_state { WQ_FREE = 0, WQ_BUSY, WQ_DONE };
 
+/* io: what the backend sees of the write (kit.h, perfsink_kit_wq_slot). */
 struct wq_slot {
+	struct perfsink_kit_wq_slot io;
 	enum wq_state state;
-	const uint8_t *data;
-	size_t len, done;    /* done: bytes on file; the backend advances it */
-	uint64_t off, seq;   /* file offset of data[0]; submission order */
 	int err;             /* set by wq_finish */
 	perfsink_kit_aiow_done_fn fn;
 	void *arg;
@@ -52,31 +50,17 @@ struct wq_released {
 };
 
 /* submit returns this when nothing was queued and it should be tried again after a pause. */
-#define WQ_AGAIN 1
+#define WQ_AGAIN PERFSINK_KIT_WQ_AGAIN
 
-/*
- * Queue s->len - s->done bytes from s->data + s->done at s->off + s->done;
- * q->lock held.  0 when queued, WQ_AGAIN, or a negative errno.  Counts
- * its own submissions in st->writes.
- */
-typedef int (*wq_submit_fn)(void *ctx, struct wq_slot *s);
 
-struct wq_config {
-	unsigned slots;        /* writes in flight at most (>= 1) */
-	uint64_t offset;       /* where the first write goes */
-	perfsink_kit_aiow_commit_fn on_commit; /* optional */
-	void *commit_arg;
-	void *done_ctx;        /* first argument of every done() */
-	wq_submit_fn submit;
-	void *submit_ctx;
-};
+/* Its config is kit.h's struct perfsink_kit_wq_config. */
 
 struct write_queue {
 	unsigned n;
 	struct wq_slot *slots;
 	struct wq_slot **by_seq;   /* slot of seq at [seq % n] while it is not free */
 	struct wq_released *rel;   /* completion thread's scratch, n entries */
-	struct wq_config cfg;
+	struct perfsink_kit_wq_config cfg;
 
 	pthread_mutex_t lock;
 	pthread_cond_t cv_free;    /* a slot was released, or its callbacks returned */
@@ -92,7 +76,7 @@ struct write_queue {
 };
 
 /* 0, or -EINVAL / -ENOMEM with nothing to wq_fini. */
-int wq_init(struct write_queue *q, const struct wq_config *cfg);
+int wq_init(struct write_queue *q, const struct perfsink_kit_wq_config *cfg);
 /* After the last write was drained and the completion thread is gone. */
 void wq_fini(struct write_queue *q);
 

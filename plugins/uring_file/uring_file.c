@@ -26,10 +26,12 @@
  * A direct write holds its pooled buffer until the disk has it.  Beside a
  * busy neighbour's writeback that is hundreds of milliseconds, and the
  * pool ran out (a fifth to a third of a storm lost).  So the ring comes
- * with spill memory (uring_spill.h, spill_size): once the writes in flight
- * hold half of one ring's buffers, the writer copies each buffer there and
- * gives it back at once, and issues the writes through io_uring's workers
- * (uring_writer.h).
+ * with spill memory (uring_spill.h, spill_size at most, sized from the
+ * disk's measured rate): once the writes in flight hold half of one ring's
+ * buffers, the writer copies each buffer there and gives it back at once.
+ * And the engine never enters the ring: it queues, the ring's I/O thread
+ * submits and reaps (uring_io.h), so a write issued inline that waits for
+ * an extent or inode lock behind a busy journal waits on that thread.
  *
  * Where io_uring cannot be set up, open() says so in one line and fails;
  * ops->available tells the loader the same, for `plugin = file`.
@@ -77,7 +79,8 @@ struct uring_sink {
 	    struct uring_file, fixed)                                                     \
 	KEY(KEY_SPILL, "spill_size", PERFSINK_KEY_SIZE, "256M", 0, 1LL << 40, NULL,       \
 	    "memory that holds writes while the disk is behind, so pooled buffers go back " \
-	    "at once; 0 = none (needs fixed_buffers)", struct uring_file, spill_size)
+	    "at once; at most this, in use one second of the disk's measured rate; " \
+	    "0 = none (needs fixed_buffers)", struct uring_file, spill_size)
 PERFSINK_KIT_KEYS(URING_FILE_KEYS, uring_file_keys, uring_file_map);
 
 static const struct perfsink_kit_fsink_keys uring_file_fkeys = { KEY_PATH, KEY_FSYNC, KEY_DIRECT };
@@ -156,11 +159,15 @@ static int uring_begin(void *wctx, const struct perfsink_stream *s)
 	if (!u->io.ready) {
 		char why[256];
 		spill_setup(u, s);
+		/* Every write in flight, and the read that the kick completes. */
 		int r = uring_io_init(&u->io, slots_for(u, 1) + 1, why, sizeof(why));
 		if (r < 0) {
 			LOG(u, PERFSINK_LOG_ERROR, "%s", why);
 			return r;
 		}
+		if (!u->io.single_issuer)
+			LOG(u, PERFSINK_LOG_DEBUG, "io_uring without SINGLE_ISSUER|DEFER_TASKRUN "
+			    "(a kernel before 6.1): completions run as task work of the I/O thread");
 	}
 	register_pool(u, s);
 	return 0;

@@ -1,4 +1,4 @@
-/* The instance's io_uring and its fixed buffers; see uring_io.h. */
+/* The instance's io_uring and its fixed buffers; see uring_io.h (the thread: uring_io_thread.c). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,39 +27,9 @@ int uring_io_probe(char *why, size_t n)
 	return 0;
 }
 
-/* Rings set up in this process and not yet exited: the io-wq workers they may use at once. */
-static unsigned live_rings;
-
-/*
- * An O_DIRECT append cannot be issued without blocking (ext4 and xfs take
- * the inode lock exclusively to move i_size), so io_uring hands every
- * such write to an io-wq worker of the submitting thread (the file sink
- * grows the file ahead of the data so that few are appends, but not where
- * fallocate fails or the disk is nearly full); left alone it starts
- * one per write in flight, and they queue on the inode lock: a third of
- * the workers' context switches on a tracepoint storm.  One worker per
- * file writes them in order with no lock handoff; the limit belongs to the
- * submitting thread, shared by every ring it uses, hence one per live
- * ring.  A kernel without the call (before 5.15) keeps its default.
- */
-static void limit_workers(struct uring_io *io)
+void uring_io_say_unavailable(int err, char *why, size_t n)
 {
-	unsigned v[2] = { __atomic_add_fetch(&live_rings, 1, __ATOMIC_RELAXED), 0 };
-	(void)io_uring_register_iowq_max_workers(&io->ring, v);
-}
-
-int uring_io_init(struct uring_io *io, unsigned depth, char *why, size_t n)
-{
-	memset(io, 0, sizeof(*io));
-	int r = io_uring_queue_init(depth, &io->ring, 0);
-	if (r < 0) {
-		say_unavailable(r, why, n);
-		return r;
-	}
-	limit_workers(io);
-	io->depth = depth;
-	io->ready = 1;
-	return 0;
+	say_unavailable(err, why, n);
 }
 
 static int region_cmp(const void *a, const void *b)
@@ -68,7 +38,8 @@ static int region_cmp(const void *a, const void *b)
 	return x->base < y->base ? -1 : x->base > y->base;
 }
 
-static void unregister(struct uring_io *io)
+/* On the I/O thread (SINGLE_ISSUER: only the submitter may register). */
+void uring_io_unregister(struct uring_io *io)
 {
 	if (io->regions)
 		io_uring_unregister_buffers(&io->ring);
@@ -77,20 +48,27 @@ static void unregister(struct uring_io *io)
 	io->nr_regions = 0;
 }
 
-int uring_io_register(struct uring_io *io, const struct perfsink_region *regions, unsigned n)
+struct register_args {
+	const struct perfsink_region *regions;
+	unsigned n;
+};
+
+/* On the I/O thread, through uring_io_call. */
+static int do_register(struct uring_io *io, void *arg)
 {
-	unregister(io);
-	if (!n)
+	const struct register_args *a = arg;
+	uring_io_unregister(io);
+	if (!a->n)
 		return 0;
-	struct perfsink_region *v = malloc(n * sizeof(*v));
-	struct iovec *iov = malloc(n * sizeof(*iov));
+	struct perfsink_region *v = malloc(a->n * sizeof(*v));
+	struct iovec *iov = malloc(a->n * sizeof(*iov));
 	int r = -ENOMEM;
 	if (v && iov) {
-		memcpy(v, regions, n * sizeof(*v));
-		qsort(v, n, sizeof(*v), region_cmp);
-		for (unsigned i = 0; i < n; i++)
+		memcpy(v, a->regions, a->n * sizeof(*v));
+		qsort(v, a->n, sizeof(*v), region_cmp);
+		for (unsigned i = 0; i < a->n; i++)
 			iov[i] = (struct iovec){ (void *)v[i].base, v[i].len };
-		r = io_uring_register_buffers(&io->ring, iov, n);
+		r = io_uring_register_buffers(&io->ring, iov, a->n);
 	}
 	free(iov);
 	if (r < 0) {
@@ -98,8 +76,14 @@ int uring_io_register(struct uring_io *io, const struct perfsink_region *regions
 		return r;
 	}
 	io->regions = v;
-	io->nr_regions = n;
+	io->nr_regions = a->n;
 	return 0;
+}
+
+int uring_io_register(struct uring_io *io, const struct perfsink_region *regions, unsigned n)
+{
+	struct register_args a = { regions, n };
+	return uring_io_call(io, do_register, &a);
 }
 
 int uring_io_registered(const struct uring_io *io, const struct perfsink_region *regions,
@@ -129,14 +113,4 @@ int uring_io_fixed_index(const struct uring_io *io, const void *p, size_t len)
 	const struct perfsink_region *g = &io->regions[lo - 1];
 	const uint8_t *base = g->base;
 	return a + len <= base + g->len ? (int)(lo - 1) : -1;
-}
-
-void uring_io_exit(struct uring_io *io)
-{
-	if (!io->ready)
-		return;
-	unregister(io);
-	io_uring_queue_exit(&io->ring);
-	__atomic_sub_fetch(&live_rings, 1, __ATOMIC_RELAXED);
-	io->ready = 0;
 }

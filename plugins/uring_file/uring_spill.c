@@ -20,8 +20,18 @@ struct uring_spill {
 	unsigned *free_idx;  /* stack of free chunk indices, lowest on top */
 	unsigned nfree;
 	unsigned touched;    /* chunks [0, touched) may hold pages since the last give-back */
+	unsigned limit;      /* chunks that may be in use (uring_spill_fit_rate) */
 	struct uring_spill_stats st;
 };
+
+/* Chunks for bytes, at least the floor's, at most all. */
+static unsigned chunks_for(const struct uring_spill *sp, uint64_t bytes)
+{
+	if (bytes < URING_SPILL_FLOOR)
+		bytes = URING_SPILL_FLOOR;
+	uint64_t c = (bytes + sp->chunk - 1) / sp->chunk;
+	return c >= sp->n ? sp->n : (unsigned)c;
+}
 
 int uring_spill_create(size_t cap, size_t chunk, struct uring_spill **out)
 {
@@ -45,6 +55,7 @@ int uring_spill_create(size_t cap, size_t chunk, struct uring_spill **out)
 	for (unsigned i = 0; i < sp->n; i++)
 		sp->free_idx[i] = sp->n - 1 - i;
 	sp->nfree = sp->n;
+	sp->limit = chunks_for(sp, URING_SPILL_FLOOR);
 	pthread_mutex_init(&sp->lock, NULL);
 	*out = sp;
 	return 0;
@@ -61,7 +72,7 @@ void *uring_spill_get(struct uring_spill *sp, size_t len)
 	pthread_mutex_lock(&sp->lock);
 	if (len > sp->chunk) {
 		/* not spilled: the caller writes from its own buffer */
-	} else if (!sp->nfree) {
+	} else if (!sp->nfree || sp->n - sp->nfree >= uring_spill_limit(sp)) {
 		sp->st.full++;
 	} else {
 		unsigned i = sp->free_idx[--sp->nfree];
@@ -110,6 +121,19 @@ void uring_spill_get_stats(struct uring_spill *sp, struct uring_spill_stats *out
 	pthread_mutex_lock(&sp->lock);
 	*out = sp->st;
 	pthread_mutex_unlock(&sp->lock);
+}
+
+/* limit is written by the writer's I/O thread and read by the getter: atomic, no lock. */
+void uring_spill_fit_rate(struct uring_spill *sp, uint64_t bytes_per_s)
+{
+	unsigned lim = chunks_for(sp, bytes_per_s * URING_SPILL_SECONDS);
+	if (lim > uring_spill_limit(sp))
+		__atomic_store_n(&sp->limit, lim, __ATOMIC_RELAXED);
+}
+
+unsigned uring_spill_limit(struct uring_spill *sp)
+{
+	return __atomic_load_n(&sp->limit, __ATOMIC_RELAXED);
 }
 
 void uring_spill_destroy(struct uring_spill *sp)

@@ -2,25 +2,26 @@
  * Ordered appends to one file through the instance's io_uring: the same
  * contract as the kit's POSIX AIO writer (perfsink_kit_aiow, kit.h), so
  * uring_file keeps aio_file's data.size and error logic; both are backends
- * of the kit's write queue (kit/write_queue.h), which orders, waits, fails
- * and counts for them.  Each write gets one slot and one SQE at an
+ * of the kit's write queue (kit.h, perfsink_kit_wq), which orders, waits,
+ * fails and counts for them.  The caller only queues a write and wakes
+ * the ring's I/O thread (uring_io.h), which makes one SQE per write at an
  * explicit offset (write_fixed when its bytes lie in a registered pooled
- * buffer; plugged, a block and the middle after it share a writev SQE); a
- * short write or -EAGAIN is resubmitted for the rest.  While writes in
- * flight hold spill_at pooled buffers (a disk behind the events), a write
- * from a pooled buffer is copied into a chunk of the spill
- * (uring_spill.h) and made from there, and its done() runs at once: the
- * pooled buffer goes back to the engine before the disk has its bytes.
- * When the spill is full, writes hold their pooled buffers again.  One completion
- * thread per writer blocks in io_uring_wait_cqe_nr and reaps every write:
- * no thread per write, no poll.
+ * buffer), enters it, reaps it and resubmits the rest of a short write or
+ * an -EAGAIN.  While writes in flight hold spill_at pooled buffers (a disk
+ * behind the events), a write from a pooled buffer is copied into a chunk
+ * of the spill (uring_spill.h) and made from there, and its done() runs
+ * at once: the pooled buffer goes back to the engine before the disk has
+ * its bytes.  When the spill is full, writes hold their pooled buffers
+ * again.  The writer measures the disk's rate (bytes completed per second
+ * with writes in flight) and sizes the spill from it (uring_spill_fit_rate).
  *
  * THREADS.  uring_writer_write/_plug/_unplug/_drain/_destroy from one
- * thread (the sink's caller); done() and on_commit() run on the completion
+ * thread (the sink's caller); done() and on_commit() run on the I/O
  * thread (a spilled write's done() on the caller's, before
  * uring_writer_write returns) and must not call back into the writer.
  * OWNERSHIP.  The bytes of a write stay valid until its done() ran.  The
- * writer neither closes fd nor owns io (one writer at a time per io).
+ * writer neither closes fd nor owns io (one writer at a time per io: it
+ * is io's client from create to destroy).
  * ERRORS.  The first failed write makes the writer failed (sticky); writes
  * in flight complete with done(arg, err).
  */
@@ -60,10 +61,10 @@ int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
 		       perfsink_kit_aiow_done_fn done, void *arg);
 /*
  * Around one sink write (the caller's thread): between plug and unplug,
- * writes are queued without entering the kernel (with O_DIRECT a pending
- * block, then the middle that continues it: one system call for both).
- * unplug, drain and destroy submit what is queued; unplug returns 0 or the
- * -errno of io_uring_submit (a dead ring).
+ * writes are queued without waking the I/O thread (with O_DIRECT a pending
+ * block, then the middle that continues it: one wake-up, one io_uring_enter
+ * for both).  unplug, drain and destroy hand on what is queued; unplug
+ * returns 0 or the ring's fatal -errno (a dead ring).
  */
 void uring_writer_plug(struct uring_writer *w);
 int uring_writer_unplug(struct uring_writer *w);
