@@ -28,14 +28,12 @@
 #include <unistd.h>
 #include <perfsink/kit.h>
 
-enum { KEY_FD };
-
-static const struct perfsink_key pipe_keys[] = {
-	[KEY_FD] = { "fd", PERFSINK_KEY_INT, "1",
-		     "file descriptor to write the pipe-mode stream to (1: standard output; -o - selects it)",
-		     0, 65535, NULL },
-	{ NULL, 0, NULL, NULL, 0, 0, NULL },
-};
+/* Its one key, declared once (kit.h); open() reads it itself, no map. */
+#define PIPE_KEYS(KEY, ONLY)                                                                    \
+	ONLY(KEY_FD, "fd", PERFSINK_KEY_INT, "1", 0, 65535, NULL,                               \
+	     "file descriptor to write the pipe-mode stream to (1: standard output; -o - selects it)")
+enum { PERFSINK_KIT_KEYS_ENUM(PIPE_KEYS) };
+static const struct perfsink_key pipe_keys[] = PERFSINK_KIT_KEYS_TABLE(PIPE_KEYS);
 
 /* A queued write: the stream header (owned bytes) or a buffer (job.buf, a reference). */
 struct pipe_item {
