@@ -83,6 +83,14 @@ char *perfsink_coll_url(const char *base, const char *bucket, int path_style, co
 int perfsink_coll_header_add(struct curl_slist **h, const char *v);
 
 /*
+ * A header line as libcurl's CURLOPT_HEADERFUNCTION gets it (len bytes,
+ * not NUL-terminated, CRLF at its end): when it is header name (any
+ * case), its value without the leading blanks and the line end, cut to
+ * n - 1 bytes, NUL-terminated in out, and 1; else 0 (out untouched).
+ */
+int perfsink_coll_header_value(const char *line, size_t len, const char *name, char *out, size_t n);
+
+/*
  * Whether an HTTP status is worth another try: 5xx, 408 (request
  * timeout), 429 (too many requests).  Any other answer is final.
  */

@@ -62,7 +62,8 @@ extern "C" {
                                       perfsink_kit_s3_keys_*);
                                       1.6: the record walk, perfsink_kit_rec_next (inline);
                                       1.7: the async worker, perfsink_kit_worker_*;
-                                      1.8: the write queue, perfsink_kit_wq_* */
+                                      1.8: the write queue, perfsink_kit_wq_*;
+                                      perfsink_kit_deadline */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -1270,6 +1271,14 @@ struct perfsink_kit_worker_conf {
 	void *arg;
 };
 #define PERFSINK_KIT_WORKER_BATCH 64
+
+/*
+ * Kit 1.8.  ts = now on clock + ms, normalized: the deadline of a
+ * pthread_cond_timedwait on a condition variable of that clock (its
+ * condattr's, CLOCK_REALTIME by default).  ms >= 0.  Any thread.
+ */
+struct timespec;
+void perfsink_kit_deadline(clockid_t clock, int64_t ms, struct timespec *ts);
 
 /* Start the thread, idle.  0, -ENOMEM or pthread_create's error. */
 int perfsink_kit_worker_new(const struct perfsink_kit_worker_conf *conf,

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 static int set(const char *s)
 {
@@ -73,6 +74,20 @@ int perfsink_coll_easy_setup(CURL *e, const struct perfsink_coll_conf *c)
 	if (rc == CURLE_OUT_OF_MEMORY)
 		return -ENOMEM;
 	return rc == CURLE_OK ? 0 : -ENOTSUP;
+}
+
+int perfsink_coll_header_value(const char *line, size_t len, const char *name, char *out, size_t n)
+{
+	size_t k = strlen(name), i, j = 0;
+
+	if (n == 0 || len <= k || line[k] != ':' || strncasecmp(line, name, k))
+		return 0;
+	for (i = k + 1; i < len && (line[i] == ' ' || line[i] == '\t'); i++)
+		;
+	while (i < len && line[i] != '\r' && line[i] != '\n' && j + 1 < n)
+		out[j++] = line[i++];
+	out[j] = '\0';
+	return 1;
 }
 
 int perfsink_coll_header_add(struct curl_slist **h, const char *v)

@@ -92,25 +92,10 @@ static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 	/* A status line starts a response (a 100 Continue comes first). */
 	if (len > 5 && !strncmp(buf, "HTTP/", 5))
 		t->retry_after_hdr = -1;
-	if (len > 12 && !strncasecmp(buf, "retry-after:", 12)) {
-		char v[128];
-		size_t m = len - 12 < sizeof(v) - 1 ? len - 12 : sizeof(v) - 1;
-
-		memcpy(v, buf + 12, m);
-		v[m] = '\0';
-		v[strcspn(v, "\r\n")] = '\0';
+	char v[128];
+	if (perfsink_coll_header_value(buf, len, "Retry-After", v, sizeof(v)))
 		t->retry_after_hdr = perfsink_coll_retry_after_parse(v);
-	}
-
-	if (len > 5 && !strncasecmp(buf, "etag:", 5)) {
-		size_t i = 5, j = 0;
-
-		while (i < len && (buf[i] == ' ' || buf[i] == '\t'))
-			i++;
-		while (i < len && buf[i] != '\r' && buf[i] != '\n' && j + 1 < sizeof(t->etag))
-			t->etag[j++] = buf[i++];
-		t->etag[j] = '\0';
-	}
+	perfsink_coll_header_value(buf, len, "ETag", t->etag, sizeof(t->etag));
 	return len;
 }
 

@@ -129,17 +129,6 @@ int uploader_write(struct uploader *u, struct perfsink_buf *buf)
 	return rc;
 }
 
-static void deadline_after(struct timespec *ts, int64_t ms)
-{
-	clock_gettime(CLOCK_REALTIME, ts);
-	ts->tv_sec += ms / 1000;
-	ts->tv_nsec += (ms % 1000) * 1000000;
-	if (ts->tv_nsec >= 1000000000) {
-		ts->tv_sec++;
-		ts->tv_nsec -= 1000000000;
-	}
-}
-
 void uploader_ended(struct uploader *u, int64_t end_ns)
 {
 	pthread_mutex_lock(&u->ship.lock);
@@ -168,8 +157,8 @@ int uploader_barrier(struct uploader *u)
 	pthread_mutex_unlock(&u->ship.lock);
 	if (push(u, j) == 0)
 		perfsink_kit_worker_barrier(u->worker);
-	deadline_after(&until, u->conf->drain_timeout_ms < BARRIER_SEND_WAIT_MS ?
-			       u->conf->drain_timeout_ms : BARRIER_SEND_WAIT_MS);
+	perfsink_kit_deadline(CLOCK_REALTIME, u->conf->drain_timeout_ms < BARRIER_SEND_WAIT_MS ?
+			      u->conf->drain_timeout_ms : BARRIER_SEND_WAIT_MS, &until);
 	pthread_mutex_lock(&u->ship.lock);
 	while (!u->ship.err && u->sending && !late)
 		late = pthread_cond_timedwait(&u->ship.cond, &u->ship.lock, &until) == ETIMEDOUT;
@@ -204,7 +193,7 @@ int uploader_upload(struct uploader *u, int64_t timeout_ms)
 		else if (perfsink_stop_requested(u->inst))
 			rc = -EINTR;
 		else {
-			deadline_after(&ts, left < 100 ? left : 100);
+			perfsink_kit_deadline(CLOCK_REALTIME, left < 100 ? left : 100, &ts);
 			pthread_cond_timedwait(&u->ship.cond, &u->ship.lock, &ts);
 		}
 	}

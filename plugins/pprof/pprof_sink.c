@@ -137,13 +137,7 @@ static void agg_idle(void *arg, int more)
 	pthread_mutex_lock(&p->mu);
 	if (!more && left > 0 && !p->woken) {
 		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_sec += left / 1000;
-		ts.tv_nsec += (left % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		perfsink_kit_deadline(CLOCK_MONOTONIC, left, &ts);
 		pthread_cond_timedwait(&p->cv, &p->mu, &ts);
 	}
 	p->woken = 0;

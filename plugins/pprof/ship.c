@@ -10,6 +10,7 @@
 #include <strings.h>
 #include <time.h>
 #include <curl/curl.h>
+#include <perfsink/kit.h>
 #include <perfsink/collector.h>
 
 struct item {
@@ -76,14 +77,9 @@ static size_t header_cb(char *p, size_t size, size_t n, void *arg)
 {
 	struct ship *s = arg;
 	size_t k = size * n;
-	if (k > 12 && !strncasecmp(p, "Retry-After:", 12)) {
-		char v[64];
-		size_t l = k - 12 < sizeof(v) - 1 ? k - 12 : sizeof(v) - 1;
-		memcpy(v, p + 12, l);
-		v[l] = 0;
-		v[strcspn(v, "\r\n")] = 0;
-		s->retry_after_ms = perfsink_coll_retry_after_parse(v + strspn(v, " \t"));
-	}
+	char v[64];
+	if (perfsink_coll_header_value(p, k, "Retry-After", v, sizeof(v)))
+		s->retry_after_ms = perfsink_coll_retry_after_parse(v);
 	return k;
 }
 
@@ -240,16 +236,10 @@ static void wait_until(struct ship *s, int64_t due_ms)
 {
 	while (!s->stop && perfsink_coll_mono_ms() < due_ms) {
 		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
 		int64_t left = due_ms - perfsink_coll_mono_ms();
 		if (left > 100)
 			left = 100;   /* short naps: drain's deadline and stop checks stay prompt */
-		ts.tv_sec += left / 1000;
-		ts.tv_nsec += (left % 1000) * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		perfsink_kit_deadline(CLOCK_MONOTONIC, left > 0 ? left : 0, &ts);
 		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 	}
 }
@@ -410,12 +400,7 @@ int ship_drain(struct ship *s, int64_t timeout_ms)
 	pthread_mutex_lock(&s->mu);
 	while (s->head && perfsink_coll_mono_ms() < due && !perfsink_stop_requested(s->inst)) {
 		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		ts.tv_nsec += 100 * 1000000;
-		if (ts.tv_nsec >= 1000000000) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000;
-		}
+		perfsink_kit_deadline(CLOCK_MONOTONIC, 100, &ts);
 		pthread_cond_timedwait(&s->cv, &s->mu, &ts);
 	}
 	int rc = s->head ? -ETIMEDOUT : 0;

@@ -98,13 +98,7 @@ static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
 		b->err = perfsink_kit_zframe_reset(&wk->frame);
 		wk->gen = b->gen;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += ZS_BATCH_MAX_MS / 1000;
-	deadline.tv_nsec += (ZS_BATCH_MAX_MS % 1000) * 1000000L;
-	if (deadline.tv_nsec >= 1000000000L) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000L;
-	}
+	perfsink_kit_deadline(CLOCK_MONOTONIC, ZS_BATCH_MAX_MS, &deadline);
 	for (;;) {
 		if (b->taken < b->nr) {
 			struct perfsink_buf *buf = b->bufs[b->taken];

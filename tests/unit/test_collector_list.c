@@ -5,7 +5,8 @@
  * accept it), the page bound (a repeated token, too many pages), when a
  * PROPFIND answer sends a reader to the JSON autoindex, and the retry
  * schedule fetch waits by (4 tries: up to 0.5, 1, 2 s, at least half),
- * and a Retry-After within that schedule's bounds (the http sink's rule).
+ * and a Retry-After within that schedule's bounds (the http sink's rule),
+ * and a header's value read from the line libcurl hands over.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -164,6 +165,34 @@ static void retry_after_wait(void **state)
 	}
 }
 
+static void header_value(void **state)
+{
+	static const struct {
+		const char *line, *name;
+		size_t n;
+		int found;
+		const char *want;
+	} t[] = {
+		{ "Retry-After: 120\r\n", "Retry-After", 64, 1, "120" },
+		{ "retry-after:\t 7\r\n", "Retry-After", 64, 1, "7" },
+		{ "ETag: \"abc\"\r\n", "ETag", 64, 1, "\"abc\"" },
+		{ "ETag: 0123456789\r\n", "ETag", 5, 1, "0123" },
+		{ "ETag:\r\n", "ETag", 64, 1, "" },
+		{ "ETagX: 1\r\n", "ETag", 64, 0, NULL },
+		{ "Retry-Afte: 1\r\n", "Retry-After", 64, 0, NULL },
+		{ "HTTP/1.1 503 Slow Down\r\n", "Retry-After", 64, 0, NULL },
+		{ "ETag", "ETag", 64, 0, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		char out[64] = "untouched";
+		int got = perfsink_coll_header_value(t[i].line, strlen(t[i].line), t[i].name, out, t[i].n);
+		assert_int_equal(got, t[i].found);
+		assert_string_equal(out, t[i].found ? t[i].want : "untouched");
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +202,7 @@ int main(void)
 		cmocka_unit_test(propfind_refused),
 		cmocka_unit_test(fetch_schedule),
 		cmocka_unit_test(retry_after_wait),
+		cmocka_unit_test(header_value),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
