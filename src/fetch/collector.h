@@ -85,6 +85,7 @@ struct collector {
 	void *easy;            /* CURL * */
 	void *multi;           /* CURLM *: drives easy, so a stop is seen within 100 ms */
 	char err[512];         /* the last error, one line, never a secret */
+	int64_t retry_after_ms; /* the last answer's Retry-After, ms from then; -1: none */
 	struct perfsink_coll_conf coll; /* the above for the collector client (borrowed) */
 };
 

@@ -214,6 +214,17 @@ static enum cut perform(struct collector *c, CURLcode *cc)
 	return cut;
 }
 
+/* CURLOPT_HEADERFUNCTION: keep what a Retry-After asks for (429, 503). */
+static size_t header_read(char *line, size_t size, size_t n, void *arg)
+{
+	struct collector *c = arg;
+	char v[64];
+
+	if (perfsink_coll_header_value(line, size * n, "Retry-After", v, sizeof(v)))
+		c->retry_after_ms = perfsink_coll_retry_after_parse(v);
+	return size * n;
+}
+
 /* The request's options: the collector client's (transport, TLS, auth,
  * SigV4), then ours.  0 or -ENOMEM/-ENOTSUP. */
 static int options_set(struct collector *c, const char *method, const char *url, const char *body,
@@ -225,6 +236,9 @@ static int options_set(struct collector *c, const char *method, const char *url,
 	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, body_write);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, out);
+	c->retry_after_ms = -1;
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_read);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
 	if (method)
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, method);
 	if (body) {
@@ -337,11 +351,14 @@ long collector_request(struct collector *c, const char *method, const char *url,
 		int transient = st == -EAGAIN || perfsink_coll_status_transient(st);
 		if (!transient || bo.attempt + 1 >= COLLECTOR_TRIES)
 			return st == -EAGAIN ? -EIO : st;
-		long wait = (long)perfsink_coll_backoff_next(&bo);
+		/* Only an answer asks for a time; a cut request waits the backoff. */
+		int64_t asked = st == 429 || st == 503 ? c->retry_after_ms : -1;
+		long wait = (long)perfsink_coll_backoff_wait(&bo, asked);
 		if (st < 0)
 			pr_debug("%s; trying again in %ld ms", c->err, wait);
 		else
-			pr_debug("%s %s: status %ld; trying again in %ld ms", m, url, st, wait);
+			pr_debug("%s %s: status %ld; trying again in %ld ms%s", m, url, st, wait,
+				 asked >= 0 ? ", as it asked (Retry-After)" : "");
 		if (nap(c, wait) < 0) {
 			COLL_ERR(c, "%s %s: interrupted", m, url);
 			return -EINTR;

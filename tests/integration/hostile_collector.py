@@ -17,10 +17,12 @@
 #              in reverse order (part 0 from --part0, the others empty);
 #              --jit-maps N perf-PID.map files (PID from 2000000000) and
 #              --jitdump PATH (repeatable) jitdump files in its jit/ folder
+#   busy       every answer is 503, with "Retry-After: --retry-after" when
+#              that is given
 import argparse, functools, http.server, json, os, socket, threading, time
 
 ap = argparse.ArgumentParser()
-ap.add_argument("mode", choices=["drip", "s3-endless", "session"])
+ap.add_argument("mode", choices=["drip", "s3-endless", "session", "busy"])
 ap.add_argument("dir")
 ap.add_argument("--every", type=float, default=0.5)
 ap.add_argument("--same-token", action="store_true")
@@ -29,6 +31,7 @@ ap.add_argument("--part", action="append", default=[])
 ap.add_argument("--parts", type=int, default=0)
 ap.add_argument("--jit-maps", type=int, default=0)
 ap.add_argument("--jitdump", action="append", default=[])
+ap.add_argument("--retry-after")
 ap.add_argument("--lifetime", type=float, default=60)
 ap.add_argument("--max-requests", type=int, default=20000)
 a = ap.parse_args()
@@ -120,6 +123,13 @@ class H(http.server.BaseHTTPRequestHandler):
                 time.sleep(a.every)
         except OSError:
             pass
+
+    def get_busy(self):
+        self.send_response(503)
+        if a.retry_after is not None:
+            self.send_header("Retry-After", a.retry_after)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
 
     def get_s3_endless(self):
         page = count

@@ -11,7 +11,10 @@
 #     times its size, and memory stays bounded when it is allowed;
 #   - JIT files are capped (--max-jit-files, --max-jit-bytes); a jitdump
 #     goes into no directory of /tmp that is missing or not ours;
-#   - 100 001 parts listed in reverse: the first part is asked for at once.
+#   - 100 001 parts listed in reverse: the first part is asked for at once;
+#   - a busy collector (503) is tried again when its Retry-After asks,
+#     within the retry cap, and with the jittered backoff when it asks
+#     nothing.
 . "$TESTS_SRCDIR/lib/http_lib.sh"
 command -v zstd >/dev/null || { echo "1..0 # SKIP zstd (the program) not installed"; exit 0; }
 
@@ -25,7 +28,7 @@ cleanup() {
 	rm -f /tmp/perf-2000000[0-9][0-9][0-9].map /tmp/.perf-2000000[0-9][0-9][0-9].map.*
 }
 trap cleanup EXIT
-echo "1..30"
+echo "1..34"
 
 # hostile NAME MODE [options]: the hostile collector in $T/NAME; sets URL.
 # Its lifetime only keeps a server a killed test left from running on (the
@@ -210,4 +213,34 @@ check "having used ${cpu:-?}0 ms of user CPU (< 2 s; an insertion sort took 30 s
 stop_within TERM "$RUN_PID" 1
 RUN_PID=
 check "and SIGTERM ends it among the parts within a second (${DT}s)" test "$(echo "$DT <= 1" | bc)" = 1
+# ------------------------------------------------ a collector that is busy
+# busy NAME [RETRY-AFTER]: perfsink ls -v against a 503 collector; the
+# debug lines' waits in $T/NAME.waits, one per line.
+busy() {
+	hostile "$1" busy ${2:+--retry-after "$2"}
+	"$PERFSINK" ls -v "$URL" >/dev/null 2>"$T/$1.err"
+	echo $? >"$T/$1.rc"
+	sed -n 's/.*status 503; trying again in \([0-9]*\) ms.*/\1/p' "$T/$1.err" >"$T/$1.waits"
+}
+# gaps NAME: the seconds between the collector's GETs, one per line (ls
+# asks PROPFIND first, answered 405: then GET).
+gaps() {
+	awk '$2 == "GET" { if (n++) printf "%.3f\n", $1 - t; t = $1 }' "$T/$1/requests.log"
+}
+busy ra1 1
+gaps ra1 >"$T/ra1.gaps"
+check "503 with Retry-After: 1: tried 4 times, exit 1, each wait 1000 ms as it asked" \
+	bash -c "[ \$(cat '$T/ra1.rc') = 1 ] && [ \$(grep -c 'trying again in 1000 ms, as it asked (Retry-After)\$' '$T/ra1.err') = 3 ]" ||
+	sed 's/^/# /' "$T/ra1.err"
+check "and the collector saw them at least 0.95 s apart ($(tr '\n' ' ' <"$T/ra1.gaps"))" \
+	bash -c "[ \$(grep -c GET '$T/ra1/requests.log') = 4 ] && ! awk '\$1 < 0.95 { bad = 1 } END { exit !bad }' '$T/ra1.gaps'"
+busy ra3600 3600
+check "Retry-After: 3600 waits the retry cap (2000 ms), not an hour" \
+	bash -c "[ \$(cat '$T/ra3600.rc') = 1 ] && [ \$(grep -c 'trying again in 2000 ms, as it asked (Retry-After)\$' '$T/ra3600.err') = 3 ]" ||
+	sed 's/^/# /' "$T/ra3600.err"
+busy nora
+check "503 without Retry-After: the jittered backoff, 250 ms to 2 s ($(tr '\n' ' ' <"$T/nora.waits"))" \
+	bash -c "[ \$(cat '$T/nora.rc') = 1 ] && [ \$(wc -l <'$T/nora.waits') = 3 ] && ! grep -q 'as it asked' '$T/nora.err' &&
+		! awk '\$1 < 250 || \$1 > 2000 { bad = 1 } END { exit !bad }' '$T/nora.waits'" ||
+	sed 's/^/# /' "$T/nora.err"
 exit $tap_fail
