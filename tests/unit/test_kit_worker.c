@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -281,6 +282,14 @@ static void t_wake(void *arg)
 	atomic_fetch_add(&wakes, 1);
 }
 
+/* Whether *v became non-zero within 10 s (a loaded CI machine's bound, not a timing). */
+static bool became_nonzero(atomic_int *v)
+{
+	for (int ms = 0; ms < 10000 && !atomic_load(v); ms++)
+		usleep(1000);
+	return atomic_load(v) != 0;
+}
+
 static void test_idle_hook(void **state)
 {
 	struct perfsink_kit_worker_conf c = { .host = &host, .idle = t_idle, .wake = t_wake };
@@ -289,8 +298,7 @@ static void test_idle_hook(void **state)
 
 	(void)state;
 	assert_int_equal(perfsink_kit_worker_new(&c, &w), 0);
-	while (!atomic_load(&idles))
-		usleep(1000); /* nothing queued: the thread idles */
+	assert_true(became_nonzero(&idles)); /* nothing queued: the thread idles */
 	jobs[0].gate = &gate;
 	for (int i = 0; i < NJOBS; i++)
 		assert_int_equal(perfsink_kit_worker_push(w, &jobs[i].job), 0);
