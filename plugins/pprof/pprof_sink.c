@@ -332,6 +332,11 @@ static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 		if (p->agg.dwarf)
 			LOG(p, INFO, "%" PRIu64 " DWARF stacks, %" PRIu64 " unwound past their leaf",
 			    p->agg.dwarf, p->agg.unwound);
+		unsigned opened = 0;
+		for (uint32_t i = 0; i < p->agg.procs.dso_keys.n; i++)
+			opened += p->agg.procs.dso[i].sym != NULL;
+		LOG(p, DEBUG, "at the end: %u processes (%zu bytes), %u files, %u of them read",
+		    p->agg.procs.pids.n, pp_procs_bytes(&p->agg.procs), p->agg.procs.dso_keys.n, opened);
 	}
 	agg_free(&p->agg);
 	pprof_conf_free(&p->conf);
