@@ -202,6 +202,10 @@ struct pp_pending {
 
 enum { PP_NAME_NONE, PP_NAME_KERNEL, PP_NAME_USER };
 
+/* What names location loc, made for frame f (the i-th of its stack: after
+ * the first a return address) found in map m (NULL: in none). */
+struct pp_pending pp_pending_of(uint64_t loc, const struct pp_frame *f, const struct pp_map *m, unsigned i);
+
 /* Give location e->loc of prof its function (demangled name, system name,
  * file) and line, "[unknown]" when nothing names it; its mapping gets its
  * DSO's build-id when it had none.  kernel_bid: hex or "".  0 or -ENOMEM. */

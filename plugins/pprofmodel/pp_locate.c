@@ -32,6 +32,12 @@ unsigned pp_frames(struct pp_procs *ps, struct pp_proc *p, struct pp_symbols *sy
 	return n;
 }
 
+struct pp_pending pp_pending_of(uint64_t loc, const struct pp_frame *f, const struct pp_map *m, unsigned i)
+{
+	return (struct pp_pending){ loc, f->addr, m ? m->start : 0, m ? m->pgoff : 0, m ? m->dso : 0,
+				    f->kernel ? PP_NAME_KERNEL : m ? PP_NAME_USER : PP_NAME_NONE, i > 0 };
+}
+
 /* Fill a mapping's empty build-id. */
 static int mapping_bid(struct pp_profile *prof, uint64_t mid, const char *bid)
 {

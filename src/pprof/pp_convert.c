@@ -108,8 +108,7 @@ static int64_t location(struct conv *c, struct pp_proc *p, unsigned i)
 	int64_t loc = pp_location_add(&c->prof, (uint64_t)mid, f->addr, NULL, 0);
 	if (loc < 0)
 		return loc;
-	struct pp_pending e = { (uint64_t)loc, f->addr, m ? m->start : 0, m ? m->pgoff : 0, m ? m->dso : 0,
-				f->kernel ? PP_NAME_KERNEL : m ? PP_NAME_USER : PP_NAME_NONE, i > 0 };
+	struct pp_pending e = pp_pending_of((uint64_t)loc, f, m, i);
 	int rc = pp_name_add(&c->names, &e);
 	return rc ? rc : loc;
 }

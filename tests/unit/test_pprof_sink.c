@@ -404,6 +404,35 @@ static void agg_budget(void **state)
 	agg_free(&a);
 }
 
+/* A process that exits is still found by the samples after its EXIT in
+ * the same window (other CPUs' records come later), and is forgotten at
+ * the window's end. */
+static void agg_exit(void **state)
+{
+	(void)state;
+	struct agg a;
+	struct rec h, b = { .n = 0 };
+	uint32_t pid = 42;
+	assert_int_equal(agg_init(&a, 64 << 20, 0, "/nonexistent"), 0);
+	assert_int_equal(agg_attrs(&a, h.b, pipe_header(&h), "cpu-clock"), 0);
+	mmap2(&b, 42, 0x400000, 0x1000, "/bin/w", NULL);
+	task(&b, PERF_RECORD_EXIT, 42, 1, 42);
+	const uint64_t user[] = { (uint64_t)PERF_CONTEXT_USER, 0x400010 };
+	sample(&b, 42, PERF_RECORD_MISC_USER, user, 2);
+	agg_buffer(&a, b.b, b.n);
+	uint8_t *out;
+	size_t n;
+	assert_int_equal(agg_window_end(&a, 0, 1, &out, &n), 0);
+	Perftools__Profiles__Profile *pr = unpack(out, n);
+	assert_non_null(pr);
+	assert_int_equal(pr->n_location, 1);
+	assert_int_not_equal(pr->location[0]->mapping_id, 0);   /* in /bin/w's mapping */
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(out);
+	assert_true(pp_intern_find(&a.procs.pids, &pid, sizeof(pid)) < 0);
+	agg_free(&a);
+}
+
 /* A function of this program, named by symbolize = local. */
 __attribute__((noinline, used)) void l29_named_fn(void);
 void l29_named_fn(void) { __asm__ volatile("" ::: "memory"); }
@@ -476,6 +505,7 @@ int main(void)
 		cmocka_unit_test(buildid_hook),
 		cmocka_unit_test(agg_window),
 		cmocka_unit_test(agg_budget),
+		cmocka_unit_test(agg_exit),
 		cmocka_unit_test(agg_local),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
