@@ -7,19 +7,28 @@
 #include <string.h>
 #include <perfsink/kit.h>
 
-#define MISC_MMAP_DATA (1u << 13)     /* PERF_RECORD_MISC_MMAP_DATA */
-#define MISC_COMM_EXEC (1u << 13)     /* PERF_RECORD_MISC_COMM_EXEC */
-#define MISC_MMAP_BUILD_ID (1u << 14) /* PERF_RECORD_MISC_MMAP_BUILD_ID */
-#define KERNEL_PID (-1)
+#define MAX_FRAMES 1024   /* perf's own limit is 127 unless raised (kernel.perf_event_max_stack) */
 
 static uint32_t rd32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t rd64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-int agg_init(struct agg *a, uint64_t max_memory)
+int agg_init(struct agg *a, uint64_t max_memory, int local, const char *cache_dir)
 {
 	memset(a, 0, sizeof(*a));
-	maps_init(&a->maps);
+	pp_procs_init(&a->procs);
+	bid_cache_init(&a->bids);
+	a->procs.free_sym = pp_symbols_dso_free;
+	a->procs.free_unwind = pp_unwind_free;
+	a->procs.buildid = bid_cache_get;
+	a->procs.buildid_arg = &a->bids;
 	a->max_memory = max_memory;
+	a->local = local;
+	a->f = malloc(MAX_FRAMES * sizeof(*a->f));
+	a->pcs = malloc(MAX_FRAMES * sizeof(*a->pcs));
+	a->locs = malloc(MAX_FRAMES * sizeof(*a->locs));
+	if (!a->f || !a->pcs || !a->locs || pp_symbols_new(&a->sy, cache_dir)) {
+		agg_free(a);
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -27,13 +36,16 @@ void agg_free(struct agg *a)
 {
 	if (a->live)
 		pp_profile_free(&a->prof);
-	maps_free(&a->maps);
+	pp_procs_free(&a->procs);
+	pp_symbols_free(a->sy);
+	bid_cache_free(&a->bids);
+	free(a->f);
+	free(a->pcs);
 	for (unsigned i = 0; i < a->nattrs; i++)
 		free(a->attrs[i].ids);
 	free(a->attrs);
 	free(a->event);
 	free(a->locs);
-	free(a->exited);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -116,70 +128,58 @@ static int live(struct agg *a)
 	       pp_period(&a->prof, a->event, "count", at->freq ? 0 : period) ? -ENOMEM : 0;
 }
 
-/* The location of addr in pid's (or the kernel's) maps; 0 on no memory. */
-static uint64_t location(struct agg *a, int32_t pid, uint64_t addr)
+/* The window's Mapping of m, made on its first use in this window. */
+static int64_t mapping(struct agg *a, struct pp_map *m)
 {
-	struct map_ent *e = maps_find(&a->maps, pid, addr);
-	uint64_t mid = 0;
-	if (e) {
-		if (e->window != a->window) {
-			const struct map_file *f = maps_file(&a->maps, e->file);
-			int64_t id = pp_mapping(&a->prof, e->start, e->end, e->pgoff, f->path,
-						f->build_id);
-			if (id < 0)
-				return 0;
-			e->window = a->window;
-			e->mapping_id = (uint64_t)id;
-		}
-		mid = e->mapping_id;
+	if (m->tag == a->window && m->mapping_id)
+		return m->mapping_id;
+	const struct pp_dso *d = &a->procs.dso[m->dso];
+	int64_t id = pp_mapping(&a->prof, m->start, m->end, m->pgoff, d->name, d->bid);
+	if (id > 0) {
+		m->tag = a->window;
+		m->mapping_id = id;
 	}
-	uint64_t loc = pp_location_find(&a->prof, mid, addr);
-	if (loc)
-		return loc;
-	int64_t id = pp_location_add(&a->prof, mid, addr, NULL, 0);
-	return id < 0 ? 0 : (uint64_t)id;
+	return id;
 }
 
-static int locs_room(struct agg *a, uint64_t n)
+/* The location of frame i (of process p, or the kernel k), made when new
+ * and then named when symbolize = local.  Its id or a negative errno. */
+static int64_t location(struct agg *a, struct pp_proc *p, struct pp_proc *k, unsigned i)
 {
-	if (n <= a->cap_locs)
-		return 0;
-	if (n > 65536)
-		return -E2BIG;
-	uint64_t *v = realloc(a->locs, n * sizeof(*v));
-	if (!v)
-		return -ENOMEM;
-	a->locs = v;
-	a->cap_locs = (unsigned)n;
-	return 0;
+	const struct pp_frame *f = &a->f[i];
+	struct pp_proc *in = f->kernel ? k : p;
+	struct pp_map *m = in ? pp_proc_find(in, f->addr) : NULL;
+	int64_t mid = m ? mapping(a, m) : 0;
+	if (mid < 0)
+		return mid;
+	uint64_t id = pp_location_find(&a->prof, (uint64_t)mid, f->addr);
+	if (id)
+		return (int64_t)id;
+	int64_t loc = pp_location_add(&a->prof, (uint64_t)mid, f->addr, NULL, 0);
+	if (loc < 0 || !a->local)
+		return loc;
+	struct pp_pending e = pp_pending_of((uint64_t)loc, f, m, i);
+	int rc = pp_name_location(&a->prof, &a->procs, a->sy, "", &e);
+	return rc ? rc : loc;
 }
 
-/* The stack of s, leaf first, into a->locs: its call chain (context
- * markers say whose maps the frames are in), else its ip.  The count, or
- * a negative errno. */
+/* The stack of s, leaf first, into a->locs.  The count, or a negative errno. */
 static int stack(struct agg *a, const struct pp_sample *s)
 {
-	int kernel = s->cpumode == PERF_RECORD_MISC_KERNEL;
-	unsigned n = 0;
-	if (!s->nr_chain) {
-		if (locs_room(a, 1))
-			return -ENOMEM;
-		a->locs[n] = location(a, kernel ? KERNEL_PID : (int32_t)s->pid, s->ip);
-		return a->locs[n] ? 1 : -ENOMEM;
-	}
-	if (locs_room(a, s->nr_chain))
-		return -E2BIG;
-	for (uint64_t i = 0; i < s->nr_chain; i++) {
-		uint64_t v = pp_sample_chain(s, i);
-		if (v >= (uint64_t)PERF_CONTEXT_MAX) {
-			if (v == (uint64_t)PERF_CONTEXT_KERNEL || v == (uint64_t)PERF_CONTEXT_USER)
-				kernel = v == (uint64_t)PERF_CONTEXT_KERNEL;
-			continue;
-		}
-		uint64_t l = location(a, kernel ? KERNEL_PID : (int32_t)s->pid, v);
-		if (!l)
-			return -ENOMEM;
-		a->locs[n++] = l;
+	/* The kernel's process first: making it may move the one of s. */
+	struct pp_proc *k = pp_procs_get(&a->procs, PP_KERNEL_PID);
+	struct pp_proc *p = k ? pp_procs_get(&a->procs, s->pid) : NULL;
+	int dwarf;
+	if (!p || !(k = pp_procs_get(&a->procs, PP_KERNEL_PID)))
+		return -ENOMEM;
+	unsigned n = pp_frames(&a->procs, p, a->sy, s, a->f, a->pcs, MAX_FRAMES, &dwarf);
+	a->dwarf += dwarf > 0;
+	a->unwound += dwarf > 1;
+	for (unsigned i = 0; i < n; i++) {
+		int64_t l = location(a, p, k, i);
+		if (l < 0)
+			return (int)l;
+		a->locs[i] = (uint64_t)l;
 	}
 	return (int)n;
 }
@@ -192,7 +192,8 @@ static void on_sample(struct agg *a, const struct perfsink_kit_rec *r)
 		a->bad++;
 		return;
 	}
-	if (live(a) || pp_profile_bytes(&a->prof) + a->maps.bytes > a->max_memory) {
+	if (live(a) || pp_profile_bytes(&a->prof) + pp_procs_bytes(&a->procs) + bid_cache_bytes(&a->bids) >
+			       a->max_memory) {
 		a->win_dropped++;   /* the budget is spent: counted, reported at the window's end */
 		return;
 	}
@@ -203,46 +204,6 @@ static void on_sample(struct agg *a, const struct perfsink_kit_rec *r)
 		return;
 	}
 	a->win_samples++;
-}
-
-/* A NUL-terminated name at off in r, or NULL. */
-static const char *name_at(const struct perfsink_kit_rec *r, size_t off)
-{
-	if (off >= r->size || !memchr(r->p + off, 0, r->size - off))
-		return NULL;
-	return (const char *)r->p + off;
-}
-
-static void on_mmap(struct agg *a, const struct perfsink_kit_rec *r)
-{
-	int two = r->type == PERF_RECORD_MMAP2;
-	const char *path = name_at(r, two ? 72 : 40);
-	if (!path || (r->misc & MISC_MMAP_DATA))
-		return;
-	const uint8_t *bid = NULL;
-	size_t bidlen = 0;
-	if (two && (r->misc & MISC_MMAP_BUILD_ID)) {
-		bidlen = r->p[40];
-		bid = r->p + 44;
-	}
-	int32_t pid = (int32_t)rd32(r->p + 8);
-	(void)maps_mmap(&a->maps, pid, rd64(r->p + 16), rd64(r->p + 24), rd64(r->p + 32), path, bid,
-			bidlen);
-}
-
-static void on_exit_rec(struct agg *a, const struct perfsink_kit_rec *r)
-{
-	if (rd32(r->p + 8) != rd32(r->p + 16))
-		return;   /* a thread */
-	if (a->nexited == a->cap_exited) {
-		unsigned c = a->cap_exited ? a->cap_exited * 2 : 64;
-		int32_t *v = realloc(a->exited, c * sizeof(*v));
-		if (!v)
-			return;   /* its maps stay until it is reused: harmless */
-		a->exited = v;
-		a->cap_exited = c;
-	}
-	a->exited[a->nexited++] = (int32_t)rd32(r->p + 8);
 }
 
 void agg_buffer(struct agg *a, const uint8_t *data, size_t len)
@@ -257,19 +218,11 @@ void agg_buffer(struct agg *a, const uint8_t *data, size_t len)
 			break;
 		case PERF_RECORD_MMAP:
 		case PERF_RECORD_MMAP2:
-			on_mmap(a, &r);
-			break;
 		case PERF_RECORD_FORK:
-			if (r.size >= 24)
-				(void)maps_fork(&a->maps, (int32_t)rd32(r.p + 12), (int32_t)rd32(r.p + 8));
-			break;
 		case PERF_RECORD_COMM:
-			if ((r.misc & MISC_COMM_EXEC) && r.size >= 16 && rd32(r.p + 8) == rd32(r.p + 12))
-				maps_forget(&a->maps, (int32_t)rd32(r.p + 8));
-			break;
 		case PERF_RECORD_EXIT:
-			if (r.size >= 24)
-				on_exit_rec(a, &r);
+			/* Out of memory: a map missing, its frames in no mapping (never dropped). */
+			(void)pp_procs_record(&a->procs, r.p, (uint16_t)r.size);
 			break;
 		}
 	}
@@ -313,8 +266,8 @@ int agg_window_end(struct agg *a, int64_t from_ns, int64_t until_ns, uint8_t **o
 		a->samples += a->win_samples;
 	a->dropped += a->win_dropped + (rc ? a->win_samples : 0);
 	a->win_samples = a->win_dropped = 0;
-	for (unsigned i = 0; i < a->nexited; i++)
-		maps_forget(&a->maps, a->exited[i]);
-	a->nexited = 0;
+	/* The processes that exited in it: later records of other CPUs could
+	 * still name them until now.  Out of memory: they wait for the next. */
+	(void)pp_procs_reap(&a->procs);
 	return rc;
 }

@@ -1,12 +1,18 @@
 /*
  * One window's aggregate: the records of the buffers handed to it, walked
  * once (perfsink_kit_rec_next): MMAP/MMAP2/FORK/COMM/EXIT keep the
- * processes' maps (maps.h), each SAMPLE becomes one pprof sample of its
- * call chain (leaf first; addresses in their mappings, with the files'
- * build-ids, for the backend to symbolize: symbolize = none), values
+ * processes' maps (the shared pp_procs of <perfsink/pprof_symbols.h>,
+ * build-ids from buildid.h), each SAMPLE becomes one pprof sample of its
+ * stack (leaf first; pp_frames: the call chain, its user part unwound
+ * with libdwfl when the sample carries a DWARF stack), values
  * samples/count and, for cpu-clock and task-clock, cpu/nanoseconds (the
- * period), else EVENT/count.  A window over max_memory drops further
- * samples, counted.  The aggregation thread's only.
+ * period), else EVENT/count.  Addresses sit in their mappings with the
+ * files' build-ids; symbolize = local also names each new location of the
+ * window (pp_name_location: function, file, line; kernel from kallsyms;
+ * "[unknown]" when nothing names it), the files' symbols kept across
+ * windows.  A process that exited is forgotten at the end of its window.
+ * A window over max_memory drops further samples, counted.  The
+ * aggregation thread's only.
  */
 #ifndef PPROF_AGG_H
 #define PPROF_AGG_H
@@ -14,7 +20,8 @@
 #include <stdint.h>
 #include <linux/perf_event.h>
 #include <perfsink/pprof_model.h>
-#include "maps.h"
+#include <perfsink/pprof_symbols.h>
+#include "buildid.h"
 
 struct agg_attr {
 	struct perf_event_attr attr;
@@ -25,8 +32,11 @@ struct agg_attr {
 struct agg {
 	struct pp_profile prof;
 	int live;                  /* prof is initialised for this window */
-	uint32_t window;           /* 1, 2, ...: which window map_ent.mapping_id is of */
-	struct maps maps;
+	uint32_t window;           /* 1, 2, ...: which window pp_map.mapping_id is of (tag) */
+	struct pp_procs procs;     /* across windows */
+	struct bid_cache bids;
+	struct pp_symbols *sy;     /* names and unwinding's files, across windows */
+	int local;                 /* symbolize = local */
 	struct agg_attr *attrs;
 	unsigned nattrs;
 	char *event;               /* the first event's name */
@@ -35,14 +45,14 @@ struct agg {
 	uint64_t win_samples;      /* this window: samples aggregated, dropped */
 	uint64_t win_dropped;
 	uint64_t samples, dropped, bad; /* the run: aggregated, dropped, undecodable */
-	uint64_t *locs;
-	unsigned cap_locs;
-	int32_t *exited;           /* processes gone, forgotten at the window's end */
-	unsigned nexited, cap_exited;
+	uint64_t dwarf, unwound;   /* the run: samples with a DWARF stack, unwound past the leaf */
+	struct pp_frame *f;        /* one sample's frames, their pcs and locations */
+	uint64_t *pcs, *locs;
 };
 
-/* 0 or -ENOMEM. */
-int agg_init(struct agg *a, uint64_t max_memory);
+/* local: name locations (symbolize = local); cache_dir: perf's build-id
+ * cache (~/.debug) the symbolizer looks in first.  0 or -ENOMEM. */
+int agg_init(struct agg *a, uint64_t max_memory, int local, const char *cache_dir);
 void agg_free(struct agg *a);
 /*
  * The events, from the stream's pipe-mode prologue (host->pipe_header):

@@ -22,7 +22,8 @@
 	    "memory of one window's aggregate; samples past it are dropped (counted)", C,         \
 	    max_memory)                                                                            \
 	KEY(K_SYMBOLIZE, "symbolize", PERFSINK_KEY_ENUM, "none", 0, 0, "none|local",              \
-	    "none: addresses and mapping build-ids, the backend symbolizes", C, symbolize)        \
+	    "none: addresses and build-ids, the backend symbolizes; local: named here", C,        \
+	    symbolize)                                                                            \
 	KEY(K_QUEUE_MAX, "queue_max", PERFSINK_KEY_SIZE, "64M", 1024, 0, NULL,                    \
 	    "profiles waiting for the collector (outage); the oldest dropped past it", C,         \
 	    queue_max)                                                                             \
@@ -112,11 +113,6 @@ int pprof_conf_load(struct pprof_conf *c, const struct perfsink_instance *inst, 
 	if (strncmp(c->url, "http://", 7) && strncmp(c->url, "https://", 8)) {
 		snprintf(why, n, "%surl must begin with http:// or https://", origin(inst, K_URL, o, sizeof(o)));
 		return -EINVAL;
-	}
-	if (c->symbolize == PPROF_SYM_LOCAL) {
-		snprintf(why, n, "%ssymbolize = local is not supported yet; use none (the backend "
-			 "symbolizes by build-id)", origin(inst, K_SYMBOLIZE, o, sizeof(o)));
-		return -ENOTSUP;
 	}
 	if (!safe_text(c->app) || !safe_text(c->labels) || !safe_text(c->prefix)) {
 		snprintf(why, n, "%sapp, labels and prefix may hold only [A-Za-z0-9._~-=,/]",

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -69,7 +70,15 @@ static int pprof_open(const struct perfsink_instance *inst, void **ctx)
 		free(p);
 		return rc;
 	}
-	agg_init(&p->agg, p->conf.max_memory);
+	char cache[4096];
+	if (perfsink_kit_buildid_cache_dir(cache, sizeof(cache)))
+		snprintf(cache, sizeof(cache), ".debug");
+	rc = agg_init(&p->agg, p->conf.max_memory, p->conf.symbolize == PPROF_SYM_LOCAL, cache);
+	if (rc) {
+		pprof_conf_free(&p->conf);
+		free(p);
+		return rc;
+	}
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -320,6 +329,14 @@ static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 		else
 			LOG(p, INFO, "%" PRIu64 " samples aggregated, %" PRIu64 " profiles sent",
 			    p->agg.samples, st.sent);
+		if (p->agg.dwarf)
+			LOG(p, INFO, "%" PRIu64 " DWARF stacks, %" PRIu64 " unwound past their leaf",
+			    p->agg.dwarf, p->agg.unwound);
+		unsigned opened = 0;
+		for (uint32_t i = 0; i < p->agg.procs.dso_keys.n; i++)
+			opened += p->agg.procs.dso[i].sym != NULL;
+		LOG(p, DEBUG, "at the end: %u processes (%zu bytes), %u files, %u of them read",
+		    p->agg.procs.pids.n, pp_procs_bytes(&p->agg.procs), p->agg.procs.dso_keys.n, opened);
 	}
 	agg_free(&p->agg);
 	pprof_conf_free(&p->conf);

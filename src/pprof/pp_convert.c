@@ -16,11 +16,6 @@
 
 #define MAX_FRAMES 1024
 
-struct frame {
-	uint64_t addr;
-	int kernel;
-};
-
 struct conv {
 	struct pp_profile prof;
 	struct pp_procs procs;
@@ -33,7 +28,7 @@ struct conv {
 	int64_t kernel_mapping;
 	char kernel_bid[41];
 	uint64_t first_time, last_time;
-	struct frame f[MAX_FRAMES];
+	struct pp_frame f[MAX_FRAMES];
 	uint64_t pcs[MAX_FRAMES], locs[MAX_FRAMES];
 };
 
@@ -70,32 +65,13 @@ static int value_of(struct conv *c, const struct pp_event *ev)
 	return i;
 }
 
-/* The frames of s, leaf first: the recorded chain (PERF_CONTEXT_* marks
- * skipped), with the user part unwound from the DWARF stack when there is one. */
+/* The frames of s, leaf first (pp_frames), counted for the report. */
 static unsigned frames_of(struct conv *c, struct pp_proc *p, const struct pp_sample *s)
 {
-	unsigned n = 0;
-	int kernel = s->cpumode == PERF_RECORD_MISC_KERNEL, dwarf = s->regs && s->stack_size;
-	for (uint64_t i = 0; i < s->nr_chain && n < MAX_FRAMES; i++) {
-		uint64_t e = pp_sample_chain(s, i);
-		if (e >= (uint64_t)PERF_CONTEXT_MAX) {
-			kernel = e == (uint64_t)PERF_CONTEXT_KERNEL || e == (uint64_t)PERF_CONTEXT_GUEST_KERNEL;
-			continue;
-		}
-		if (!(dwarf && !kernel))
-			c->f[n++] = (struct frame){ e, kernel };
-	}
-	if (dwarf) {
-		c->rep->dwarf++;
-		unsigned m = pp_unwind(&c->procs, p, c->sy, s, c->pcs, MAX_FRAMES - n);
-		c->rep->unwound += m > 1;
-		for (unsigned i = 0; i < m; i++)
-			c->f[n++] = (struct frame){ c->pcs[i], 0 };
-		if (!m && s->cpumode != PERF_RECORD_MISC_KERNEL && n < MAX_FRAMES)
-			c->f[n++] = (struct frame){ s->ip, 0 };
-	}
-	if (!n)
-		c->f[n++] = (struct frame){ s->ip, s->cpumode == PERF_RECORD_MISC_KERNEL };
+	int dwarf;
+	unsigned n = pp_frames(&c->procs, p, c->sy, s, c->f, c->pcs, MAX_FRAMES, &dwarf);
+	c->rep->dwarf += dwarf > 0;
+	c->rep->unwound += dwarf > 1;
 	return n;
 }
 
@@ -121,7 +97,7 @@ static int64_t user_mapping(struct conv *c, struct pp_map *m)
 /* The location of frame i: found, or made (named when the input is read). */
 static int64_t location(struct conv *c, struct pp_proc *p, unsigned i)
 {
-	const struct frame *f = &c->f[i];
+	const struct pp_frame *f = &c->f[i];
 	struct pp_map *m = f->kernel ? NULL : pp_proc_find(p, f->addr);
 	int64_t mid = f->kernel ? kernel_mapping(c) : m ? user_mapping(c, m) : 0;
 	if (mid < 0)
@@ -132,8 +108,7 @@ static int64_t location(struct conv *c, struct pp_proc *p, unsigned i)
 	int64_t loc = pp_location_add(&c->prof, (uint64_t)mid, f->addr, NULL, 0);
 	if (loc < 0)
 		return loc;
-	struct pp_pending e = { (uint64_t)loc, f->addr, m ? m->start : 0, m ? m->pgoff : 0, m ? m->dso : 0,
-				f->kernel ? PP_NAME_KERNEL : m ? PP_NAME_USER : PP_NAME_NONE, i > 0 };
+	struct pp_pending e = pp_pending_of((uint64_t)loc, f, m, i);
 	int rc = pp_name_add(&c->names, &e);
 	return rc ? rc : loc;
 }
@@ -199,6 +174,14 @@ static int sample(struct conv *c, const struct pp_input *in, const uint8_t *r, u
 	return pp_sample_add(&c->prof, c->locs, n, lab, nl, v);
 }
 
+/* An MMAP's build-id from the input's HEADER_BUILD_ID (pp_procs.buildid):
+ * perf's names the kernel [kernel.kallsyms], its map [kernel.kallsyms]_text. */
+static const char *input_buildid(void *arg, const char *file, int kernel)
+{
+	const struct pp_input *in = arg;
+	return pp_input_buildid(in, kernel && !strncmp(file, "[kernel.kallsyms]", 17) ? "[kernel.kallsyms]" : file);
+}
+
 static int on_record(void *ctx, const struct pp_input *in, const uint8_t *r, uint16_t size)
 {
 	struct conv *c = ctx;
@@ -208,7 +191,8 @@ static int on_record(void *ctx, const struct pp_input *in, const uint8_t *r, uin
 		return sample(c, in, r, size);
 	if (!c->kernel_bid[0] && pp_input_buildid(in, "[kernel.kallsyms]"))
 		snprintf(c->kernel_bid, sizeof(c->kernel_bid), "%s", pp_input_buildid(in, "[kernel.kallsyms]"));
-	return pp_procs_record(&c->procs, in, r, size);
+	c->procs.buildid_arg = (void *)in;
+	return pp_procs_record(&c->procs, r, size);
 }
 
 static int one_input(struct conv *c, const char *path, char *err, size_t errlen)
@@ -259,6 +243,7 @@ int pp_convert_model(char *const *inputs, unsigned n, const struct pp_convert_op
 		pp_procs_init(&c->procs);
 		c->procs.free_sym = pp_symbols_dso_free;
 		c->procs.free_unwind = pp_unwind_free;
+		c->procs.buildid = input_buildid;
 		c->o = o;
 		c->rep = rep;
 		rc = pp_symbols_new(&c->sy, o->cache_dir);

@@ -1,10 +1,7 @@
 /* Naming locations once an input is read; see pp_name.h. */
 #include "pprof/pp_name.h"
-#include "pprof/pp_demangle.h"
 #include "pprof/pp_input.h"
-#include "pprof/pp_procs.h"
 #include "pprof/pp_profile.h"
-#include "pprof/pp_symbols.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -46,43 +43,6 @@ static void learn_buildids(struct pp_procs *ps, const struct pp_input *in)
 	}
 }
 
-/* Fill a mapping's empty build-id from its DSO's. */
-static int mapping_bid(struct pp_profile *prof, uint64_t mid, const char *bid)
-{
-	struct pp_mapping *m = &prof->map[mid - 1];
-	if (!bid[0] || pp_string_at(prof, (uint64_t)m->build_id)[0])
-		return 0;
-	int64_t s = pp_string(prof, bid);
-	if (s < 0)
-		return (int)s;
-	m->build_id = s;
-	return 0;
-}
-
-static int name_one(struct pp_profile *prof, struct pp_procs *ps, struct pp_symbols *sy, const char *kbid,
-		    const struct pp_pending *e)
-{
-	struct pp_sym sym = { 0 };
-	uint64_t mid = prof->loc[e->loc - 1].mapping_id;
-	if (e->kind == PP_NAME_KERNEL) {
-		pp_symbols_kernel(sy, kbid, e->addr, &sym);
-	} else if (e->kind == PP_NAME_USER) {
-		struct pp_dso *d = &ps->dso[e->dso];
-		struct pp_map m = { e->start, 0, e->pgoff, e->dso, 0 };
-		pp_symbols_user(sy, d, &m, e->addr, e->caller, &sym);
-		int rc = mid ? mapping_bid(prof, mid, d->bid) : 0;
-		if (rc)
-			return rc;
-	}
-	char dm[1024];
-	const char *name = sym.name && !pp_demangle(sym.name, dm, sizeof(dm)) ? dm : sym.name;
-	int64_t fn = pp_function(prof, name ? name : PP_UNKNOWN, sym.name, sym.file);
-	if (fn < 0)
-		return (int)fn;
-	struct pp_line line = { (uint64_t)fn, sym.line };
-	return pp_location_set_lines(prof, e->loc, &line, 1);
-}
-
 int pp_name_run(struct pp_name *nm, struct pp_profile *prof, struct pp_procs *ps, struct pp_symbols *sy,
 		const struct pp_input *in, char *kernel_bid)
 {
@@ -93,9 +53,7 @@ int pp_name_run(struct pp_name *nm, struct pp_profile *prof, struct pp_procs *ps
 	int rc = 0;
 	for (size_t i = 0; !rc && i < nm->n; i++) {
 		const struct pp_pending *e = &nm->p[i];
-		rc = name_one(prof, ps, sy, kernel_bid, e);
-		if (!rc && e->kind == PP_NAME_KERNEL)
-			rc = mapping_bid(prof, prof->loc[e->loc - 1].mapping_id, kernel_bid);
+		rc = pp_name_location(prof, ps, sy, kernel_bid, e);
 	}
 	nm->n = 0;
 	return rc;

@@ -9,23 +9,11 @@
 #define PS_PPROF_NAME_H
 #include <stddef.h>
 #include <stdint.h>
+#include <perfsink/pprof_symbols.h>
 
 struct pp_input;
-struct pp_procs;
-struct pp_profile;
-struct pp_symbols;
 
-#define PP_UNKNOWN "[unknown]"
-
-struct pp_pending {
-	uint64_t loc, addr;
-	uint64_t start, pgoff;  /* its map (user) */
-	uint32_t dso;           /* user: the DSO index */
-	uint8_t kind;           /* PP_NAME_* */
-	uint8_t caller;         /* a return address: named one byte back */
-};
-
-enum { PP_NAME_NONE, PP_NAME_KERNEL, PP_NAME_USER };
+/* struct pp_pending and PP_UNKNOWN: <perfsink/pprof_symbols.h>. */
 
 struct pp_name {
 	struct pp_pending *p;

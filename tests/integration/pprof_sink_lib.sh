@@ -12,7 +12,8 @@ need_go() {
 
 # record_fanout NAME [pprof keys...]: perfsink record of the workload (about
 # 3.5 s of CPU, windows of 1 s) to $T/NAME.data (aio_file) and the pprof
-# sink configured with the keys; exit status in $T/NAME.rc.
+# sink configured with the keys; exit status in $T/NAME.rc.  CALL_GRAPH
+# (default -g) is how stacks are recorded.
 record_fanout() {
 	local n=$1; shift
 	{
@@ -20,7 +21,7 @@ record_fanout() {
 		printf '[sink.pp]\nplugin = pprof\nwindow = 1s\n'
 		printf '%s\n' "$@"
 	} > "$T/$n.ini"
-	(cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 -g --config "$n.ini" -- \
+	(cd "$T" && "$PERFSINK" record -e cpu-clock -F 999 ${CALL_GRAPH:--g} --config "$n.ini" -- \
 		"$WORKLOAD" cpu 3500 >"$T/$n.out" 2>"$T/$n.err")
 	echo $? > "$T/$n.rc"
 }

@@ -215,7 +215,7 @@ static void procs_overlap(void **state)
 	};
 	struct pp_proc p = { 0 };
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		struct pp_map m = { t[i].start, t[i].end, 0, (uint32_t)i, 0 };
+		struct pp_map m = { t[i].start, t[i].end, 0, (uint32_t)i, 0, 0 };
 		print_message("case %zu\n", i);
 		assert_int_equal(pp_proc_map(&p, &m), 0);
 		assert_int_equal(p.n, t[i].n);
@@ -253,13 +253,13 @@ static void procs_comm(void **state)
 	struct pp_procs ps;
 	uint8_t r[64];
 	pp_procs_init(&ps);
-	assert_int_equal(pp_procs_record(&ps, NULL, r, comm_rec(r, 0, 10, 10, "proc")), 0);
-	assert_int_equal(pp_procs_record(&ps, NULL, r, comm_rec(r, 0, 10, 11, "worker")), 0);
+	assert_int_equal(pp_procs_record(&ps, r, comm_rec(r, 0, 10, 10, "proc")), 0);
+	assert_int_equal(pp_procs_record(&ps, r, comm_rec(r, 0, 10, 11, "worker")), 0);
 	struct pp_proc *p = pp_procs_get(&ps, 10);
 	assert_string_equal(pp_procs_comm(&ps, p, 10), "proc");
 	assert_string_equal(pp_procs_comm(&ps, p, 11), "worker");
 	assert_string_equal(pp_procs_comm(&ps, p, 12), "proc");
-	assert_int_equal(pp_procs_record(&ps, NULL, r, comm_rec(r, 1u << 13, 10, 10, "newprog")), 0);
+	assert_int_equal(pp_procs_record(&ps, r, comm_rec(r, 1u << 13, 10, 10, "newprog")), 0);
 	assert_string_equal(pp_procs_comm(&ps, pp_procs_get(&ps, 10), 10), "newprog");
 	assert_string_equal(pp_procs_comm(&ps, pp_procs_get(&ps, 0), 0), "swapper");
 	pp_procs_forget(&ps);

@@ -1,5 +1,6 @@
 /* The pprof sink's pure parts: the processes' maps (overlaps, forks,
- * execs, pids 0 and -1) and a window's aggregate read back with protobuf-c. */
+ * execs, exits, pids 0 and -1), the build-id hook, and a window's
+ * aggregate read back with protobuf-c (symbolize = none and local). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,10 +14,107 @@
 #include <zlib.h>
 #include <linux/perf_event.h>
 #include "agg.h"
-#include "maps.h"
+#include "buildid.h"
 #include "profile.pb-c.h"
 
-/* One mapping step of a table: pid maps [start, start + len) at pgoff. */
+struct rec {
+	uint8_t b[512];
+	size_t n;
+};
+
+static void put(struct rec *r, const void *p, size_t n)
+{
+	memcpy(r->b + r->n, p, n);
+	r->n += n;
+}
+static void put64(struct rec *r, uint64_t v) { put(r, &v, 8); }
+static void put32(struct rec *r, uint32_t v) { put(r, &v, 4); }
+static void hdr(struct rec *r, uint32_t type, uint16_t misc)
+{
+	struct perf_event_header h = { type, misc, 0 };
+	put(r, &h, sizeof(h));
+}
+static void end(struct rec *r, size_t start)
+{
+	uint16_t size = (uint16_t)(r->n - start);
+	memcpy(r->b + start + 6, &size, 2);
+}
+
+static void mmap2o(struct rec *r, int32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   const char *path, const uint8_t *bid)
+{
+	size_t s = r->n;
+	hdr(r, PERF_RECORD_MMAP2, bid ? (1u << 14) : 0);
+	put32(r, (uint32_t)pid);
+	put32(r, (uint32_t)pid);
+	put64(r, start);
+	put64(r, len);
+	put64(r, pgoff);
+	uint8_t u[24] = { 0 };
+	if (bid) {
+		u[0] = 20;
+		memcpy(u + 4, bid, 20);
+	}
+	put(r, u, sizeof(u));
+	put32(r, 5);   /* PROT_READ|PROT_EXEC */
+	put32(r, 2);
+	char name[256] = { 0 };
+	strncpy(name, path, sizeof(name) - 1);
+	put(r, name, (strlen(name) + 8) & ~(size_t)7);
+	end(r, s);
+}
+
+static void mmap2(struct rec *r, int32_t pid, uint64_t start, uint64_t len, const char *path,
+		  const uint8_t *bid)
+{
+	mmap2o(r, pid, start, len, 0, path, bid);
+}
+
+/* FORK (pid from ppid) or EXIT (pid, tid) records. */
+static void task(struct rec *r, uint32_t type, uint32_t pid, uint32_t ppid, uint32_t tid)
+{
+	size_t s = r->n;
+	hdr(r, type, 0);
+	put32(r, pid);
+	put32(r, ppid);
+	put32(r, tid);
+	put32(r, ppid);
+	put64(r, 0);
+	end(r, s);
+}
+
+/* A COMM record: tid of pid is named name; exec: it is an exec's. */
+static void comm(struct rec *r, int exec, uint32_t pid, uint32_t tid, const char *name)
+{
+	size_t s = r->n;
+	char nm[16] = { 0 };
+	hdr(r, PERF_RECORD_COMM, exec ? PERF_RECORD_MISC_COMM_EXEC : 0);
+	put32(r, pid);
+	put32(r, tid);
+	strncpy(nm, name, sizeof(nm) - 1);
+	put(r, nm, sizeof(nm));
+	end(r, s);
+}
+
+/* Feed every record of r to ps. */
+static void feed(struct pp_procs *ps, struct rec *r)
+{
+	size_t off = 0;
+	while (off + 8 <= r->n) {
+		uint16_t size;
+		memcpy(&size, r->b + off + 6, 2);
+		assert_int_equal(pp_procs_record(ps, r->b + off, size), 0);
+		off += size;
+	}
+	r->n = 0;
+}
+
+/* ---------------------------------------------------- the procs table */
+
+/* The sink keeps its processes in the shared table (pp_procs of
+ * <perfsink/pprof_symbols.h>), fed the records as agg.c feeds it. */
+
+/* One mapping step of a table: pid maps [start, start+len) at pgoff. */
 struct step { int32_t pid; uint64_t start, len, pgoff; const char *path; };
 /* A query: pid's addr is in a mapping starting at start with pgoff (path),
  * or in none (path NULL). */
@@ -48,16 +146,18 @@ static const struct {
 	    { 1, 0x1000, 0, 0, NULL } } },
 };
 
-static void maps_table(void **state)
+static void procs_table(void **state)
 {
 	(void)state;
+	struct rec r = { .n = 0 };
 	for (size_t c = 0; c < sizeof(map_cases) / sizeof(map_cases[0]); c++) {
-		struct maps m;
-		maps_init(&m);
+		struct pp_procs ps;
+		pp_procs_init(&ps);
 		for (const struct step *s = map_cases[c].steps; s->path; s++)
-			assert_int_equal(maps_mmap(&m, s->pid, s->start, s->len, s->pgoff, s->path, NULL, 0), 0);
+			mmap2o(&r, s->pid, s->start, s->len, s->pgoff, s->path, NULL);
+		feed(&ps, &r);
 		for (const struct query *q = map_cases[c].q; q->addr; q++) {
-			struct map_ent *e = maps_find(&m, q->pid, q->addr);
+			struct pp_map *e = pp_proc_find(pp_procs_get(&ps, (uint32_t)q->pid), q->addr);
 			if (!q->path) {
 				if (e)
 					fail_msg("%s: %#lx found", map_cases[c].what, (unsigned long)q->addr);
@@ -67,62 +167,105 @@ static void maps_table(void **state)
 				fail_msg("%s: %#lx not found", map_cases[c].what, (unsigned long)q->addr);
 			assert_int_equal(e->start, q->start);
 			assert_int_equal(e->pgoff, q->pgoff);
-			assert_string_equal(maps_file(&m, e->file)->path, q->path);
+			assert_string_equal(ps.dso[e->dso].name, q->path);
 		}
-		maps_free(&m);
+		pp_procs_free(&ps);
 	}
 }
 
-static void maps_fork_exec(void **state)
+static void procs_fork_exec(void **state)
 {
 	(void)state;
-	struct maps m;
-	maps_init(&m);
+	struct pp_procs ps;
+	struct rec r = { .n = 0 };
 	uint8_t bid[20];
 	for (int i = 0; i < 20; i++)
 		bid[i] = (uint8_t)i;
-	assert_int_equal(maps_mmap(&m, 10, 0x1000, 0x1000, 0, "/bin/x", bid, 20), 0);
-	assert_int_equal(maps_fork(&m, 10, 11), 0);      /* a child: a copy */
-	assert_int_equal(maps_fork(&m, 10, 10), 0);      /* a thread: nothing */
-	assert_non_null(maps_find(&m, 11, 0x1800));
-	assert_string_equal(maps_file(&m, maps_find(&m, 11, 0x1800)->file)->build_id,
-			    "000102030405060708090a0b0c0d0e0f10111213");
-	maps_forget(&m, 10);                             /* exec or exit */
-	assert_null(maps_find(&m, 10, 0x1800));
-	assert_non_null(maps_find(&m, 11, 0x1800));
-	/* Many processes: the table grows and every one is still found. */
-	for (int32_t pid = 100; pid < 3100; pid++)
-		assert_int_equal(maps_mmap(&m, pid, 0x1000 * (uint64_t)pid, 0x1000, 0, "/bin/x", NULL, 0), 0);
-	for (int32_t pid = 100; pid < 3100; pid++)
-		assert_non_null(maps_find(&m, pid, 0x1000 * (uint64_t)pid + 1));
-	assert_true(m.bytes > 3000 * sizeof(struct map_ent));
-	maps_free(&m);
+	pp_procs_init(&ps);
+	mmap2(&r, 10, 0x1000, 0x1000, "/bin/x", bid);
+	task(&r, PERF_RECORD_FORK, 11, 10, 11);   /* a child: a copy */
+	task(&r, PERF_RECORD_FORK, 10, 10, 12);   /* a thread: nothing */
+	feed(&ps, &r);
+	struct pp_map *m = pp_proc_find(pp_procs_get(&ps, 11), 0x1800);
+	assert_non_null(m);
+	assert_string_equal(ps.dso[m->dso].bid, "000102030405060708090a0b0c0d0e0f10111213");
+	comm(&r, 1, 10, 10, "y");   /* an exec: 10's maps are gone, 11's stay */
+	feed(&ps, &r);
+	assert_null(pp_proc_find(pp_procs_get(&ps, 10), 0x1800));
+	assert_non_null(pp_proc_find(pp_procs_get(&ps, 11), 0x1800));
+	pp_procs_free(&ps);
+}
+
+/* A process that exits is kept until the reap (records of other CPUs may
+ * still name it), then forgotten: a long run's table holds the live ones. */
+static void procs_exit(void **state)
+{
+	(void)state;
+	struct pp_procs ps;
+	struct rec r = { .n = 0 };
+	pp_procs_init(&ps);
+	mmap2(&r, 20, 0x1000, 0x1000, "/bin/live", NULL);
+	comm(&r, 0, 20, 21, "worker");
+	feed(&ps, &r);
+	size_t base = pp_procs_bytes(&ps);
+	for (uint32_t pid = 100; pid < 3100; pid++) {
+		mmap2(&r, (int32_t)pid, 0x1000 * (uint64_t)pid, 0x1000, "/bin/x", NULL);
+		comm(&r, 0, pid, pid + 100000, "t");
+		feed(&ps, &r);
+	}
+	assert_true(pp_procs_bytes(&ps) > base + 3000 * sizeof(struct pp_map));
+	for (uint32_t pid = 100; pid < 3100; pid++) {
+		task(&r, PERF_RECORD_EXIT, pid, pid, pid + 100000);  /* its thread, then it */
+		task(&r, PERF_RECORD_EXIT, pid, pid, pid);
+		feed(&ps, &r);
+	}
+	/* Exited, not yet reaped: still found. */
+	assert_non_null(pp_proc_find(pp_procs_get(&ps, 3000), 0x1000 * 3000ull + 1));
+	task(&r, PERF_RECORD_EXIT, 20, 1, 21);    /* a thread of 20: 20 lives on */
+	feed(&ps, &r);
+	assert_int_equal(ps.nexited, 3000);
+	assert_int_equal(pp_procs_reap(&ps), 0);
+	assert_int_equal(ps.nexited, 0);
+	assert_int_equal(ps.pids.n, 1);          /* 20 only */
+	assert_int_equal(ps.tids.n, 0);
+	assert_true(pp_procs_bytes(&ps) < base + 3000 * sizeof(struct pp_map));
+	assert_non_null(pp_proc_find(pp_procs_get(&ps, 20), 0x1800));
+	assert_null(pp_proc_find(pp_procs_get(&ps, 3000), 0x1000 * 3000ull + 1));
+	/* A pid exits, then is forked again before the reap: the new one stays. */
+	mmap2(&r, 20, 0x1000, 0x1000, "/bin/live", NULL);
+	task(&r, PERF_RECORD_EXIT, 30, 30, 30);
+	feed(&ps, &r);
+	pp_procs_get(&ps, 30);
+	task(&r, PERF_RECORD_EXIT, 30, 30, 30);
+	task(&r, PERF_RECORD_FORK, 30, 20, 30);
+	feed(&ps, &r);
+	assert_int_equal(pp_procs_reap(&ps), 0);
+	assert_non_null(pp_proc_find(pp_procs_get(&ps, 30), 0x1800));
+	assert_int_equal(pp_procs_reap(&ps), 0);  /* nothing to do */
+	pp_procs_free(&ps);
+}
+
+/* The sink's build-id hook: an ELF file's note, nothing for a name that is
+ * not a path or for the kernel, a path read once. */
+static void buildid_hook(void **state)
+{
+	(void)state;
+	struct bid_cache c;
+	char sh[4096];
+	bid_cache_init(&c);
+	assert_null(bid_cache_get(&c, "[vdso]", 0));
+	assert_null(bid_cache_get(&c, "/bin/x", 1));
+	assert_null(bid_cache_get(&c, "/nonexistent/file", 0));
+	assert_non_null(realpath("/bin/sh", sh));
+	const char *h = bid_cache_get(&c, sh, 0);
+	assert_non_null(h);
+	assert_int_equal(strlen(h), 40);
+	assert_ptr_equal(bid_cache_get(&c, sh, 0), h);
+	assert_int_equal(c.paths.n, 2);
+	bid_cache_free(&c);
 }
 
 /* ---------------------------------------------------------------- agg */
-
-struct rec {
-	uint8_t b[512];
-	size_t n;
-};
-
-static void put(struct rec *r, const void *p, size_t n)
-{
-	memcpy(r->b + r->n, p, n);
-	r->n += n;
-}
-static void put64(struct rec *r, uint64_t v) { put(r, &v, 8); }
-static void put32(struct rec *r, uint32_t v) { put(r, &v, 4); }
-static void hdr(struct rec *r, uint32_t type, uint16_t misc)
-{
-	struct perf_event_header h = { type, misc, 0 };
-	put(r, &h, sizeof(h));
-}
-static void end(struct rec *r, size_t start)
-{
-	uint16_t size = (uint16_t)(r->n - start);
-	memcpy(r->b + start + 6, &size, 2);
-}
 
 /* A pipe header with one cpu-clock-like attr: IP, TID, PERIOD, CALLCHAIN. */
 static size_t pipe_header(struct rec *r)
@@ -156,30 +299,6 @@ static void sample(struct rec *r, uint32_t pid, uint16_t misc, const uint64_t *c
 	end(r, s);
 }
 
-static void mmap2(struct rec *r, int32_t pid, uint64_t start, uint64_t len, const char *path,
-		  const uint8_t *bid)
-{
-	size_t s = r->n;
-	hdr(r, PERF_RECORD_MMAP2, bid ? (1u << 14) : 0);
-	put32(r, (uint32_t)pid);
-	put32(r, (uint32_t)pid);
-	put64(r, start);
-	put64(r, len);
-	put64(r, 0);
-	uint8_t u[24] = { 0 };
-	if (bid) {
-		u[0] = 20;
-		memcpy(u + 4, bid, 20);
-	}
-	put(r, u, sizeof(u));
-	put32(r, 5);   /* PROT_READ|PROT_EXEC */
-	put32(r, 2);
-	char name[32] = { 0 };
-	strncpy(name, path, sizeof(name) - 1);
-	put(r, name, (strlen(path) + 8) & ~(size_t)7);
-	end(r, s);
-}
-
 static Perftools__Profiles__Profile *unpack(const uint8_t *gz, size_t n)
 {
 	FILE *f = tmpfile();
@@ -203,7 +322,7 @@ static void agg_window(void **state)
 	struct rec h, b = { .n = 0 };
 	uint8_t bid[20];
 	memset(bid, 0xab, sizeof(bid));
-	agg_init(&a, 64 << 20);
+	assert_int_equal(agg_init(&a, 64 << 20, 0, "/nonexistent"), 0);
 	size_t hn = pipe_header(&h);
 	assert_int_equal(agg_attrs(&a, h.b, hn, "cpu-clock"), 0);
 	assert_true(a.clock);
@@ -266,7 +385,7 @@ static void agg_budget(void **state)
 	(void)state;
 	struct agg a;
 	struct rec h, b = { .n = 0 };
-	agg_init(&a, 1);   /* no memory at all: every sample dropped, counted */
+	assert_int_equal(agg_init(&a, 1, 0, "/nonexistent"), 0);   /* no memory at all: every sample dropped, counted */
 	assert_int_equal(agg_attrs(&a, h.b, pipe_header(&h), "page-faults"), 0);
 	assert_false(a.clock);
 	const uint64_t user[] = { (uint64_t)PERF_CONTEXT_USER, 0x400010 };
@@ -285,13 +404,109 @@ static void agg_budget(void **state)
 	agg_free(&a);
 }
 
+/* A process that exits is still found by the samples after its EXIT in
+ * the same window (other CPUs' records come later), and is forgotten at
+ * the window's end. */
+static void agg_exit(void **state)
+{
+	(void)state;
+	struct agg a;
+	struct rec h, b = { .n = 0 };
+	uint32_t pid = 42;
+	assert_int_equal(agg_init(&a, 64 << 20, 0, "/nonexistent"), 0);
+	assert_int_equal(agg_attrs(&a, h.b, pipe_header(&h), "cpu-clock"), 0);
+	mmap2(&b, 42, 0x400000, 0x1000, "/bin/w", NULL);
+	task(&b, PERF_RECORD_EXIT, 42, 1, 42);
+	const uint64_t user[] = { (uint64_t)PERF_CONTEXT_USER, 0x400010 };
+	sample(&b, 42, PERF_RECORD_MISC_USER, user, 2);
+	agg_buffer(&a, b.b, b.n);
+	uint8_t *out;
+	size_t n;
+	assert_int_equal(agg_window_end(&a, 0, 1, &out, &n), 0);
+	Perftools__Profiles__Profile *pr = unpack(out, n);
+	assert_non_null(pr);
+	assert_int_equal(pr->n_location, 1);
+	assert_int_not_equal(pr->location[0]->mapping_id, 0);   /* in /bin/w's mapping */
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(out);
+	assert_true(pp_intern_find(&a.procs.pids, &pid, sizeof(pid)) < 0);
+	agg_free(&a);
+}
+
+/* A function of this program, named by symbolize = local. */
+__attribute__((noinline, used)) void l29_named_fn(void);
+void l29_named_fn(void) { __asm__ volatile("" ::: "memory"); }
+
+/* The map of this process that holds addr, from /proc/self/maps. */
+static void own_map(uint64_t addr, uint64_t *start, uint64_t *len, uint64_t *pgoff, char *path)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[4352];
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long a, b, off;
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %4095s", &a, &b, &off, path) == 4 &&
+		    addr >= a && addr < b) {
+			*start = a;
+			*len = b - a;
+			*pgoff = off;
+			fclose(f);
+			return;
+		}
+	}
+	fclose(f);
+	fail_msg("no map holds %#llx", (unsigned long long)addr);
+}
+
+/* symbolize = local: a location of a mapped file gets its function's
+ * name; an address nothing maps is "[unknown]", not dropped. */
+static void agg_local(void **state)
+{
+	(void)state;
+	struct agg a;
+	struct rec h, b = { .n = 0 };
+	uint64_t fn = (uint64_t)(uintptr_t)l29_named_fn, start = 0, len = 0, pgoff = 0;
+	char path[4096];
+	own_map(fn, &start, &len, &pgoff, path);
+	assert_int_equal(agg_init(&a, 64 << 20, 1, "/nonexistent"), 0);
+	assert_int_equal(agg_attrs(&a, h.b, pipe_header(&h), "cpu-clock"), 0);
+	mmap2o(&b, 42, start, len, pgoff, path, NULL);
+	const uint64_t chain[] = { (uint64_t)PERF_CONTEXT_USER, fn, 0x900000 };
+	sample(&b, 42, PERF_RECORD_MISC_USER, chain, 3);
+	agg_buffer(&a, b.b, b.n);
+	uint8_t *out;
+	size_t n;
+	assert_int_equal(agg_window_end(&a, 0, 1, &out, &n), 0);
+	assert_non_null(out);
+	Perftools__Profiles__Profile *pr = unpack(out, n);
+	assert_non_null(pr);
+	assert_int_equal(pr->n_location, 2);
+	int named = 0, unknown = 0;
+	for (size_t i = 0; i < pr->n_location; i++) {
+		assert_int_equal(pr->location[i]->n_line, 1);
+		uint64_t fid = pr->location[i]->line[0]->function_id;
+		const char *name = pr->string_table[pr->function[fid - 1]->name];
+		named += !strcmp(name, "l29_named_fn");
+		unknown += !strcmp(name, "[unknown]");
+	}
+	assert_int_equal(named, 1);
+	assert_int_equal(unknown, 1);
+	perftools__profiles__profile__free_unpacked(pr, NULL);
+	free(out);
+	agg_free(&a);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(maps_table),
-		cmocka_unit_test(maps_fork_exec),
+		cmocka_unit_test(procs_table),
+		cmocka_unit_test(procs_fork_exec),
+		cmocka_unit_test(procs_exit),
+		cmocka_unit_test(buildid_hook),
 		cmocka_unit_test(agg_window),
 		cmocka_unit_test(agg_budget),
+		cmocka_unit_test(agg_exit),
+		cmocka_unit_test(agg_local),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

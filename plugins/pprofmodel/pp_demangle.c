@@ -1,5 +1,5 @@
-/* C++ names as perf shows them; see pp_demangle.h. */
-#include "pprof/pp_demangle.h"
+/* C++ names as perf shows them; see <perfsink/pprof_symbols.h>. */
+#include <perfsink/pprof_symbols.h>
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,6 @@
-/* Processes and their maps; see pp_procs.h. */
-#include "pprof/pp_procs.h"
-#include "pprof/pp_input.h"
-#include "pprof/pp_search.h"
+/* Processes and their maps; see <perfsink/pprof_symbols.h>. */
+#include <perfsink/pprof_symbols.h>
+#include "pp_search.h"
 
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -36,6 +35,8 @@ void pp_procs_forget(struct pp_procs *ps)
 	pp_intern_init(&ps->pids);
 	pp_intern_free(&ps->tids);
 	pp_intern_init(&ps->tids);
+	ps->nexited = 0;
+	ps->map_bytes = 0;
 }
 
 void pp_procs_free(struct pp_procs *ps)
@@ -154,7 +155,7 @@ int pp_proc_map(struct pp_proc *p, const struct pp_map *m)
 	return 0;
 }
 
-static int take_mmap(struct pp_procs *ps, const struct pp_input *in, const uint8_t *r, uint16_t size, int two)
+static int take_mmap(struct pp_procs *ps, const uint8_t *r, uint16_t size, int two)
 {
 	uint16_t misc;
 	memcpy(&misc, r + 4, 2);
@@ -169,21 +170,22 @@ static int take_mmap(struct pp_procs *ps, const struct pp_input *in, const uint8
 	if (two && (misc & MISC_MMAP_BUILD_ID) && r[8 + 32] <= 20) {
 		for (unsigned i = 0; i < r[8 + 32]; i++)
 			snprintf(hex + 2 * i, 3, "%02x", r[8 + 36 + i]);
-	} else if (in) {
+	} else if (ps->buildid) {
 		char nm[4097];
 		snprintf(nm, sizeof(nm), "%.*s", (int)nlen, name);
-		/* perf's BUILD_ID names the kernel [kernel.kallsyms], its map [kernel.kallsyms]_text. */
-		const char *b = pp_input_buildid(in, kernel && !strncmp(nm, "[kernel.kallsyms]", 17)
-							 ? "[kernel.kallsyms]" : nm);
+		const char *b = ps->buildid(ps->buildid_arg, nm, kernel);
 		snprintf(hex, sizeof(hex), "%s", b ? b : "");
 	}
-	struct pp_proc *p = pp_procs_get(ps, kernel ? PP_KERNEL_PID : rd32(r + 8));
-	int64_t d = p ? dso_of(ps, name, nlen, hex) : -ENOMEM;
+	int64_t d = dso_of(ps, name, nlen, hex);
+	struct pp_proc *p = d >= 0 ? pp_procs_get(ps, kernel ? PP_KERNEL_PID : rd32(r + 8)) : NULL;
 	uint64_t start = rd64(r + 16), len = rd64(r + 24);
-	if (d < 0)
+	if (!p)
 		return -ENOMEM;
-	struct pp_map m = { start, start + len < start ? UINT64_MAX : start + len, rd64(r + 32), (uint32_t)d, 0 };
-	return pp_proc_map(p, &m);
+	struct pp_map m = { start, start + len < start ? UINT64_MAX : start + len, rd64(r + 32), (uint32_t)d, 0, 0 };
+	size_t cap = p->cap;
+	int rc = pp_proc_map(p, &m);
+	ps->map_bytes += (p->cap - cap) * sizeof(*p->m);
+	return rc;
 }
 
 static int take_fork(struct pp_procs *ps, const uint8_t *r, uint16_t size)
@@ -201,10 +203,15 @@ static int take_fork(struct pp_procs *ps, const uint8_t *r, uint16_t size)
 		return -ENOMEM;
 	if (m)
 		memcpy(m, parent->m, parent->n * sizeof(*m));
+	ps->map_bytes += (parent->n - child->cap) * sizeof(*m);
 	free(child->m);
 	child->m = m;
 	child->n = child->cap = parent->n;
 	child->gen++;
+	if (child->exited) { /* its pid was taken again before the reap */
+		child->exited = 0;
+		ps->nexited--;
+	}
 	memcpy(child->comm, parent->comm, sizeof(child->comm));
 	return 0;
 }
@@ -238,16 +245,111 @@ static int take_comm(struct pp_procs *ps, const uint8_t *r, uint16_t size)
 const char *pp_procs_comm(const struct pp_procs *ps, const struct pp_proc *p, uint32_t tid)
 {
 	int64_t i = tid == p->pid ? -1 : pp_intern_find(&ps->tids, &tid, sizeof(tid));
-	return i < 0 ? p->comm : ps->tcomm[i];
+	return i < 0 || !ps->tcomm[i][0] ? p->comm : ps->tcomm[i];
 }
 
-int pp_procs_record(struct pp_procs *ps, const struct pp_input *in, const uint8_t *r, uint16_t size)
+/* A process's EXIT marks it for pp_procs_reap; a thread's forgets its name. */
+static int take_exit(struct pp_procs *ps, const uint8_t *r, uint16_t size)
+{
+	if (size < 8 + 16)
+		return 0;
+	uint32_t pid = rd32(r + 8), tid = rd32(r + 16);
+	if (pid != tid) {
+		int64_t i = pp_intern_find(&ps->tids, &tid, sizeof(tid));
+		if (i >= 0)
+			ps->tcomm[i][0] = 0; /* empty: dropped by the reap */
+		return 0;
+	}
+	int64_t i = pp_intern_find(&ps->pids, &pid, sizeof(pid));
+	if (i >= 0 && !ps->proc[i].exited) {
+		ps->proc[i].exited = 1;
+		ps->nexited++;
+	}
+	return 0;
+}
+
+int pp_procs_record(struct pp_procs *ps, const uint8_t *r, uint16_t size)
 {
 	switch (rd32(r)) {
-	case PERF_RECORD_MMAP: return take_mmap(ps, in, r, size, 0);
-	case PERF_RECORD_MMAP2: return take_mmap(ps, in, r, size, 1);
+	case PERF_RECORD_MMAP: return take_mmap(ps, r, size, 0);
+	case PERF_RECORD_MMAP2: return take_mmap(ps, r, size, 1);
 	case PERF_RECORD_FORK: return take_fork(ps, r, size);
 	case PERF_RECORD_COMM: return take_comm(ps, r, size);
+	case PERF_RECORD_EXIT: return take_exit(ps, r, size);
 	default: return 0;
 	}
+}
+
+/* The threads' names still wanted, in a new table; 0 or -ENOMEM. */
+static int reap_tids(struct pp_procs *ps)
+{
+	struct pp_intern t;
+	char (*c)[32] = ps->tids.n ? malloc(ps->tids.n * sizeof(*c)) : NULL;
+	uint32_t n = 0;
+	pp_intern_init(&t);
+	if (ps->tids.n && !c)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < ps->tids.n; i++) {
+		size_t len;
+		const void *k = pp_intern_key(&ps->tids, i, &len);
+		int added;
+		if (!ps->tcomm[i][0])
+			continue;
+		if (pp_intern(&t, k, len, &added) < 0) {
+			pp_intern_free(&t);
+			free(c);
+			return -ENOMEM;
+		}
+		memcpy(c[n++], ps->tcomm[i], sizeof(*c));
+	}
+	pp_intern_free(&ps->tids);
+	free(ps->tcomm);
+	ps->tids = t;
+	ps->tcomm = c;
+	ps->cap_tcomm = n;
+	return 0;
+}
+
+int pp_procs_reap(struct pp_procs *ps)
+{
+	if (!ps->nexited)
+		return 0;
+	struct pp_intern t;
+	uint32_t n = 0, live = ps->pids.n - ps->nexited;
+	struct pp_proc *v = malloc((live ? live : 1) * sizeof(*v));
+	pp_intern_init(&t);
+	if (!v)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < ps->pids.n; i++) {
+		struct pp_proc *p = &ps->proc[i];
+		int added;
+		if (!p->exited && pp_intern(&t, &p->pid, sizeof(p->pid), &added) < 0) {
+			pp_intern_free(&t);
+			free(v);
+			return -ENOMEM;
+		}
+		if (!p->exited) {
+			v[n++] = *p;
+			continue;
+		}
+		if (p->unwind && ps->free_unwind)
+			ps->free_unwind(p->unwind);
+		ps->map_bytes -= p->cap * sizeof(*p->m);
+		free(p->m);
+	}
+	pp_intern_free(&ps->pids);
+	free(ps->proc);
+	ps->pids = t;
+	ps->proc = v;
+	ps->cap_proc = live ? live : 1;
+	ps->nexited = 0;
+	return reap_tids(ps);
+}
+
+size_t pp_procs_bytes(const struct pp_procs *ps)
+{
+	return ps->map_bytes + (size_t)ps->cap_proc * sizeof(*ps->proc) +
+	       (size_t)ps->cap_tcomm * sizeof(*ps->tcomm) + (size_t)ps->cap_dso * sizeof(*ps->dso) +
+	       ps->pids.arena.cap + ps->tids.arena.cap + ps->dso_keys.arena.cap +
+	       ((size_t)ps->pids.nslot + ps->tids.nslot + ps->dso_keys.nslot) * sizeof(uint32_t);
 }

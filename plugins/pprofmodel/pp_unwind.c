@@ -1,8 +1,5 @@
-/* DWARF unwinding with libdwfl; see pp_unwind.h. */
-#include "pprof/pp_unwind.h"
-#include "pprof/pp_procs.h"
-#include "pprof/pp_sample.h"
-#include "pprof/pp_symbols.h"
+/* DWARF unwinding with libdwfl; see <perfsink/pprof_symbols.h>. */
+#include <perfsink/pprof_symbols.h>
 
 #include <elfutils/libdwfl.h>
 #include <stdlib.h>

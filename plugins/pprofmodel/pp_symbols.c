@@ -1,7 +1,6 @@
-/* Names for code addresses; see pp_symbols.h. */
-#include "pprof/pp_symbols.h"
-#include "pprof/pp_procs.h"
-#include "pprof/pp_search.h"
+/* Names for code addresses; see <perfsink/pprof_symbols.h>. */
+#include <perfsink/pprof_symbols.h>
+#include "pp_search.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
