@@ -97,7 +97,7 @@ static void close_window(struct pprof_sink *p)
 		LOG(p, ERROR, "window from %" PRId64 " ms: cannot encode its %" PRIu64 " samples: %s",
 		    p->from_ns / 1000000, samples, strerror(-rc));
 	else if (data)   /* an empty window is not sent */
-		ship_push(p->ship, data, n, p->from_ns, until, samples);
+		pship_push(p->ship, data, n, p->from_ns, until, samples);
 	p->from_ns = until;
 	p->due_ms = now_ns(CLOCK_MONOTONIC) / 1000000 + p->conf.window_ms;
 }
@@ -196,7 +196,7 @@ static int pprof_start(void *ctx, const struct perfsink_stream *s)
 	}
 	if (p->started)
 		return 0;   /* a rotation: the same run goes on */
-	rc = ship_create(&p->conf, p->inst, s->host_name, s->session,
+	rc = pship_create(&p->conf, p->inst, s->host_name, s->session,
 			 types_json(&p->agg, types, sizeof(types)), &p->ship);
 	if (rc)
 		return rc;
@@ -207,12 +207,12 @@ static int pprof_start(void *ctx, const struct perfsink_stream *s)
 	};
 	rc = perfsink_kit_worker_new(&wc, &p->worker);
 	if (rc) {
-		ship_destroy(p->ship, NULL);
+		pship_destroy(p->ship, NULL);
 		p->ship = NULL;
 		return rc;
 	}
 	p->started = 1;
-	ship_where(p->ship, p->where, sizeof(p->where));
+	pship_where(p->ship, p->where, sizeof(p->where));
 	perfsink_output(p->inst, PERFSINK_OUTPUT_BEGUN, p->where, 0);
 	if (p->conf.mode == PPROF_MODE_PUT)
 		LOG(p, INFO, "profiles every %" PRId64 " ms to %s%s%s", p->conf.window_ms, p->conf.url,
@@ -261,20 +261,20 @@ static int pprof_drain(void *ctx)
 	int frc = flush(p);
 	if (frc)
 		LOG(p, ERROR, "cannot close the last window: %s", strerror(-frc));
-	struct ship_stats st;
-	ship_stats(p->ship, &st);
+	struct pship_stats st;
+	pship_stats(p->ship, &st);
 	if (st.queued)
 		LOG(p, INFO, "sending %" PRIu64 " profiles still queued (at most %" PRId64 " ms)",
 		    st.queued, p->conf.drain_timeout_ms);
-	int rc = ship_drain(p->ship, p->conf.drain_timeout_ms);
+	int rc = pship_drain(p->ship, p->conf.drain_timeout_ms);
 	if (rc) {
-		ship_stats(p->ship, &st);
+		pship_stats(p->ship, &st);
 		LOG(p, ERROR, "%" PRIu64 " profiles (%" PRIu64 " bytes) not delivered within "
 		    "drain_timeout: lost (this sink keeps no spool on disk)", st.queued,
 		    st.queued_bytes);
-		ship_stop(p->ship);   /* the stats now count them lost, not waiting */
+		pship_stop(p->ship);   /* the stats now count them lost, not waiting */
 	}
-	ship_stats(p->ship, &st);
+	pship_stats(p->ship, &st);
 	perfsink_output(p->inst, PERFSINK_OUTPUT_DONE, p->where, st.sent_bytes);
 	return rc;
 }
@@ -282,9 +282,9 @@ static int pprof_drain(void *ctx)
 static void pprof_stats(void *ctx, struct perfsink_sink_stats *o)
 {
 	struct pprof_sink *p = ctx;
-	struct ship_stats st = { 0 };
+	struct pship_stats st = { 0 };
 	if (p->ship)
-		ship_stats(p->ship, &st);
+		pship_stats(p->ship, &st);
 	o->bytes_in = __atomic_load_n(&p->bytes_in, __ATOMIC_RELAXED);
 	o->buffers = __atomic_load_n(&p->buffers, __ATOMIC_RELAXED);
 	o->bytes_out = st.sent_bytes;
@@ -309,8 +309,8 @@ static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 		if (!p->drained)
 			rc = pprof_drain(p);
 		perfsink_kit_worker_free(p->worker);
-		struct ship_stats st;
-		ship_destroy(p->ship, &st);   /* what is left is counted lost */
+		struct pship_stats st;
+		pship_destroy(p->ship, &st);   /* what is left is counted lost */
 		/* Nothing lost silently: one line with every count when anything was. */
 		if (p->agg.dropped || p->agg.bad || st.lost)
 			LOG(p, WARN, "%" PRIu64 " samples aggregated, %" PRIu64 " profiles sent; lost: %"

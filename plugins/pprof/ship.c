@@ -30,7 +30,7 @@ struct ship {
 	pthread_cond_t cv;
 	struct item *head, *tail;
 	int inflight, stop, stopped;
-	struct ship_stats st;
+	struct pship_stats st;
 	struct perfsink_coll_backoff bo;
 	CURL *e;
 	int64_t retry_after_ms;         /* from the last answer; -1: none */
@@ -312,7 +312,7 @@ static char *safe_host(const char *h)
 	return s;
 }
 
-int ship_create(const struct pprof_conf *c, const struct perfsink_instance *inst, const char *host,
+int pship_create(const struct pprof_conf *c, const struct perfsink_instance *inst, const char *host,
 		const char *session, const char *types, struct ship **out)
 {
 	struct ship *s = calloc(1, sizeof(*s));
@@ -329,8 +329,8 @@ int ship_create(const struct pprof_conf *c, const struct perfsink_instance *inst
 	if (!s->host || !s->session || !s->types || !s->e) {
 		if (s->e)
 			curl_easy_cleanup(s->e);
-		s->e = NULL;   /* no thread yet: ship_destroy only frees */
-		ship_destroy(s, NULL);
+		s->e = NULL;   /* no thread yet: pship_destroy only frees */
+		pship_destroy(s, NULL);
 		return -ENOMEM;
 	}
 	pthread_mutex_init(&s->mu, NULL);
@@ -352,7 +352,7 @@ int ship_create(const struct pprof_conf *c, const struct perfsink_instance *inst
 	return 0;
 }
 
-void ship_push(struct ship *s, uint8_t *data, size_t len, int64_t from_ns, int64_t until_ns,
+void pship_push(struct ship *s, uint8_t *data, size_t len, int64_t from_ns, int64_t until_ns,
 	       uint64_t samples)
 {
 	struct item *it = calloc(1, sizeof(*it));
@@ -394,7 +394,7 @@ void ship_push(struct ship *s, uint8_t *data, size_t len, int64_t from_ns, int64
 	pthread_mutex_unlock(&s->mu);
 }
 
-int ship_drain(struct ship *s, int64_t timeout_ms)
+int pship_drain(struct ship *s, int64_t timeout_ms)
 {
 	int64_t due = perfsink_coll_mono_ms() + timeout_ms;
 	pthread_mutex_lock(&s->mu);
@@ -408,7 +408,7 @@ int ship_drain(struct ship *s, int64_t timeout_ms)
 	return rc;
 }
 
-void ship_where(const struct ship *s, char *buf, size_t n)
+void pship_where(const struct ship *s, char *buf, size_t n)
 {
 	const struct pprof_conf *c = s->c;
 	char path[1024];
@@ -425,14 +425,14 @@ void ship_where(const struct ship *s, char *buf, size_t n)
 		 c->labels[0] ? "," : "", c->labels);
 }
 
-void ship_stats(struct ship *s, struct ship_stats *out)
+void pship_stats(struct ship *s, struct pship_stats *out)
 {
 	pthread_mutex_lock(&s->mu);
 	*out = s->st;
 	pthread_mutex_unlock(&s->mu);
 }
 
-void ship_stop(struct ship *s)
+void pship_stop(struct ship *s)
 {
 	if (!s->e || s->stopped)
 		return;
@@ -453,12 +453,12 @@ void ship_stop(struct ship *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
-void ship_destroy(struct ship *s, struct ship_stats *final)
+void pship_destroy(struct ship *s, struct pship_stats *final)
 {
 	if (!s)
 		return;
 	if (s->e) {
-		ship_stop(s);
+		pship_stop(s);
 		if (final)
 			*final = s->st;
 		pthread_mutex_destroy(&s->mu);

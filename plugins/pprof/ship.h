@@ -12,7 +12,7 @@
  *
  * Kept small and alone on purpose: when the http sink's uploader becomes
  * an object-shipping API with a spool (issue 28), this file is what that
- * API replaces; the rest of the sink only calls ship_push/drain/stats.
+ * API replaces; the rest of the sink only calls pship_push/drain/stats.
  */
 #ifndef PPROF_SHIP_H
 #define PPROF_SHIP_H
@@ -23,7 +23,7 @@
 
 struct ship;
 
-struct ship_stats {
+struct pship_stats {
 	uint64_t sent, sent_bytes;     /* profiles stored, their bytes */
 	uint64_t lost, lost_samples;   /* profiles dropped (queue full, refused, left at the end) */
 	uint64_t retries;
@@ -37,22 +37,22 @@ struct ship_stats {
  * (pyroscope); all copied.  c and inst outlive the ship.  0, -ENOMEM, or
  * a thread error.
  */
-int ship_create(const struct pprof_conf *c, const struct perfsink_instance *inst, const char *host,
+int pship_create(const struct pprof_conf *c, const struct perfsink_instance *inst, const char *host,
 		const char *session, const char *types, struct ship **out);
 /* Queue a window's profile (data: malloc'd, taken).  Any thread. */
-void ship_push(struct ship *s, uint8_t *data, size_t len, int64_t from_ns, int64_t until_ns,
+void pship_push(struct ship *s, uint8_t *data, size_t len, int64_t from_ns, int64_t until_ns,
 	       uint64_t samples);
 /* Wait until the queue is empty, at most timeout_ms (or a second stop
  * request).  0, or -ETIMEDOUT with profiles still queued. */
-int ship_drain(struct ship *s, int64_t timeout_ms);
-void ship_stats(struct ship *s, struct ship_stats *out);
+int pship_drain(struct ship *s, int64_t timeout_ms);
+void pship_stats(struct ship *s, struct pship_stats *out);
 /* Where the profiles go, for host->output: the collector's directory
  * (put) or the ingest URL with the application's name (pyroscope). */
-void ship_where(const struct ship *s, char *buf, size_t n);
+void pship_where(const struct ship *s, char *buf, size_t n);
 /* Stop the thread (a request in flight is abandoned) and count what is
  * left as lost: after drain's deadline nothing waits any more.  Once. */
-void ship_stop(struct ship *s);
-/* ship_stop, the final counts in final (may be NULL), free. */
-void ship_destroy(struct ship *s, struct ship_stats *final);
+void pship_stop(struct ship *s);
+/* pship_stop, the final counts in final (may be NULL), free. */
+void pship_destroy(struct ship *s, struct pship_stats *final);
 
 #endif
