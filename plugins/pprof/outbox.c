@@ -29,6 +29,7 @@ struct outbox {
 	pthread_cond_t cv;
 	struct part *in_head, *in_tail; /* windows pushed, not yet handed to the shipper */
 	int stop, stopped, busy;
+	int err;                        /* the shipper's fatal error: nothing more is sent */
 	struct outbox_left left;
 	uint64_t oom_lost, oom_samples; /* windows push could not queue (under mu) */
 };
@@ -112,16 +113,20 @@ fail:
 
 /* ------------------------------------------------------------ the thread */
 
-/* The shipper's state for the engine side: st (under ship.lock), busy (under mu). */
-static void publish(struct outbox *o)
+/* The shipper's state for the engine side: st (under ship.lock), busy and
+ * err (under mu).  Returns err. */
+static int publish(struct outbox *o)
 {
 	pthread_mutex_lock(&o->ship.lock);
 	ship_stats_fill(&o->ship);
+	int err = o->ship.err;
 	pthread_mutex_unlock(&o->ship.lock);
 	pthread_mutex_lock(&o->mu);
 	o->busy = ship_busy(&o->ship) || o->in_head;
+	o->err = err;
 	pthread_cond_broadcast(&o->cv);
 	pthread_mutex_unlock(&o->mu);
+	return err;
 }
 
 /* Hand the pushed windows to the shipper; whether a stop was asked. */
@@ -149,8 +154,8 @@ static void *run(void *arg)
 	while (!take_inbox(o)) {
 		int64_t now = perfsink_coll_mono_ms();
 		ship_step(&o->ship, now);
-		publish(o);
-		int64_t t = ship_timeout(&o->ship, perfsink_coll_mono_ms(), 1000);
+		/* Failed: nothing is sent any more; wait for windows (the policy) or the stop. */
+		int64_t t = publish(o) ? 1000 : ship_timeout(&o->ship, perfsink_coll_mono_ms(), 1000);
 		curl_multi_poll(o->ship.multi, NULL, 0, (int)(t > 0 ? t : 0), NULL);
 	}
 	ship_finish(&o->ship, &left);
@@ -264,7 +269,8 @@ int outbox_drain(struct outbox *o, int64_t timeout_ms)
 {
 	int64_t due = perfsink_coll_mono_ms() + timeout_ms;
 	pthread_mutex_lock(&o->mu);
-	while (o->busy && perfsink_coll_mono_ms() < due && !perfsink_stop_requested(o->inst)) {
+	while (o->busy && !o->err && perfsink_coll_mono_ms() < due &&
+	       !perfsink_stop_requested(o->inst)) {
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
 		ts.tv_nsec += 100000000;   /* short naps: the deadline and stop checks stay prompt */
@@ -274,7 +280,7 @@ int outbox_drain(struct outbox *o, int64_t timeout_ms)
 		}
 		pthread_cond_timedwait(&o->cv, &o->mu, &ts);
 	}
-	int rc = o->busy ? -ETIMEDOUT : 0;
+	int rc = o->err ? o->err : o->busy ? -ETIMEDOUT : 0;
 	pthread_mutex_unlock(&o->mu);
 	return rc;
 }

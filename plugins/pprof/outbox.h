@@ -41,7 +41,8 @@ int outbox_create(const struct pprof_conf *c, const struct perfsink_instance *in
 void outbox_push(struct outbox *o, uint8_t *data, size_t len, int64_t from_ns, int64_t until_ns,
 		 uint64_t samples);
 /* Wait until nothing is queued or in flight (the backlog included), at
- * most timeout_ms (or a second stop request).  0, or -ETIMEDOUT. */
+ * most timeout_ms (or a second stop request).  0, -ETIMEDOUT, or the
+ * shipper's fatal error (a refusal retrying cannot help: at once). */
 int outbox_drain(struct outbox *o, int64_t timeout_ms);
 /* The shipper's counters and state (files, bytes_out, retries,
  * dropped_records: samples of lost windows, spooled_*, backlog_*). */

@@ -271,7 +271,7 @@ static int pprof_drain(void *ctx)
 		LOG(p, WARN, "%" PRIu64 " profiles (%" PRIu64 " samples, %" PRIu64 " bytes) not "
 		    "delivered within drain_timeout wait in the spool %s/%s for the next run",
 		    left.windows, left.samples, left.bytes, p->conf.spool_dir, p->inst->name);
-	if (rc && !left.windows && !p->conf.spool_dir[0])
+	if (rc == -ETIMEDOUT && !left.windows && !p->conf.spool_dir[0])
 		LOG(p, ERROR, "profiles not delivered within drain_timeout: lost (no spool_dir)");
 	struct perfsink_sink_stats st;
 	outbox_stats(p->ship, &st);
