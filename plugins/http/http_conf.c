@@ -188,6 +188,26 @@ static void coll_fill(struct http_conf *c)
 	}
 }
 
+/* The shipper's view of c; the prefix is an S3 key's only. */
+static void ship_fill(struct http_conf *c)
+{
+	c->ship = (struct coll_ship_conf){
+		.s3 = c->mode == MODE_S3,
+		.url = c->url,
+		.bucket = c->bucket,
+		.prefix = c->mode == MODE_S3 ? c->prefix : "",
+		.path_style = c->path_style,
+		.headers = c->headers,
+		.coll = &c->coll,
+		.overflow = c->overflow,
+		.queue_size = c->queue_size,
+		.backoff_base_ms = c->backoff_base_ms,
+		.backoff_cap_ms = c->backoff_cap_ms,
+		.stall_timeout_ms = c->stall_timeout_ms,
+		.multipart_chunk = c->multipart_chunk,
+	};
+}
+
 int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen)
 {
 	size_t n;
@@ -235,6 +255,7 @@ int http_conf_load(struct http_conf *c, const struct perfsink_value *v, char *er
 	if (rc == 0) {
 		c->err_key = -1;
 		coll_fill(c);
+		ship_fill(c);
 	}
 	return rc;
 }

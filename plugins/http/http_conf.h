@@ -9,12 +9,12 @@
 #define HTTP_CONF_H
 #include <perfsink/sink.h>
 #include <perfsink/collector.h>
+#include <perfsink/collector_ship.h>
 #include "http_keys.h"
 #include <stddef.h>
 #include <stdint.h>
 
 enum http_mode { MODE_HTTP = 0, MODE_S3 };
-enum http_overflow { OVERFLOW_SPOOL = 0, OVERFLOW_DROP_OLDEST, OVERFLOW_BLOCK };
 /* symbols = ...: what is shipped to {url}/buildid/ (all: both, of every
  * file mapped; sampled: both, of the files samples fell in). */
 enum http_symbols { SYMBOLS_NONE = 0, SYMBOLS_EXECUTABLE, SYMBOLS_DEBUGINFO, SYMBOLS_ALL,
@@ -26,7 +26,7 @@ struct http_conf {
 	size_t part_size;
 	int64_t max_latency_ms;
 	size_t queue_size;
-	enum http_overflow overflow;
+	enum coll_overflow overflow;  /* <perfsink/collector_ship.h> */
 	const char *spool_dir;
 	uint64_t spool_max;
 	int64_t drain_timeout_ms, backoff_base_ms, backoff_cap_ms;
@@ -50,6 +50,9 @@ struct http_conf {
 	/* How requests reach the collector (<perfsink/collector.h>): TLS and
 	 * user from the keys, the rest pointing at the fields above. */
 	struct perfsink_coll_conf coll;
+	/* What the object shipper reads (<perfsink/collector_ship.h>), pointing
+	 * at the fields above: c must not move once loaded. */
+	struct coll_ship_conf ship;
 };
 
 /*

@@ -22,10 +22,7 @@
 #include "http_conf.h"
 #include "jitdumps.h"
 #include "pid_set.h"
-#include "spool.h"
-#include "spool_read.h"
 #include "symship.h"
-#include "transfer.h"
 #include "uploader.h"
 
 #include <curl/curl.h>
@@ -167,7 +164,7 @@ static char *session_url(const struct http_sink *h, const struct perfsink_stream
 	if (!key)
 		return NULL;
 	snprintf(key, n, "%s/%s/0", s->host_name, session);
-	url = transfer_url(&h->conf, key);
+	url = transfer_url(&h->conf.ship, key);
 	free(key);
 	if (url && (slash = strrchr(url, '/')))
 		slash[1] = '\0';

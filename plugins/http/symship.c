@@ -5,7 +5,6 @@
 #include "jitdumps.h"
 #include "part.h"
 #include "proc_root.h"
-#include "transfer.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -132,7 +131,7 @@ static int put(struct symship *s, const char *key, const uint8_t *data, size_t l
 
 	p.body.data = (uint8_t *)data;
 	p.body.len = len;
-	t = transfer_new(s->conf, &p);
+	t = transfer_new(&s->conf->ship, &p);
 	if (!t)
 		return -ENOMEM;
 	while (!past_deadline(s)) {
@@ -162,7 +161,7 @@ static int put(struct symship *s, const char *key, const uint8_t *data, size_t l
 static int head(struct symship *s, const char *key, uint64_t *size)
 {
 	char msg[512];
-	int rc = transfer_head(s->conf, key, request_budget(s, s->conf->connect_timeout_ms +
+	int rc = transfer_head(&s->conf->ship, key, request_budget(s, s->conf->connect_timeout_ms +
 								  s->conf->stall_timeout_ms),
 			       abort_at_deadline, s, size, msg, sizeof(msg));
 

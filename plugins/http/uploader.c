@@ -9,7 +9,6 @@
 #include "uploader_int.h"
 #include "http_conf.h"
 #include "part.h"
-#include "spool.h"
 
 #include <inttypes.h>
 #include <stdlib.h>

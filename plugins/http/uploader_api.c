@@ -33,7 +33,7 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 			return -ENOTSUP;
 		}
 	}
-	rc = ship_init(&u->ship, inst, conf, spool);
+	rc = ship_init(&u->ship, inst, &conf->ship, spool);
 	u->ship.backlog_sent_fn = backlog_buildids;
 	u->ship.backlog_sent_arg = u;
 	u->key_base = strdup("unknown/unknown");

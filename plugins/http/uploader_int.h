@@ -8,7 +8,7 @@
 #define HTTP_UPLOADER_INT_H
 #include "uploader.h"
 #include "part.h"
-#include "ship.h"
+#include <perfsink/collector_ship.h>
 
 /* Longest wait of barrier() for queued parts to be sent. */
 #define BARRIER_SEND_WAIT_MS 250

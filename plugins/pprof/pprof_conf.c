@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define C struct pprof_conf
@@ -25,8 +26,16 @@
 	    "none: addresses and build-ids, the backend symbolizes; local: named here", C,        \
 	    symbolize)                                                                            \
 	KEY(K_QUEUE_MAX, "queue_max", PERFSINK_KEY_SIZE, "64M", 1024, 0, NULL,                    \
-	    "profiles waiting for the collector (outage); the oldest dropped past it", C,         \
-	    queue_max)                                                                             \
+	    "profiles waiting in memory; past it they go to spool_dir, or the oldest is dropped", \
+	    C, queue_max)                                                                          \
+	KEY(K_SPOOL_DIR, "spool_dir", PERFSINK_KEY_STRING, "", 0, 0, NULL,                        \
+	    "profiles not sent yet are kept here, and sent by the next run (empty: memory only)", \
+	    C, spool_dir)                                                                          \
+	KEY(K_SPOOL_MAX, "spool_max", PERFSINK_KEY_SIZE, "1G", 0, 1ll << 40, NULL,                \
+	    "size cap of the spool; beyond it profiles are lost (counted)", C, spool_max)         \
+	KEY(K_OVERFLOW, "overflow", PERFSINK_KEY_ENUM, "spool", 0, 0, "spool|drop_oldest",        \
+	    "with spool_dir, past queue_max: spool to disk, or drop the oldest profile", C,       \
+	    overflow)                                                                              \
 	KEY(K_DRAIN_TIMEOUT, "drain_timeout", PERFSINK_KEY_DURATION, "10s", 0, 0, NULL,           \
 	    "at the end, how long to wait for the collector", C, drain_timeout_ms)                \
 	KEY(K_BACKOFF_BASE, "backoff_base", PERFSINK_KEY_DURATION, "500ms", 1, 0, NULL,           \
@@ -36,7 +45,7 @@
 	KEY(K_CONNECT_TIMEOUT, "connect_timeout", PERFSINK_KEY_DURATION, "5s", 1, 0, NULL,        \
 	    "TCP+TLS connect timeout", C, connect_ms)                                              \
 	KEY(K_REQUEST_TIMEOUT, "request_timeout", PERFSINK_KEY_DURATION, "30s", 1, 0, NULL,       \
-	    "one request's whole time", C, request_ms)                                             \
+	    "a request with no byte moving this long is retried", C, request_ms)                  \
 	KEY(K_TLS_VERIFY, "tls_verify", PERFSINK_KEY_BOOL, "true", 0, 0, NULL,                    \
 	    "verify the server certificate and name", C, tls_verify)                              \
 	KEY(K_CA_FILE, "ca_file", PERFSINK_KEY_STRING, "", 0, 0, NULL,                            \
@@ -100,6 +109,54 @@ static int read_secrets(struct pprof_conf *c, char *why, size_t n)
 	return rc;
 }
 
+/* The user's "Name: value | Name: value" as the shipper's NULL-ended list. */
+static int headers_split(struct pprof_conf *c, char *why, size_t n)
+{
+	char *copy = strdup(c->headers), *save = NULL;
+	size_t k = 0;
+	c->header_list = calloc(strlen(c->headers) / 2 + 2, sizeof(char *));
+	if (!copy || !c->header_list) {
+		free(copy);
+		snprintf(why, n, "out of memory");
+		return -ENOMEM;
+	}
+	for (char *t = strtok_r(copy, "|", &save); t; t = strtok_r(NULL, "|", &save)) {
+		t += strspn(t, " \t");
+		size_t l = strlen(t);
+		while (l && (t[l - 1] == ' ' || t[l - 1] == '\t'))
+			t[--l] = 0;
+		if (l && !(c->header_list[k++] = strdup(t))) {
+			free(copy);
+			snprintf(why, n, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	free(copy);
+	return 0;
+}
+
+/* What the object shipper reads (<perfsink/collector_ship.h>); c must not move. */
+static void ship_fill(struct pprof_conf *c)
+{
+	c->ship = (struct coll_ship_conf){
+		.s3 = c->bucket[0] != 0,
+		.url = c->url,
+		.bucket = c->bucket,
+		.prefix = c->prefix,
+		.path_style = c->path_style,
+		.headers = c->header_list,
+		.coll = &c->coll,
+		/* Without a spool the memory cap drops the oldest, as before spool_dir. */
+		.overflow = c->spool_dir[0] && c->overflow == 0 ? OVERFLOW_SPOOL : OVERFLOW_DROP_OLDEST,
+		.queue_size = c->queue_max,
+		.backoff_base_ms = c->backoff_base_ms,
+		.backoff_cap_ms = c->backoff_cap_ms,
+		.stall_timeout_ms = c->request_ms,
+		.multipart_chunk = PPROF_MULTIPART_CHUNK,
+		.key_suffix = ".pb.gz",
+	};
+}
+
 int pprof_conf_load(struct pprof_conf *c, const struct perfsink_instance *inst, char *why,
 		    size_t n)
 {
@@ -124,6 +181,8 @@ int pprof_conf_load(struct pprof_conf *c, const struct perfsink_instance *inst, 
 		return -EINVAL;
 	}
 	rc = read_secrets(c, why, n);
+	if (!rc)
+		rc = headers_split(c, why, n);
 	if (rc)
 		return rc;
 	c->coll = (struct perfsink_coll_conf){
@@ -137,6 +196,7 @@ int pprof_conf_load(struct pprof_conf *c, const struct perfsink_instance *inst, 
 		c->coll.s3_secret = c->s3.secret;
 		c->coll.s3_token = c->s3.token;
 	}
+	ship_fill(c);
 	return 0;
 }
 
@@ -146,4 +206,8 @@ void pprof_conf_free(struct pprof_conf *c)
 	perfsink_kit_secret_free(c->password);
 	perfsink_kit_s3_keys_free(&c->s3);
 	c->bearer = c->password = NULL;
+	for (size_t i = 0; c->header_list && c->header_list[i]; i++)
+		free(c->header_list[i]);
+	free(c->header_list);
+	c->header_list = NULL;
 }

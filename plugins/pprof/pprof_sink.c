@@ -5,10 +5,11 @@
  * (agg.c) and drops the reference at once, so no pooled buffer is held
  * longer than its aggregation.  Every `window` the thread closes the
  * window (between jobs, in the worker's idle hook, or after a job): the
- * profile, gzipped, goes to the shipping thread (ship.c) with its
- * from/until times, and a new one begins.  barrier() is the worker's;
- * drain() queues a flush (close the window now) and waits for the
- * collector at most drain_timeout.
+ * profile, gzipped, goes to the shipping thread (outbox.c, on the
+ * collector's object shipper) with its from/until times, and a new one
+ * begins.  barrier() is the worker's; drain() queues a flush (close the
+ * window now) and waits for the collector at most drain_timeout; what is
+ * still unsent then goes to spool_dir (without one it is lost, counted).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -21,13 +22,13 @@
 #include <perfsink/kit.h>
 #include "agg.h"
 #include "pprof_conf.h"
-#include "ship.h"
+#include "outbox.h"
 
 struct pprof_sink {
 	const struct perfsink_instance *inst;
 	struct pprof_conf conf;
 	struct agg agg;
-	struct ship *ship;
+	struct outbox *ship;
 	struct perfsink_kit_worker *worker; /* the aggregation thread */
 	int started;
 	/* The worker's idle wait for the window's end, cut short by a push. */
@@ -106,7 +107,7 @@ static void close_window(struct pprof_sink *p)
 		LOG(p, ERROR, "window from %" PRId64 " ms: cannot encode its %" PRIu64 " samples: %s",
 		    p->from_ns / 1000000, samples, strerror(-rc));
 	else if (data)   /* an empty window is not sent */
-		ship_push(p->ship, data, n, p->from_ns, until, samples);
+		outbox_push(p->ship, data, n, p->from_ns, until, samples);
 	p->from_ns = until;
 	p->due_ms = now_ns(CLOCK_MONOTONIC) / 1000000 + p->conf.window_ms;
 }
@@ -205,7 +206,7 @@ static int pprof_start(void *ctx, const struct perfsink_stream *s)
 	}
 	if (p->started)
 		return 0;   /* a rotation: the same run goes on */
-	rc = ship_create(&p->conf, p->inst, s->host_name, s->session,
+	rc = outbox_create(&p->conf, p->inst, s->host_name, s->session,
 			 types_json(&p->agg, types, sizeof(types)), &p->ship);
 	if (rc)
 		return rc;
@@ -216,12 +217,12 @@ static int pprof_start(void *ctx, const struct perfsink_stream *s)
 	};
 	rc = perfsink_kit_worker_new(&wc, &p->worker);
 	if (rc) {
-		ship_destroy(p->ship, NULL);
+		outbox_destroy(p->ship);
 		p->ship = NULL;
 		return rc;
 	}
 	p->started = 1;
-	ship_where(p->ship, p->where, sizeof(p->where));
+	outbox_where(p->ship, p->where, sizeof(p->where));
 	perfsink_output(p->inst, PERFSINK_OUTPUT_BEGUN, p->where, 0);
 	if (p->conf.mode == PPROF_MODE_PUT)
 		LOG(p, INFO, "profiles every %" PRId64 " ms to %s%s%s", p->conf.window_ms, p->conf.url,
@@ -270,43 +271,35 @@ static int pprof_drain(void *ctx)
 	int frc = flush(p);
 	if (frc)
 		LOG(p, ERROR, "cannot close the last window: %s", strerror(-frc));
-	struct ship_stats st;
-	ship_stats(p->ship, &st);
-	if (st.queued)
-		LOG(p, INFO, "sending %" PRIu64 " profiles still queued (at most %" PRId64 " ms)",
-		    st.queued, p->conf.drain_timeout_ms);
-	int rc = ship_drain(p->ship, p->conf.drain_timeout_ms);
-	if (rc) {
-		ship_stats(p->ship, &st);
-		LOG(p, ERROR, "%" PRIu64 " profiles (%" PRIu64 " bytes) not delivered within "
-		    "drain_timeout: lost (this sink keeps no spool on disk)", st.queued,
-		    st.queued_bytes);
-		ship_stop(p->ship);   /* the stats now count them lost, not waiting */
-	}
-	ship_stats(p->ship, &st);
-	perfsink_output(p->inst, PERFSINK_OUTPUT_DONE, p->where, st.sent_bytes);
-	return rc;
+	int rc = outbox_drain(p->ship, p->conf.drain_timeout_ms);
+	struct outbox_left left;
+	outbox_stop(p->ship, &left);   /* what is unsent goes to the spool, or is lost */
+	uint64_t lost, lost_samples;
+	outbox_lost(p->ship, &lost, &lost_samples);
+	if (left.windows)
+		LOG(p, WARN, "%" PRIu64 " profiles (%" PRIu64 " samples, %" PRIu64 " bytes) not "
+		    "delivered within drain_timeout wait in the spool %s/%s for the next run",
+		    left.windows, left.samples, left.bytes, p->conf.spool_dir, p->inst->name);
+	if (rc == -ETIMEDOUT && !left.windows && !p->conf.spool_dir[0])
+		LOG(p, ERROR, "profiles not delivered within drain_timeout: lost (no spool_dir)");
+	struct perfsink_sink_stats st;
+	outbox_stats(p->ship, &st);
+	perfsink_output(p->inst, PERFSINK_OUTPUT_DONE, p->where, st.bytes_out);
+	/* Not delivered: waiting in the spool, or lost; either fails the run. */
+	return rc ? rc : lost || left.windows ? -EIO : 0;
 }
 
 static void pprof_stats(void *ctx, struct perfsink_sink_stats *o)
 {
 	struct pprof_sink *p = ctx;
-	struct ship_stats st = { 0 };
+	/* The shipper's counters: files, bytes_out, retries, lost_parts, spooled_*,
+	 * backlog_*, dropped_records (samples of the windows it dropped). */
 	if (p->ship)
-		ship_stats(p->ship, &st);
+		outbox_stats(p->ship, o);
 	o->bytes_in = __atomic_load_n(&p->bytes_in, __ATOMIC_RELAXED);
 	o->buffers = __atomic_load_n(&p->buffers, __ATOMIC_RELAXED);
-	o->bytes_out = st.sent_bytes;
-	o->files = st.sent;
-	o->retries = st.retries;
-	o->lost_parts = st.lost;
-	/* samples the aggregation or the shipping dropped (read racily: a counter) */
-	o->dropped_records = __atomic_load_n(&p->agg.dropped, __ATOMIC_RELAXED) + st.lost_samples;
-	o->pending_bytes = st.queued_bytes;
-	o->spooled_bytes = st.queued_bytes;
-	o->spooled_parts = st.queued;
-	o->state = st.state;
-	o->retry_in_ms = st.retry_in_ms;
+	/* samples the aggregation dropped too (read racily: a counter) */
+	o->dropped_records += __atomic_load_n(&p->agg.dropped, __ATOMIC_RELAXED);
 }
 
 static int pprof_close(void *ctx, const struct perfsink_summary *sum)
@@ -318,17 +311,23 @@ static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 		if (!p->drained)
 			rc = pprof_drain(p);
 		perfsink_kit_worker_free(p->worker);
-		struct ship_stats st;
-		ship_destroy(p->ship, &st);   /* what is left is counted lost */
+		struct perfsink_sink_stats st;
+		struct outbox_left left;
+		uint64_t lost, lost_samples;
+		outbox_stop(p->ship, &left);
+		outbox_stats(p->ship, &st);
+		outbox_lost(p->ship, &lost, &lost_samples);
+		outbox_destroy(p->ship);
 		/* Nothing lost silently: one line with every count when anything was. */
-		if (p->agg.dropped || p->agg.bad || st.lost)
+		if (p->agg.dropped || p->agg.bad || lost || left.windows)
 			LOG(p, WARN, "%" PRIu64 " samples aggregated, %" PRIu64 " profiles sent; lost: %"
 			    PRIu64 " samples over max_memory, %" PRIu64 " undecodable, %" PRIu64
-			    " profiles (%" PRIu64 " samples) not delivered", p->agg.samples, st.sent,
-			    p->agg.dropped, p->agg.bad, st.lost, st.lost_samples);
+			    " profiles (%" PRIu64 " samples) not delivered; %" PRIu64 " profiles (%"
+			    PRIu64 " samples) in the spool", p->agg.samples, st.files, p->agg.dropped,
+			    p->agg.bad, lost, lost_samples, left.windows, left.samples);
 		else
 			LOG(p, INFO, "%" PRIu64 " samples aggregated, %" PRIu64 " profiles sent",
-			    p->agg.samples, st.sent);
+			    p->agg.samples, st.files);
 		if (p->agg.dwarf)
 			LOG(p, INFO, "%" PRIu64 " DWARF stacks, %" PRIu64 " unwound past their leaf",
 			    p->agg.dwarf, p->agg.unwound);

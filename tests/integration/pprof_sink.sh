@@ -45,8 +45,8 @@ nginx_stop
 record_fanout o "mode = put" "url = http://127.0.0.1:$P/out" "backoff_base = 100ms" \
 	"backoff_cap = 300ms" "drain_timeout = 20s" &
 REC=$!
-wait_for 30 grep -q "trying again" "$T/o.err"
-check "with the collector down the sink says it is trying again" grep -q "trying again" "$T/o.err"
+wait_for 30 grep -q "retrying" "$T/o.err"
+check "with the collector down the sink says it is retrying" grep -q "retrying" "$T/o.err"
 nginx_start "$T/ng" || { echo "Bail out! nginx did not restart"; exit 1; }
 wait "$REC"
 REC=

@@ -21,8 +21,7 @@
 #include "compress.h"
 #include "http_conf.h"
 #include "part.h"
-#include "spool.h"
-#include "transfer.h"
+#include <perfsink/collector_ship.h>
 
 static void test_url_check(void **state)
 {
@@ -818,17 +817,17 @@ static void test_transfer_url(void **state)
 {
 	char url1[] = "http://127.0.0.1:8080/perf", url2[] = "http://127.0.0.1:5000";
 	char url3[] = "https://s3.eu-west-1.amazonaws.com";
-	struct http_conf c;
+	struct coll_ship_conf c;
 	char *u;
 
 	(void)state;
 	memset(&c, 0, sizeof(c));
-	c.mode = MODE_HTTP;
+	c.s3 = 0;
 	c.url = url1;
 	u = transfer_url(&c, "h/s/0000000001");
 	assert_string_equal(u, "http://127.0.0.1:8080/perf/h/s/0000000001");
 	free(u);
-	c.mode = MODE_S3;
+	c.s3 = 1;
 	c.bucket = "bkt";
 	c.prefix = "/runs/a b";
 	c.path_style = 1;

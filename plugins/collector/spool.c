@@ -1,8 +1,7 @@
-/* The local spool directory; see spool.h. */
-#define _GNU_SOURCE /* renameat2 */
-#include "spool.h"
-#include "part.h"
-#include "spool_read.h"
+/* The local spool directory; see collector_ship.h. */
+/* _GNU_SOURCE (renameat2): config.h, included first by the build. */
+#include <perfsink/collector_ship.h>
+#include "spool_read_priv.h"
 #include <perfsink/kit.h>
 
 #include <dirent.h>
@@ -526,10 +525,11 @@ static const char *part_read(const struct spool *s, int sess_fd, struct part *p,
 		return why;
 	}
 	if (p->kind != PART_END) {
-		*rc = spool_records_check_fd(*fdp, size, p->seq == 0, rwhy, sizeof(rwhy));
+		*rc = s->check_fd ? s->check_fd(*fdp, size, p, rwhy, sizeof(rwhy))
+				  : spool_records_check_fd(*fdp, size, p->seq == 0, rwhy, sizeof(rwhy));
 		if (*rc == -EBADMSG) {
 			*rc = 0;
-			snprintf(why, whylen, "not whole perf records: %s", rwhy);
+			snprintf(why, whylen, s->check_fd ? "%s" : "not whole perf records: %s", rwhy);
 			return why;
 		}
 		if (*rc)

@@ -1,9 +1,5 @@
-/* The object shipper and the spool: the backlog of earlier runs, the end; see ship.h. */
-#include "ship.h"
-#include "http_conf.h"
-#include "part.h"
-#include "spool.h"
-#include "transfer.h"
+/* The object shipper and the spool: the backlog of earlier runs, the end; see collector_ship.h. */
+#include "ship_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,7 +26,7 @@ void ship_backlog_scan(struct ship *s)
 {
 	int n;
 
-	if (s->backlog_scanned)
+	if (s->backlog_scanned || !s->spool)
 		return;
 	s->backlog_scanned = 1;
 	n = spool_scan(s->spool, &s->backlog);
@@ -52,15 +48,17 @@ void ship_backlog_scan(struct ship *s)
 	}
 }
 
-int ship_init(struct ship *s, const struct perfsink_instance *inst, const struct http_conf *conf,
+int ship_init(struct ship *s, const struct perfsink_instance *inst, const struct coll_ship_conf *conf,
 	      struct spool *spool)
 {
 	s->inst = inst;
 	s->host = inst->host;
 	s->conf = conf;
 	s->spool = spool;
-	spool->on_quarantine = spool_quarantined;
-	spool->arg = s;
+	if (spool) {
+		spool->on_quarantine = spool_quarantined;
+		spool->arg = s;
+	}
 	perfsink_coll_backoff_init(&s->bo, conf->backoff_base_ms, conf->backoff_cap_ms,
 		     (uint64_t)perfsink_coll_mono_ms() ^ ((uint64_t)(uintptr_t)s << 16));
 	s->multi = curl_multi_init();
@@ -104,6 +102,7 @@ static void left_count(struct ship_left *left, const struct part *p)
 	left->parts += p->kind != PART_END;
 	left->ends += p->kind == PART_END;
 	left->bytes += p->body.len;
+	left->records += p->records;
 }
 
 void ship_finish_transfer(struct ship *s)

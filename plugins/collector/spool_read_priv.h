@@ -5,18 +5,10 @@
  *
  * Single-threaded: the sink's thread.
  */
-#ifndef HTTP_SPOOL_READ_H
-#define HTTP_SPOOL_READ_H
+#ifndef COLLECTOR_SPOOL_READ_PRIV_H
+#define COLLECTOR_SPOOL_READ_PRIV_H
 #include <stddef.h>
 #include <stdint.h>
-
-/* Bytes a part may have beyond part_size (one ring buffer larger than it
- * makes a part of its own); a larger file is quarantined unread. */
-#define SPOOL_PART_SLACK (64ull << 20)
-/* A part up to this size is read into memory once checked (its bytes may
- * be the stream's build-id list, which the sink reads); a larger one is
- * sent from its file. */
-#define SPOOL_INMEM_MAX (1u << 20)
 
 /*
  * Whether the len bytes of fd are whole perf pipe-mode records, by the

@@ -1,7 +1,5 @@
-/* Upload of one part over HTTP or S3; see transfer.h. */
-#include "transfer.h"
-#include "http_conf.h"
-#include "part.h"
+/* Upload of one object over HTTP or S3, or a sink's POST; see collector_ship.h. */
+#include <perfsink/collector_ship.h>
 
 #include <errno.h>
 #include <inttypes.h>
@@ -12,10 +10,10 @@
 #include <time.h>
 #include <unistd.h>
 
-enum stage { ST_PUT, ST_MP_CREATE, ST_MP_PART, ST_MP_COMPLETE, ST_HEAD };
+enum stage { ST_PUT, ST_MP_CREATE, ST_MP_PART, ST_MP_COMPLETE, ST_HEAD, ST_POST };
 
 struct transfer {
-	const struct http_conf *conf;
+	const struct coll_ship_conf *conf;
 	struct part *part;
 	CURL *easy;
 	struct curl_slist *hdrs;
@@ -27,6 +25,7 @@ struct transfer {
 	size_t body_len, body_off;
 	uint64_t file_off;
 	char *xml;              /* body of CompleteMultipartUpload */
+	curl_mime *form;        /* ST_POST: the body post_build made */
 	char resp[2048];        /* start of the response body */
 	size_t resp_len;
 	char etag[256];         /* ETag header of the last response */
@@ -63,14 +62,62 @@ static size_t body_read(char *buf, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/* curl rewinds a body to resend it (a redirect, an auth retry): only within it. */
+static int seek_within(size_t *pos, size_t len, curl_off_t off, int origin)
+{
+	if (origin != SEEK_SET || off < 0 || (size_t)off > len)
+		return CURL_SEEKFUNC_CANTSEEK;
+	*pos = (size_t)off;
+	return CURL_SEEKFUNC_OK;
+}
+
 static int body_seek(void *arg, curl_off_t off, int origin)
 {
 	struct transfer *t = arg;
 
-	if (origin != SEEK_SET || off < 0 || (size_t)off > t->body_len)
-		return CURL_SEEKFUNC_CANTSEEK;
-	t->body_off = (size_t)off;
-	return CURL_SEEKFUNC_OK;
+	return seek_within(&t->body_off, t->body_len, off, origin);
+}
+
+/* A form part's data read from a spooled object's file as curl sends it. */
+struct file_span {
+	int fd;
+	size_t pos, len;
+};
+
+static size_t span_read(char *buf, size_t size, size_t n, void *arg)
+{
+	struct file_span *f = arg;
+	size_t len = size * n < f->len - f->pos ? size * n : f->len - f->pos;
+	ssize_t k = len ? pread(f->fd, buf, len, (off_t)f->pos) : 0;
+
+	if (k < 0)
+		return CURL_READFUNC_ABORT;
+	f->pos += (size_t)k;
+	return (size_t)k;
+}
+
+static int span_seek(void *arg, curl_off_t off, int origin)
+{
+	struct file_span *f = arg;
+
+	return seek_within(&f->pos, f->len, off, origin);
+}
+
+int transfer_form_data(curl_mimepart *mp, const struct part *p)
+{
+	struct file_span *f;
+
+	if (p->body.data)
+		return curl_mime_data(mp, (const char *)p->body.data, p->body.len) ? -ENOMEM : 0;
+	f = malloc(sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	*f = (struct file_span){ p->file_fd, 0, p->body.len };
+	if (curl_mime_data_cb(mp, (curl_off_t)p->body.len, span_read, span_seek, free, f)) {
+		free(f);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static size_t resp_write(char *buf, size_t size, size_t n, void *arg)
@@ -99,54 +146,54 @@ static size_t header_read(char *buf, size_t size, size_t n, void *arg)
 	return len;
 }
 
-/* Key of the object in s3 mode: [prefix/]host/session/seq, limited charset. */
-static char *s3_key(const struct http_conf *c, const char *key)
+/* Key of the object: [prefix/]key[suffix]; in s3 mode a limited charset. */
+static char *object_key(const struct coll_ship_conf *c, const char *key)
 {
-	const char *pre = c->prefix;
+	const char *pre = c->prefix ? c->prefix : "", *suf = c->key_suffix ? c->key_suffix : "";
 	size_t n;
 	char *s, *p;
 
 	while (*pre == '/')
 		pre++;
-	n = strlen(pre) + strlen(key) + 2;
+	n = strlen(pre) + strlen(key) + strlen(suf) + 2;
 	s = malloc(n);
 	if (!s)
 		return NULL;
-	snprintf(s, n, "%s%s%s", pre, pre[0] && pre[strlen(pre) - 1] != '/' ? "/" : "", key);
-	for (p = s; *p; p++)
+	snprintf(s, n, "%s%s%s%s", pre, pre[0] && pre[strlen(pre) - 1] != '/' ? "/" : "", key, suf);
+	for (p = s; c->s3 && *p; p++)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
 		      strchr("._~/-", *p)))
 			*p = '_';
 	return s;
 }
 
-char *transfer_url(const struct http_conf *c, const char *key)
+char *transfer_url(const struct coll_ship_conf *c, const char *key)
 {
-	char *k, *out;
+	char *k = object_key(c, key), *out;
 
-	if (c->mode == MODE_HTTP)
-		return perfsink_coll_url(c->url, NULL, 0, key);
-	k = s3_key(c, key);
-	out = k ? perfsink_coll_url(c->url, c->bucket, c->path_style, k) : NULL;
+	out = k ? perfsink_coll_url(c->url, c->s3 ? c->bucket : NULL, c->s3 && c->path_style, k) : NULL;
 	free(k);
 	return out;
 }
 
 static int headers_build(struct transfer *t)
 {
-	const struct http_conf *c = t->conf;
+	const struct coll_ship_conf *c = t->conf;
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; c->headers[i] && rc == 0; i++)
+	for (i = 0; c->headers && c->headers[i] && rc == 0; i++)
 		rc = perfsink_coll_header_add(&t->hdrs, c->headers[i]);
-	if (c->mode == MODE_S3) {
+	if (c->s3) {
 		/* The payload hash and session token SigV4 needs with curl 7.88. */
-		rc = rc ? rc : perfsink_coll_s3_headers(&t->hdrs, &c->coll);
+		rc = rc ? rc : perfsink_coll_s3_headers(&t->hdrs, c->coll);
 		if (rc == 0 && t->stage != ST_PUT && t->stage != ST_MP_PART && t->stage != ST_HEAD)
 			/* Set, not removed: curl 7.88 signs a header it is told to drop. */
 			rc = perfsink_coll_header_add(&t->hdrs, t->stage == ST_MP_COMPLETE ? "Content-Type: application/xml"
 								   : "Content-Type: application/octet-stream");
+	} else if (t->stage == ST_POST) {
+		/* The form sets its own multipart Content-Type. */
+		rc = rc ? rc : perfsink_coll_header_add(&t->hdrs, "Expect:");
 	} else {
 		rc = rc ? rc : perfsink_coll_header_add(&t->hdrs, "Content-Type: application/octet-stream");
 		/*
@@ -210,9 +257,9 @@ int64_t transfer_retry_after(const struct transfer *t)
  * (transport, TLS, auth, SigV4), then the stall clock and the callbacks. */
 static int options_common(struct transfer *t)
 {
-	const struct http_conf *c = t->conf;
+	const struct coll_ship_conf *c = t->conf;
 	CURL *e = t->easy;
-	int rc = perfsink_coll_easy_setup(e, &c->coll);
+	int rc = perfsink_coll_easy_setup(e, c->coll);
 
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, progress);
@@ -236,6 +283,8 @@ static int request_setup(struct transfer *t)
 
 	if (t->easy)
 		curl_easy_cleanup(t->easy);
+	curl_mime_free(t->form);
+	t->form = NULL;
 	curl_slist_free_all(t->hdrs);
 	t->hdrs = NULL;
 	t->resp_len = 0;
@@ -280,6 +329,13 @@ static int request_setup(struct transfer *t)
 		t->body = (const uint8_t *)t->xml;
 		t->body_len = strlen(t->xml);
 		break;
+	case ST_POST:
+		free(t->url);
+		t->url = NULL;
+		if (t->conf->post_build(t->conf->post_arg, t->easy, t->part, &t->url, &t->form) < 0 ||
+		    !t->url)
+			return -ENOMEM;
+		break;
 	}
 	if (options_common(t) < 0)
 		return -ENOMEM;
@@ -296,6 +352,9 @@ static int request_setup(struct transfer *t)
 		curl_easy_setopt(t->easy, CURLOPT_SEEKFUNCTION, body_seek);
 		curl_easy_setopt(t->easy, CURLOPT_SEEKDATA, t);
 		curl_easy_setopt(t->easy, CURLOPT_INFILESIZE_LARGE, (curl_off_t)t->body_len);
+	} else if (t->stage == ST_POST) {
+		t->method = "POST";
+		curl_easy_setopt(t->easy, CURLOPT_MIMEPOST, t->form);
 	} else {
 		t->method = "POST";
 		curl_easy_setopt(t->easy, CURLOPT_POST, 1L);
@@ -305,7 +364,7 @@ static int request_setup(struct transfer *t)
 	return 0;
 }
 
-struct transfer *transfer_new(const struct http_conf *c, struct part *p)
+struct transfer *transfer_new(const struct coll_ship_conf *c, struct part *p)
 {
 	struct transfer *t = calloc(1, sizeof(*t));
 
@@ -314,9 +373,9 @@ struct transfer *transfer_new(const struct http_conf *c, struct part *p)
 	t->conf = c;
 	t->part = p;
 	t->obj_url = transfer_url(c, p->key);
-	t->stage = ST_PUT;
+	t->stage = c->post_build ? ST_POST : ST_PUT;
 	t->retry_after_ms = -1;
-	if (c->mode == MODE_S3 && p->body.len > c->multipart_chunk) {
+	if (!c->post_build && c->s3 && p->body.len > c->multipart_chunk) {
 		t->stage = ST_MP_CREATE;
 		t->nr_chunks = (unsigned)((p->body.len + c->multipart_chunk - 1) / c->multipart_chunk);
 		t->etags = calloc(t->nr_chunks, sizeof(char *));
@@ -444,7 +503,7 @@ enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, s
 	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
 	/* S3 may answer a failed CompleteMultipartUpload with 200 and an <Error>. */
 	if (status >= 200 && status < 300 && !(t->stage == ST_MP_COMPLETE && strstr(t->resp, "<Error>")))
-		return t->stage == ST_PUT ? XFER_DONE : multipart_advance(t, msg, msglen);
+		return t->stage == ST_PUT || t->stage == ST_POST ? XFER_DONE : multipart_advance(t, msg, msglen);
 	code = xml_get(t->resp, "Code");
 	snprintf(msg, msglen, "%s %s: HTTP %ld%s%s", t->method, t->url, status, code ? " " : "",
 		 code ? code : "");
@@ -470,12 +529,13 @@ void transfer_free(struct transfer *t)
 	free(t->etags);
 	curl_free(t->upload_id);
 	free(t->xml);
+	curl_mime_free(t->form);
 	free(t->url);
 	free(t->obj_url);
 	free(t);
 }
 
-int transfer_head(const struct http_conf *c, const char *key, int64_t timeout_ms,
+int transfer_head(const struct coll_ship_conf *c, const char *key, int64_t timeout_ms,
 		  curl_xferinfo_callback abort_fn, void *arg, uint64_t *size, char *msg, size_t msglen)
 {
 	struct part p = { .key = (char *)key };

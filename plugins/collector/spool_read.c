@@ -1,5 +1,5 @@
-/* A spooled part's records checked from its file; see spool_read.h. */
-#include "spool_read.h"
+/* A spooled part's records checked from its file; see spool_read_priv.h. */
+#include "spool_read_priv.h"
 #include <perfsink/kit.h>
 
 #include <errno.h>

@@ -1,9 +1,5 @@
-/* The object shipper's queue: order, overflow policy, spill and drop; see ship.h. */
-#include "ship.h"
-#include "http_conf.h"
-#include "part.h"
-#include "spool.h"
-#include "transfer.h"
+/* The object shipper's queue: order, overflow policy, spill and drop; see collector_ship.h. */
+#include "ship_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -43,7 +39,9 @@ static void part_drop(struct ship *s, struct part *p, const char *why)
 	s->st.dropped_records += p->records;
 	pthread_mutex_unlock(&s->lock);
 	s->lost_parts++;
-	if (!s->loss_warned) {
+	if (s->dropped_fn) {
+		s->dropped_fn(s->dropped_arg, p, why);
+	} else if (!s->loss_warned) {
 		SHIP_LOG(s, WARN, "losing data: part %" PRIu64 " (%zu bytes, %" PRIu64 " records) dropped: %s; "
 		    "a LOST record marks the gap", p->seq, p->body.len, p->records, why);
 		s->loss_warned = 1;
@@ -78,19 +76,23 @@ void ship_spill(struct ship *s, struct part *p)
 	int was_mem = ship_in_memory(p);
 	int rc;
 
-	if (p->spool_path || !p->body.data)
+	if (p->spool_path || !p->body.data || (s->dropped_fn && p->kind == PART_META && !p->body.len))
 		return;
+	if (!s->spool) {
+		/* No spool_dir: what cannot wait in memory is lost. */
+		if (p->kind == PART_DATA)
+			part_drop(s, p, "no spool (spool_dir unset)");
+		return;
+	}
 	if (p->kind == PART_END) {
 		end_spill(s, p);
 		return;
 	}
 	rc = spool_put(s->spool, p);
-	if (rc == -ENOSPC) {
-		part_drop(s, p, "spool full (spool_max)");
-		rc = spool_put(s->spool, p);
-	} else if (rc < 0) {
-		part_drop(s, p, s->spool->err);
-		rc = spool_put(s->spool, p);
+	if (rc < 0) {
+		part_drop(s, p, rc == -ENOSPC ? "spool full (spool_max)" : s->spool->err);
+		/* The LOST record in its place is spooled; a dropped object is forgotten. */
+		rc = s->dropped_fn ? 1 : spool_put(s->spool, p);
 	}
 	if (rc == 0) {
 		if (was_mem && p->kind == PART_DATA)
@@ -117,7 +119,7 @@ void ship_leaves(struct ship *s, const struct part *p, int sent)
 
 void ship_policy(struct ship *s)
 {
-	const struct http_conf *c = s->conf;
+	const struct coll_ship_conf *c = s->conf;
 	struct part *p;
 
 	if (c->overflow == OVERFLOW_SPOOL) {

@@ -1,9 +1,5 @@
-/* The object shipper's transfers: one at a time, retries, backoff; see ship.h. */
-#include "ship.h"
-#include "http_conf.h"
-#include "part.h"
-#include "spool.h"
-#include "transfer.h"
+/* The object shipper's transfers: one at a time, retries, backoff; see collector_ship.h. */
+#include "ship_priv.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,6 +21,12 @@ static void transfer_begin(struct ship *s, struct part *p)
 {
 	int rc = 0;
 
+	if (s->dropped_fn && p->kind == PART_META && !p->body.len && !p->spool_path) {
+		/* A dropped object (said and counted by dropped_fn): nothing to send. */
+		ship_unlink_head(&s->q_head, &s->q_tail, p);
+		part_free(p);
+		return;
+	}
 	if (!p->body.data && p->spool_path)
 		rc = spool_load(s->spool, p);
 	if (rc == -EBADMSG || rc == -ENOENT) {
@@ -72,7 +74,8 @@ static void part_delivered(struct ship *s, struct part *p)
 	} else {
 		s->ends_sent++;
 	}
-	spool_remove(s->spool, p);
+	if (s->spool)
+		spool_remove(s->spool, p);
 	part_free(p);
 	perfsink_coll_backoff_reset(&s->bo);
 	if (s->down)
@@ -100,7 +103,7 @@ static void transfer_failed(struct ship *s, enum transfer_result r, const char *
 		pthread_mutex_unlock(&s->lock);
 		if (!s->down)
 			SHIP_LOG(s, WARN, "%s; retrying %s (next in %" PRId64 " ms), parts wait in %s",
-			    msg, how, delay, s->conf->overflow == OVERFLOW_SPOOL ? s->spool->dir : "memory");
+			    msg, how, delay, s->conf->overflow == OVERFLOW_SPOOL && s->spool ? s->spool->dir : "memory");
 		else
 			SHIP_LOG(s, DEBUG, "%s; next try in %" PRId64 " ms %s", msg, delay, how);
 		s->down = 1;
@@ -108,8 +111,11 @@ static void transfer_failed(struct ship *s, enum transfer_result r, const char *
 		ship_policy(s);
 		return;
 	}
-	SHIP_LOG(s, ERROR, "%s: giving up (not retryable); unsent parts stay in %s for `perfsink upload`",
-	    msg, s->spool->dir);
+	if (s->spool)
+		SHIP_LOG(s, ERROR, "%s: giving up (not retryable); unsent parts stay in %s for `perfsink upload`",
+		    msg, s->spool->dir);
+	else
+		SHIP_LOG(s, ERROR, "%s: giving up (not retryable); unsent objects are lost (no spool_dir)", msg);
 	ship_fail(s, strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403") ? -EACCES : -EIO);
 }
 
