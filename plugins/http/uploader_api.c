@@ -26,7 +26,7 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	u->conf = conf;
 	u->spool = spool;
 	part_cutter_init(&u->cut, conf->part_size, conf->max_latency_ms);
-	if (conf->compress) {
+	if (conf->compress && !conf->compress_by_host) {
 		u->comp = compressor_new(conf->compress_level);
 		if (!u->comp) {
 			free(u);

@@ -75,14 +75,18 @@ static void worker_feed(struct zs_worker *wk, struct zs_batch *b, struct perfsin
 	struct zs_pipe *p = wk->p;
 	uint64_t in0 = wk->frame.in_bytes, out0 = wk->frame.out_bytes;
 
+	/* Compressed by the engine's stage (sink ABI 1.9): its raw and made bytes. */
+	int host_z = buf->kind == PERFSINK_BUF_COMPRESSED && !failed && !b->err;
+	uint64_t zin = host_z ? buf->raw_len : 0, zout = host_z ? buf->len : 0;
+
 	if (failed || b->err)
 		b->records += perfsink_kit_buf_records(buf);
 	else
 		b->err = zs_batch_feed(b, &wk->frame, buf);
 	p->host->buf_put(buf);
 	pthread_mutex_lock(&p->mu);
-	p->st.comp_in += wk->frame.in_bytes - in0;
-	p->st.comp_out += wk->frame.out_bytes - out0;
+	p->st.comp_in += wk->frame.in_bytes - in0 + zin;
+	p->st.comp_out += wk->frame.out_bytes - out0 + zout;
 	pthread_mutex_unlock(&p->mu);
 }
 

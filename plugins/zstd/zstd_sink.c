@@ -50,6 +50,7 @@ struct zsink {
 	unsigned threads, cblocks;
 	uint64_t min_batch, max_pending;
 	int symbols;
+	int by_host;              /* the engine's stage compresses (sink ABI 1.9) */
 	pthread_t sym_thread;     /* writes the symbol archive of the last output */
 	int sym_running;
 	char *sym_path;           /* that output */
@@ -129,6 +130,13 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 		free(z);
 		return r;
 	}
+	/*
+	 * Compressed once by the engine for every sink of this level (sink.h,
+	 * COMPRESSED INPUT): its workers are ours; the pipe only writes.
+	 * Under a host without it the pipe's workers compress.
+	 */
+	z->by_host = perfsink_want_compressed(inst, &(struct perfsink_zwant){
+		.level = (uint32_t)z->level, .threads = z->threads }) == 0;
 	*ctx = z;
 	return 0;
 }
@@ -186,7 +194,8 @@ static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 static int zstd_start(void *ctx, const struct perfsink_stream *s)
 {
 	struct zsink *z = ctx;
-	struct zs_pipe_config pc = { z->threads, z->level, z->min_batch, z->max_pending, z->inst };
+	struct zs_pipe_config pc = { z->by_host ? 1 : z->threads, z->level, z->min_batch,
+				     z->max_pending, z->inst };
 	int r;
 
 	char note[512];
@@ -337,7 +346,7 @@ static void symbols_start(struct zsink *z)
 static int zsink_finish(struct zsink *z)
 {
 	struct zs_pipe_stats ps;
-	struct perfsink_compression comp = { 1, 0, 0, PERFSINK_KIT_Z_GROUP_MAX };
+	struct perfsink_compression comp = { 1, 0, 0, PERFSINK_Z_MMAP_LEN };
 	struct zs_file_result res;
 	uint64_t in, out;
 	int r;
