@@ -295,6 +295,12 @@ struct perfsink_buf {
 	const uint8_t *task_data;
 };
 
+/* Ring or synthesized bytes buf stands for: raw_len when compressed (1.9). */
+static inline uint64_t perfsink_buf_raw_len(const struct perfsink_buf *b)
+{
+	return b->kind == PERFSINK_BUF_COMPRESSED ? b->raw_len : b->len;
+}
+
 /*
  * Compressed input (1.9): each COMPRESSED record holds at most this many
  * bytes of whole records (one record longer than it is one chunk of its

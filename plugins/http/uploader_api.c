@@ -122,7 +122,7 @@ int uploader_write(struct uploader *u, struct perfsink_buf *buf)
 	rc = push(u, j);
 	if (rc == 0) {
 		pthread_mutex_lock(&u->ship.lock);
-		u->ship.st.bytes_in += buf->len;
+		u->ship.st.bytes_in += perfsink_buf_raw_len(buf); /* before compression */
 		u->ship.st.buffers++;
 		pthread_mutex_unlock(&u->ship.lock);
 	}

@@ -21,7 +21,7 @@ int zs_batch_add(struct zs_batch *b, struct perfsink_buf *buf)
 		b->cap = cap;
 	}
 	b->bufs[b->nr++] = buf;
-	b->in_bytes += buf->len;
+	b->in_bytes += perfsink_buf_raw_len(buf);
 	return 0;
 }
 

@@ -319,7 +319,7 @@ int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
 	int err;
 
 	pthread_mutex_lock(&p->mu);
-	while (!pipe_err(p) && p->pending_in && p->pending_in + buf->len > p->cfg.max_pending) {
+	while (!pipe_err(p) && p->pending_in && p->pending_in + perfsink_buf_raw_len(buf) > p->cfg.max_pending) {
 		/* What waits must be able to finish: close the gathering batch. */
 		if (p->tail && !p->tail->closed) {
 			p->tail->closed = 1;
@@ -333,7 +333,7 @@ int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
 		err = -ENOMEM;
 	if (!err) {
 		p->host->buf_get(buf);
-		p->pending_in += buf->len;
+		p->pending_in += perfsink_buf_raw_len(buf);
 		if (b->in_bytes >= p->cfg.min_batch)
 			b->closed = 1;
 		pthread_cond_broadcast(&p->work_cv);

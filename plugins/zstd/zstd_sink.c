@@ -226,10 +226,11 @@ static int zstd_write(void *ctx, struct perfsink_buf *buf)
 		LOG(z, PERFSINK_LOG_ERROR, "out of memory");
 	if (r < 0) /* other errors were logged by the pipe */
 		return z->err = r;
-	z->st.bytes_in += buf->len;
+	/* Counted as the ring bytes they stand for, compressed or not (sink ABI 1.9). */
+	z->st.bytes_in += perfsink_buf_raw_len(buf);
 	z->st.buffers++;
-	z->file_in += buf->len;
-	if (buf->kind == PERFSINK_BUF_RING) {
+	z->file_in += perfsink_buf_raw_len(buf);
+	if (buf->kind == PERFSINK_BUF_RING || buf->kind == PERFSINK_BUF_COMPRESSED) {
 		z->ring_seen = 1;
 		if (!z->first_ring_in)
 			z->first_ring_in = z->file_in;

@@ -235,7 +235,7 @@ void sinkset_not_written(struct sink_inst *si, const struct perfsink_buf *buf, u
 	si->undelivered.records += buf->records;
 	si->undelivered.samples += samples;
 	/* A compressed buffer stands for its raw bytes (sink ABI 1.9). */
-	si->undelivered.bytes += buf->kind == PERFSINK_BUF_COMPRESSED ? buf->raw_len : buf->len;
+	si->undelivered.bytes += perfsink_buf_raw_len(buf);
 }
 
 static void accepted(struct sink_inst *si, const struct perfsink_buf *buf, uint32_t samples)

@@ -112,7 +112,7 @@ static void stage_say(const struct sinkset *ss, unsigned g)
 	struct zstage_stats st;
 
 	zstage_stats(ss->stages[g], &st);
-	pr_info("compression stage: level %u, %u sink%s, %u thread%s: %llu bytes in "
+	pr_debug("compression stage: level %u, %u sink%s, %u thread%s: %llu bytes in "
 		"(%llu buffers), %llu ring bytes compressed once to %llu",
 		ss->groups[g].level, ss->groups[g].nr_sinks, ss->groups[g].nr_sinks == 1 ? "" : "s",
 		ss->groups[g].threads, ss->groups[g].threads == 1 ? "" : "s",
