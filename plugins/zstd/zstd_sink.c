@@ -8,8 +8,13 @@
  * COMPRESSED feature {zstd, level, ratio, mmap_len} and the final header.
  * Record framing and the mmap_len bound: perfsink_kit_zframe (perfsink/kit.h).
  *
+ * Compression: the engine's stage (sink ABI 1.9, sink.h COMPRESSED INPUT)
+ * compresses once for every sink of this level, on `threads` workers of
+ * its own, and write() gets COMPRESSED buffers; under a host without it
+ * the pipe's workers compress (perfsink_kit_zframe) as below.
+ *
  * Flow: write() takes a reference and queues the buffer; a worker feeds it
- * to zstd at once and releases it.  A batch (one aio write, and with
+ * to the batch (compressing it when the host did not) and releases it.  A batch (one aio write, and with
  * several threads one zstd frame) closes at min_batch bytes, like perf
  * --mmap-flush, 500 ms after it began (what a kill -9 can lose), or at
  * barrier().  The writer appends batches in order:
@@ -78,7 +83,7 @@ struct zsink {
 	KEY(KEY_LEVEL, "level", PERFSINK_KEY_INT, "1", 1, 22, NULL,                       \
 	    "zstd compression level (1 fastest, 22 smallest)", struct zsink, level)       \
 	KEY(KEY_THREADS, "threads", PERFSINK_KEY_INT, "2", 1, 64, NULL,                   \
-	    "compression threads; 1 keeps one zstd stream per file", struct zsink, threads) \
+	    "compression threads (the engine's stage of this level takes the most asked)", struct zsink, threads) \
 	KEY(KEY_MIN_BATCH, "min_batch", PERFSINK_KEY_SIZE, "128K", 0, 1LL << 30, NULL,    \
 	    "ring bytes gathered before a compress call (like --mmap-flush)",             \
 	    struct zsink, min_batch)                                                      \
