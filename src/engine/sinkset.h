@@ -170,6 +170,8 @@ int sinkset_host_want_compressed(const struct perfsink_instance *inst,
 int sinkset_z_start(struct sinkset *ss);
 void sinkset_z_write(struct sinkset *ss, struct perfsink_buf *buf, uint32_t samples);
 void sinkset_z_flush(struct sinkset *ss);
+/* Hand on what the stages have done so far, without waiting (the record loop). */
+void sinkset_z_poll(struct sinkset *ss);
 void sinkset_z_end(struct sinkset *ss);
 /* Give buf to live instance si (or count it not written); for sinkset_z.c. */
 void sinkset_write_one(struct sinkset *ss, struct sink_inst *si, struct perfsink_buf *buf,

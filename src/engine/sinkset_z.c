@@ -2,8 +2,8 @@
  * The sink set's compression stages (sink ABI 1.9, COMPRESSED INPUT in
  * sink.h): instances that asked for the same (level, chunk) read from one
  * stage, so their bytes are compressed once; the engine thread hands each
- * stage's output on, in stream order, as it is done (at every write) and
- * all of it before any barrier.
+ * stage's output on, in stream order, as it is done (at every write and
+ * every pass of the record loop) and all of it before any barrier.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -98,6 +98,12 @@ void sinkset_z_write(struct sinkset *ss, struct perfsink_buf *buf, uint32_t samp
 			}
 		deliver(ss, g, false);
 	}
+}
+
+void sinkset_z_poll(struct sinkset *ss)
+{
+	for (unsigned g = 0; g < ss->nr_stages; g++)
+		deliver(ss, g, false);
 }
 
 void sinkset_z_flush(struct sinkset *ss)
