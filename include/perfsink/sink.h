@@ -69,6 +69,33 @@
  * Byte ranges returned in struct perfsink_bytes are owned by the caller of
  * the helper and freed with host->bytes_free.
  *
+ * COMPRESSED INPUT (ABI 1.9).  A sink that writes zstd-compressed perf
+ * data does not compress it itself: from open() it calls
+ * host->want_compressed(inst, &want) (perfsink_want_compressed() below).
+ * The engine then runs one compression stage per distinct (level, chunk)
+ * among the instances that asked, on worker threads of its own (never the
+ * drain thread), and hands every such instance, instead of each RING
+ * buffer, a PERFSINK_BUF_COMPRESSED buffer made from it once for all of
+ * them:
+ *   - data: whole records: the ring records cut into chunks of whole
+ *     records of at most PERFSINK_Z_CHUNK bytes, each chunk one
+ *     PERF_RECORD_COMPRESSED record holding an independent zstd frame
+ *     (perfsink_kit_zframe_records; a chunk that would not shrink stays
+ *     raw), then the raw buffer's FINISHED_ROUND (tail_round) as it was.
+ *     Announce mmap_len >= PERFSINK_Z_MMAP_LEN in the COMPRESSED feature;
+ *   - records, task_records, samples lost with it: those of the raw
+ *     buffer (what losing this buffer loses); raw_len its raw bytes;
+ *   - task_data/task_len: the raw buffer's COMM, FORK, MMAP and MMAP2
+ *     records, uncompressed, for sinks that track processes (task_len 0
+ *     when task_records is 0);
+ *   - cpu, seq, tail_round as the raw buffer's; not placed for O_DIRECT.
+ * SYNTH buffers come as they are (raw records are valid in a compressed
+ * stream).  Order is the stream's: every buffer, compressed or not, in
+ * dispatch order.  The instance's barrier() comes only after the stage
+ * has handed it everything dispatched before, so a barrier covers the
+ * stage's queue.  An instance that did not ask gets raw buffers as
+ * before.  Buffers are refcounted as any other (host->buf_get/buf_put).
+ *
  * RETURN VALUES.  0 on success, a negative errno on failure.  A failure from
  * open() aborts the run before any event is opened.  A failure from start(),
  * write(), barrier() or rotate() marks the instance failed: the sink logs
@@ -85,6 +112,7 @@
 #ifndef PERFSINK_SINK_H
 #define PERFSINK_SINK_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -218,6 +246,7 @@ enum perfsink_record_type {
 enum perfsink_buf_kind {
 	PERFSINK_BUF_RING = 1, /* records copied from one kernel ring */
 	PERFSINK_BUF_SYNTH,    /* records the engine synthesized (COMM, MMAP, ...) */
+	PERFSINK_BUF_COMPRESSED, /* 1.9: a RING buffer compressed (COMPRESSED INPUT) */
 };
 
 /*
@@ -256,6 +285,36 @@ struct perfsink_buf {
 	 * processes or their files walks only the buffers that have some.
 	 */
 	uint32_t task_records;
+	/*
+	 * Since ABI 1.9, set in PERFSINK_BUF_COMPRESSED buffers only (else
+	 * raw_len = len, task_data NULL): the raw buffer's length, and its
+	 * task records (see COMPRESSED INPUT at the top).
+	 */
+	uint32_t task_len;
+	uint64_t raw_len;
+	const uint8_t *task_data;
+};
+
+/* Ring or synthesized bytes buf stands for: raw_len when compressed (1.9). */
+static inline uint64_t perfsink_buf_raw_len(const struct perfsink_buf *b)
+{
+	return b->kind == PERFSINK_BUF_COMPRESSED ? b->raw_len : b->len;
+}
+
+/*
+ * Compressed input (1.9): each COMPRESSED record holds at most this many
+ * bytes of whole records (one record longer than it is one chunk of its
+ * own, kept raw when over PERFSINK_Z_MMAP_LEN); mmap_len to announce.
+ */
+#define PERFSINK_Z_CHUNK (63u * 1024)
+#define PERFSINK_Z_MMAP_LEN 65536u
+
+/* What a sink asks of host->want_compressed (1.9). */
+struct perfsink_zwant {
+	uint32_t level;   /* zstd level, 1..22 */
+	uint32_t threads; /* workers the stage may use for it; 0: the host's choice */
+	uint32_t chunk;   /* 0: PERFSINK_Z_CHUNK (the one frame sinks share) */
+	uint32_t reserved;
 };
 
 /* Memory the host owns (host->pool_regions); never freed by a sink. */
@@ -482,6 +541,18 @@ struct perfsink_host {
 	 */
 	int (*pool_regions)(const struct perfsink_stream *s, struct perfsink_region *out,
 			    unsigned n);
+	/*
+	 * Since ABI 1.9 (check PERFSINK_HOST_HAS; may be NULL).  From open()
+	 * only: this instance wants its RING buffers compressed by the
+	 * engine's stage for want->level (COMPRESSED INPUT above).  Instances
+	 * that ask for the same (level, chunk) share one stage: their bytes
+	 * are compressed once.  0, or -EINVAL (a level or chunk out of
+	 * range), -ENOTSUP (no zstd in this build): then the sink compresses
+	 * itself or fails its open().  The stage's workers count max(threads)
+	 * of those that share it.
+	 */
+	int (*want_compressed)(const struct perfsink_instance *inst,
+			       const struct perfsink_zwant *want);
 };
 
 /* Whether host h has member m (fields appended by later minors). */
@@ -520,6 +591,16 @@ static inline int perfsink_stop_requested(const struct perfsink_instance *inst)
 
 	return PERFSINK_HOST_HAS(h, stop_requested) && h->stop_requested
 		? h->stop_requested(inst) : 0;
+}
+
+/* host->want_compressed(inst, w) when the host has it (ABI 1.9), else -ENOTSUP. */
+static inline int perfsink_want_compressed(const struct perfsink_instance *inst,
+					   const struct perfsink_zwant *w)
+{
+	const struct perfsink_host *h = inst->host;
+
+	return PERFSINK_HOST_HAS(h, want_compressed) && h->want_compressed
+		? h->want_compressed(inst, w) : -ENOTSUP;
 }
 
 /* -------------------------------------------------------------------- ops */

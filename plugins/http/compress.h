@@ -6,6 +6,10 @@
  * FINISHED_ROUND closing a buffer is kept as it is.
  *
  * Single-threaded: one compressor belongs to the sink's thread.
+ *
+ * Used only under a host without the compression stage (sink ABI < 1.9,
+ * or a test host): a 1.9 host compresses once for every sink of the level
+ * (sink.h, COMPRESSED INPUT) and the uploader makes no compressor.
  */
 #ifndef HTTP_COMPRESS_H
 #define HTTP_COMPRESS_H

@@ -111,6 +111,12 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 		key = -1;
 		/* No part the sink makes is larger: a bigger file is not read. */
 		h->spool.part_max = h->conf.part_size + SPOOL_PART_SLACK;
+		/* Compressed once by the engine for every sink that asks (sink.h,
+		 * COMPRESSED INPUT); the uploader compresses only under a host
+		 * without it. */
+		if (h->conf.compress)
+			h->conf.compress_by_host = perfsink_want_compressed(inst,
+				&(struct perfsink_zwant){ .level = (uint32_t)h->conf.compress_level }) == 0;
 		rc = uploader_new(inst, &h->conf, &h->spool, &h->up);
 		if (rc == -ENOTSUP) {
 			key = K_COMPRESS;
@@ -297,7 +303,11 @@ static void task_records(struct http_sink *h, const struct perfsink_buf *buf)
 	struct perfsink_kit_rec_iter it;
 	struct perfsink_kit_rec r;
 
-	perfsink_kit_rec_iter_init(&it, buf->data, buf->len);
+	/* A compressed buffer carries its task records raw beside (sink ABI 1.9). */
+	if (buf->kind == PERFSINK_BUF_COMPRESSED)
+		perfsink_kit_rec_iter_init(&it, buf->task_data, buf->task_len);
+	else
+		perfsink_kit_rec_iter_init(&it, buf->data, buf->len);
 	while (perfsink_kit_rec_next(&it, &r)) {
 		pid_set_record(&h->pids, r.p, r.type, r.size, task_seen, &h->roots);
 		dump_set_record(&h->dumps, r.p, r.type, r.size);

@@ -26,7 +26,7 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	u->conf = conf;
 	u->spool = spool;
 	part_cutter_init(&u->cut, conf->part_size, conf->max_latency_ms);
-	if (conf->compress) {
+	if (conf->compress && !conf->compress_by_host) {
 		u->comp = compressor_new(conf->compress_level);
 		if (!u->comp) {
 			free(u);
@@ -122,7 +122,7 @@ int uploader_write(struct uploader *u, struct perfsink_buf *buf)
 	rc = push(u, j);
 	if (rc == 0) {
 		pthread_mutex_lock(&u->ship.lock);
-		u->ship.st.bytes_in += buf->len;
+		u->ship.st.bytes_in += perfsink_buf_raw_len(buf); /* before compression */
 		u->ship.st.buffers++;
 		pthread_mutex_unlock(&u->ship.lock);
 	}

@@ -21,7 +21,7 @@ int zs_batch_add(struct zs_batch *b, struct perfsink_buf *buf)
 		b->cap = cap;
 	}
 	b->bufs[b->nr++] = buf;
-	b->in_bytes += buf->len;
+	b->in_bytes += perfsink_buf_raw_len(buf);
 	return 0;
 }
 
@@ -39,6 +39,9 @@ int zs_batch_feed(struct zs_batch *b, struct perfsink_kit_zframe *f, const struc
 	int err;
 
 	b->records += perfsink_kit_buf_records(buf);
+	/* Compressed by the engine's stage (sink ABI 1.9): whole records already. */
+	if (buf->kind == PERFSINK_BUF_COMPRESSED)
+		return batch_raw(b, f, buf->data, buf->len);
 	if (buf->kind == PERFSINK_BUF_RING && buf->tail_round <= buf->len)
 		comp = buf->len - buf->tail_round;
 	if (!comp)

@@ -32,7 +32,7 @@ struct zs_batch {
 	struct perfsink_buf **bufs;
 	unsigned nr, cap, taken;
 	int closed;          /* no more buffers will be added */
-	uint64_t in_bytes;   /* sum of the buffers' len */
+	uint64_t in_bytes;   /* sum of the buffers' raw lengths (perfsink_buf_raw_len) */
 	/* Output, made by the worker. */
 	uint64_t records;    /* perf records of the input consumed */
 	struct perfsink_kit_buf out;

@@ -75,14 +75,18 @@ static void worker_feed(struct zs_worker *wk, struct zs_batch *b, struct perfsin
 	struct zs_pipe *p = wk->p;
 	uint64_t in0 = wk->frame.in_bytes, out0 = wk->frame.out_bytes;
 
+	/* Compressed by the engine's stage (sink ABI 1.9): its raw and made bytes. */
+	int host_z = buf->kind == PERFSINK_BUF_COMPRESSED && !failed && !b->err;
+	uint64_t zin = host_z ? buf->raw_len : 0, zout = host_z ? buf->len : 0;
+
 	if (failed || b->err)
 		b->records += perfsink_kit_buf_records(buf);
 	else
 		b->err = zs_batch_feed(b, &wk->frame, buf);
 	p->host->buf_put(buf);
 	pthread_mutex_lock(&p->mu);
-	p->st.comp_in += wk->frame.in_bytes - in0;
-	p->st.comp_out += wk->frame.out_bytes - out0;
+	p->st.comp_in += wk->frame.in_bytes - in0 + zin;
+	p->st.comp_out += wk->frame.out_bytes - out0 + zout;
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -315,7 +319,7 @@ int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
 	int err;
 
 	pthread_mutex_lock(&p->mu);
-	while (!pipe_err(p) && p->pending_in && p->pending_in + buf->len > p->cfg.max_pending) {
+	while (!pipe_err(p) && p->pending_in && p->pending_in + perfsink_buf_raw_len(buf) > p->cfg.max_pending) {
 		/* What waits must be able to finish: close the gathering batch. */
 		if (p->tail && !p->tail->closed) {
 			p->tail->closed = 1;
@@ -329,7 +333,7 @@ int zs_pipe_push(struct zs_pipe *p, struct perfsink_buf *buf)
 		err = -ENOMEM;
 	if (!err) {
 		p->host->buf_get(buf);
-		p->pending_in += buf->len;
+		p->pending_in += perfsink_buf_raw_len(buf);
 		if (b->in_bytes >= p->cfg.min_batch)
 			b->closed = 1;
 		pthread_cond_broadcast(&p->work_cv);

@@ -13,6 +13,10 @@
  *                                       in order, to the zs_file; the aio
  *                                       thread frees them.
  *
+ * Under a 1.9 host the buffers come compressed by the engine's stage
+ * (COMPRESSED, whole records) and a batch only gathers them: one worker.
+ * The rest of this comment is the pipe compressing itself (older host).
+ *
  * With one worker the frame stays open across batches (one continuous zstd
  * stream per file, like perf -z, best ratio).  With more, every batch ends
  * its frame so workers are independent; perf reads both.

@@ -8,8 +8,13 @@
  * COMPRESSED feature {zstd, level, ratio, mmap_len} and the final header.
  * Record framing and the mmap_len bound: perfsink_kit_zframe (perfsink/kit.h).
  *
+ * Compression: the engine's stage (sink ABI 1.9, sink.h COMPRESSED INPUT)
+ * compresses once for every sink of this level, on `threads` workers of
+ * its own, and write() gets COMPRESSED buffers; under a host without it
+ * the pipe's workers compress (perfsink_kit_zframe) as below.
+ *
  * Flow: write() takes a reference and queues the buffer; a worker feeds it
- * to zstd at once and releases it.  A batch (one aio write, and with
+ * to the batch (compressing it when the host did not) and releases it.  A batch (one aio write, and with
  * several threads one zstd frame) closes at min_batch bytes, like perf
  * --mmap-flush, 500 ms after it began (what a kill -9 can lose), or at
  * barrier().  The writer appends batches in order:
@@ -50,6 +55,7 @@ struct zsink {
 	unsigned threads, cblocks;
 	uint64_t min_batch, max_pending;
 	int symbols;
+	int by_host;              /* the engine's stage compresses (sink ABI 1.9) */
 	pthread_t sym_thread;     /* writes the symbol archive of the last output */
 	int sym_running;
 	char *sym_path;           /* that output */
@@ -77,7 +83,7 @@ struct zsink {
 	KEY(KEY_LEVEL, "level", PERFSINK_KEY_INT, "1", 1, 22, NULL,                       \
 	    "zstd compression level (1 fastest, 22 smallest)", struct zsink, level)       \
 	KEY(KEY_THREADS, "threads", PERFSINK_KEY_INT, "2", 1, 64, NULL,                   \
-	    "compression threads; 1 keeps one zstd stream per file", struct zsink, threads) \
+	    "compression threads (the engine's stage of this level takes the most asked)", struct zsink, threads) \
 	KEY(KEY_MIN_BATCH, "min_batch", PERFSINK_KEY_SIZE, "128K", 0, 1LL << 30, NULL,    \
 	    "ring bytes gathered before a compress call (like --mmap-flush)",             \
 	    struct zsink, min_batch)                                                      \
@@ -129,6 +135,13 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 		free(z);
 		return r;
 	}
+	/*
+	 * Compressed once by the engine for every sink of this level (sink.h,
+	 * COMPRESSED INPUT): its workers are ours; the pipe only writes.
+	 * Under a host without it the pipe's workers compress.
+	 */
+	z->by_host = perfsink_want_compressed(inst, &(struct perfsink_zwant){
+		.level = (uint32_t)z->level, .threads = z->threads }) == 0;
 	*ctx = z;
 	return 0;
 }
@@ -186,7 +199,8 @@ static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 static int zstd_start(void *ctx, const struct perfsink_stream *s)
 {
 	struct zsink *z = ctx;
-	struct zs_pipe_config pc = { z->threads, z->level, z->min_batch, z->max_pending, z->inst };
+	struct zs_pipe_config pc = { z->by_host ? 1 : z->threads, z->level, z->min_batch,
+				     z->max_pending, z->inst };
 	int r;
 
 	char note[512];
@@ -217,10 +231,11 @@ static int zstd_write(void *ctx, struct perfsink_buf *buf)
 		LOG(z, PERFSINK_LOG_ERROR, "out of memory");
 	if (r < 0) /* other errors were logged by the pipe */
 		return z->err = r;
-	z->st.bytes_in += buf->len;
+	/* Counted as the ring bytes they stand for, compressed or not (sink ABI 1.9). */
+	z->st.bytes_in += perfsink_buf_raw_len(buf);
 	z->st.buffers++;
-	z->file_in += buf->len;
-	if (buf->kind == PERFSINK_BUF_RING) {
+	z->file_in += perfsink_buf_raw_len(buf);
+	if (buf->kind == PERFSINK_BUF_RING || buf->kind == PERFSINK_BUF_COMPRESSED) {
 		z->ring_seen = 1;
 		if (!z->first_ring_in)
 			z->first_ring_in = z->file_in;
@@ -337,7 +352,7 @@ static void symbols_start(struct zsink *z)
 static int zsink_finish(struct zsink *z)
 {
 	struct zs_pipe_stats ps;
-	struct perfsink_compression comp = { 1, 0, 0, PERFSINK_KIT_Z_GROUP_MAX };
+	struct perfsink_compression comp = { 1, 0, 0, PERFSINK_Z_MMAP_LEN };
 	struct zs_file_result res;
 	uint64_t in, out;
 	int r;

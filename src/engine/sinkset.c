@@ -128,6 +128,7 @@ const struct perfsink_host sinkset_host = {
 	.output = host_output,
 	.stop_requested = host_stop_requested,
 	.pool_regions = host_pool_regions,
+	.want_compressed = sinkset_host_want_compressed,
 };
 
 void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
@@ -139,6 +140,7 @@ void sink_inst_init(struct sink_inst *si, const struct sink_conf *c)
 	si->pub.host = &sinkset_host;
 	si->pub.values = c->values;
 	si->pub.host_priv = si;
+	si->zgroup = -1;
 }
 
 int sink_inst_open(struct sink_inst *si)
@@ -217,20 +219,23 @@ static void fail(struct sinkset *ss, struct sink_inst *si, int err)
 int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s,
 		  const struct perfsink_stream *whole)
 {
+	int zr = sinkset_z_start(ss);
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
-		int r = si->ops->start(si->ctx, si->conf->no_rotate ? whole : s);
+		int r = zr < 0 && si->zgroup >= 0 ? zr
+			: si->ops->start(si->ctx, si->conf->no_rotate ? whole : s);
 		if (r < 0)
 			fail(ss, si, r);
 	}
 	return ss->nr_stop_failed ? -EPIPE : (sinkset_alive(ss) ? 0 : -EPIPE);
 }
 
-static void not_written(struct sink_inst *si, const struct perfsink_buf *buf, uint32_t samples)
+void sinkset_not_written(struct sink_inst *si, const struct perfsink_buf *buf, uint32_t samples)
 {
 	si->undelivered.records += buf->records;
 	si->undelivered.samples += samples;
-	si->undelivered.bytes += buf->len;
+	/* A compressed buffer stands for its raw bytes (sink ABI 1.9). */
+	si->undelivered.bytes += perfsink_buf_raw_len(buf);
 }
 
 static void accepted(struct sink_inst *si, const struct perfsink_buf *buf, uint32_t samples)
@@ -241,29 +246,42 @@ static void accepted(struct sink_inst *si, const struct perfsink_buf *buf, uint3
 		si->hist_n++;
 }
 
+void sinkset_write_one(struct sinkset *ss, struct sink_inst *si, struct perfsink_buf *buf,
+		       uint32_t samples)
+{
+	if (si->err) {
+		sinkset_not_written(si, buf, samples);
+		return;
+	}
+	int r = si->ops->write(si->ctx, buf);
+	if (r < 0) {
+		fail(ss, si, r);
+		sinkset_not_written(si, buf, samples);
+	} else {
+		accepted(si, buf, samples);
+	}
+}
+
 int sinkset_write(struct sinkset *ss, struct perfsink_buf *buf, uint32_t samples)
 {
 	ss->bytes += buf->len;
 	ss->buffers++;
-	for (unsigned i = 0; i < ss->n; i++) {
-		struct sink_inst *si = &ss->v[i];
-		if (si->err) {
-			not_written(si, buf, samples);
-			continue;
-		}
-		int r = si->ops->write(si->ctx, buf);
-		if (r < 0) {
-			fail(ss, si, r);
-			not_written(si, buf, samples);
-		} else {
-			accepted(si, buf, samples);
-		}
-	}
+	buf->raw_len = buf->len; /* sink ABI 1.9: set in every buffer */
+	for (unsigned i = 0; i < ss->n; i++)
+		if (ss->v[i].zgroup < 0)
+			sinkset_write_one(ss, &ss->v[i], buf, samples);
+	sinkset_z_write(ss, buf, samples);
 	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
+}
+
+void sinkset_fail(struct sinkset *ss, struct sink_inst *si, int err)
+{
+	fail(ss, si, err);
 }
 
 int sinkset_barrier(struct sinkset *ss)
 {
+	sinkset_z_flush(ss); /* a barrier covers what the stages still hold */
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
 		if (si->err)
@@ -458,6 +476,7 @@ int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum)
 {
 	int first = 0;
 	ss->ending = true;
+	sinkset_z_end(ss);
 	for (unsigned i = 0; i < ss->n; i++) {
 		struct sink_inst *si = &ss->v[i];
 		if (!si->opened)
@@ -479,6 +498,7 @@ int sinkset_close(struct sinkset *ss, const struct perfsink_summary *sum)
 
 void sinkset_free(struct sinkset *ss)
 {
+	sinkset_z_end(ss);
 	for (unsigned i = 0; ss->v && i < ss->n; i++)
 		sink_inst_release(&ss->v[i]);
 	free(ss->v);

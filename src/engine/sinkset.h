@@ -6,8 +6,10 @@
 #define PS_SINKSET_H
 #include <stdbool.h>
 #include <perfsink/sink.h>
+#include "engine/zgroup.h"
 
 struct bound_sinks;
+struct zstage;
 struct record_sink_report;
 struct record_output;
 
@@ -46,6 +48,9 @@ struct sink_inst {
 	bool final;
 	struct perfsink_sink_stats final_st;
 	struct sink_loss final_loss;
+	/* Compressed input (sink ABI 1.9): what it asked in open(), its stage. */
+	struct zwant zwant;  /* level 0: raw buffers */
+	int zgroup;          /* index into sinkset.stages; -1: raw */
 };
 
 struct sinkset {
@@ -54,6 +59,11 @@ struct sinkset {
 	unsigned nr_stop_failed; /* failed instances with on_error = stop */
 	uint64_t bytes, buffers; /* handed to the instances (each got them, or lost them) */
 	bool ending;             /* drain/close: outputs done now are in the summary, not printed */
+	/* One compression stage per distinct (level, chunk) asked for (sinkset_z.c). */
+	struct zstage **stages;
+	struct zgroup *groups;
+	unsigned nr_stages;
+	bool stages_made;
 };
 
 extern const struct perfsink_host sinkset_host;
@@ -147,6 +157,29 @@ void sinkset_reports(struct sinkset *ss, struct record_sink_report *out);
 bool sinkset_reader_gone(const struct sinkset *ss);
 /* out[i] for every instance, now, while recording (stats only, no loss walk). */
 void sinkset_progress(struct sinkset *ss, struct record_sink_report *out);
+/*
+ * Compression stages (sinkset_z.c, sink ABI 1.9).  host->want_compressed;
+ * sinkset_z_start makes the stages the instances asked for (once per
+ * run); sinkset_z_write queues buf to each and hands the done ones on in
+ * order; sinkset_z_flush waits until every stage handed on all it had;
+ * sinkset_z_end logs each stage's totals and frees them (what they still
+ * held counts as not written).
+ */
+int sinkset_host_want_compressed(const struct perfsink_instance *inst,
+				 const struct perfsink_zwant *w);
+int sinkset_z_start(struct sinkset *ss);
+void sinkset_z_write(struct sinkset *ss, struct perfsink_buf *buf, uint32_t samples);
+void sinkset_z_flush(struct sinkset *ss);
+/* Hand on what the stages have done so far, without waiting (the record loop). */
+void sinkset_z_poll(struct sinkset *ss);
+void sinkset_z_end(struct sinkset *ss);
+/* Give buf to live instance si (or count it not written); for sinkset_z.c. */
+void sinkset_write_one(struct sinkset *ss, struct sink_inst *si, struct perfsink_buf *buf,
+		       uint32_t samples);
+/* Mark si failed with err (on_error decides what follows). */
+void sinkset_fail(struct sinkset *ss, struct sink_inst *si, int err);
+/* Count buf as not written by si. */
+void sinkset_not_written(struct sink_inst *si, const struct perfsink_buf *buf, uint32_t samples);
 /* Any instance live? */
 bool sinkset_alive(const struct sinkset *ss);
 void sinkset_free(struct sinkset *ss);
