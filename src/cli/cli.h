@@ -52,5 +52,7 @@ int cmd_fetch(int argc, char **argv);   /* cli_fetch.c */
 int cmd_archive(int argc, char **argv);
 int cmd_pprof(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
+/* pprof, flamegraph: run perfsink-profile with argv (profile_exec.c); returns only on failure. */
+int cmd_profile_exec(int argc, char **argv);
 
 #endif

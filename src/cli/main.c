@@ -22,6 +22,12 @@ static int cmd_no_fetch(int argc, char **argv)
 #define cmd_fetch cmd_no_fetch
 #endif
 
+#ifdef PS_HAVE_PPROF
+/* pprof and flamegraph are perfsink-profile's (profile_exec.c). */
+#define cmd_pprof cmd_profile_exec
+#define cmd_flamegraph cmd_profile_exec
+#endif
+
 static const struct command {
 	const char *name;
 	int (*fn)(int argc, char **argv);

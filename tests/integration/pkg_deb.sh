@@ -20,7 +20,7 @@ for t in dpkg-buildpackage dh lintian chrpath unshare; do
 	command -v "$t" >/dev/null ||
 		skip_all "$t is not installed (dpkg-dev debhelper lintian chrpath: ./bootstrap --test installs them)"
 done
-plan 17
+plan 18
 MA=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
 VERSION=$(dpkg-parsechangelog -l "$TOP_SRCDIR/debian/changelog" -S Version)
 inner_make() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$TOP_BUILDDIR" "$@"; }
@@ -76,6 +76,9 @@ drwxr-xr-x /usr/lib/MA/perfsink
 -rw-r--r-- /usr/lib/MA/perfsink/pprof.so
 -rw-r--r-- /usr/lib/MA/perfsink/uring_file.so
 -rw-r--r-- /usr/lib/MA/perfsink/zstd.so
+drwxr-xr-x /usr/libexec
+drwxr-xr-x /usr/libexec/perfsink
+-rwxr-xr-x /usr/libexec/perfsink/perfsink-profile
 drwxr-xr-x /usr/share
 drwxr-xr-x /usr/share/bash-completion
 drwxr-xr-x /usr/share/bash-completion/completions
@@ -156,6 +159,8 @@ in_root() {
 		perfsink check --config /etc/perfsink/fleet.ini -a' >"$T/root.check" 2>&1
 	echo $? >"$T/root.check.rc"
 	ch perfsink sinks >"$T/root.sinks" 2>&1
+	ch perfsink pprof --help >"$T/root.pprof" 2>&1
+	echo $? >"$T/root.pprof.rc"
 	cp "$TOP_SRCDIR/examples/count_sink/count_sink.c" "$r/root/"
 	ch sh -c 'cd /root && cc -shared -fPIC -Wall -Werror $(pkg-config --cflags perfsink) -o count_sink.so count_sink.c $(pkg-config --libs perfsink)' \
 		>"$T/root.cc" 2>&1
@@ -200,6 +205,9 @@ check "perfsink check --config /etc/perfsink/fleet.ini -a passes on the installe
 check "the installed perfsink finds the installed plugins in /usr/lib/$MA/perfsink" \
 	eval "grep -qx '    /usr/lib/$MA/perfsink/aio_file.so' '$T/root.sinks' &&
 	      grep -qx '    /usr/lib/$MA/perfsink/http.so' '$T/root.sinks'" || show "$T/root.sinks"
+check "the installed perfsink runs pprof from /usr/libexec/perfsink/perfsink-profile" \
+	eval "[ \"\$(cat '$T/root.pprof.rc' 2>/dev/null)\" = 0 ] && grep -q '^usage: perfsink pprof' '$T/root.pprof'" ||
+	show "$T/root.pprof"
 check "a sink builds against libperfsink-sink-dev (pkg-config perfsink)" \
 	[ "$(cat "$T/root.cc.rc" 2>/dev/null)" = 0 ] || show "$T/root.cc"
 # dpkg -r keeps the conffiles and the service's data (Debian policy 6.5,
