@@ -47,6 +47,7 @@ struct dso_hits {
 	unsigned nr_buckets, n;
 	struct recent recent[RECENT];
 	unsigned recent_next; /* the slot the next lookup fills */
+	unsigned recent_last; /* the slot the last lookup found or filled */
 	struct dying_list dying[2]; /* [0] this pass, [1] the pass before */
 };
 
@@ -221,15 +222,26 @@ struct dso_entry *dso_hits_find(struct dso_hits *h, int32_t pid, uint64_t ip)
 	struct recent *c;
 	uint32_t i;
 
+	/* The slot the last lookup used first: a storm's samples repeat it. */
+	c = &h->recent[h->recent_last];
+	if (c->valid && c->pid == pid && ip >= c->r.start && ip < c->r.end)
+		return c->r.d;
 	for (i = 0; i < RECENT; i++) {
 		c = &h->recent[i];
-		if (c->valid && c->pid == pid && ip >= c->r.start && ip < c->r.end)
+		if (c->valid && c->pid == pid && ip >= c->r.start && ip < c->r.end) {
+			h->recent_last = i;
 			return c->r.d;
+		}
 	}
-	if (!(p = proc_find(h, pid)))
+	h->recent_last = h->recent_next++ % RECENT;
+	c = &h->recent[h->recent_last];
+	/* A pid with no maps (the kernel's, no modules) is a miss everywhere,
+	 * until a map or fork makes it one: both forget the recent slots. */
+	if (!(p = proc_find(h, pid))) {
+		*c = (struct recent){ pid, true, { 0, UINT64_MAX, NULL, 0 } };
 		return NULL;
+	}
 	i = lower_bound(p, ip + 1); /* the first range starting after ip */
-	c = &h->recent[h->recent_next++ % RECENT];
 	*c = (struct recent){ pid, true, { i ? p->v[i - 1].end : 0, i < p->n ? p->v[i].start : UINT64_MAX, NULL, 0 } };
 	if (i && ip < p->v[i - 1].end)
 		c->r = p->v[i - 1];

@@ -33,6 +33,29 @@ static void lookups_in_and_around_ranges(void **state)
 	dso_hits_free(h);
 }
 
+/* A pid with no maps is a cached miss, until a map or a fork gives it some. */
+static void a_process_without_maps_then_with(void **state)
+{
+	struct dso_hits *h = dso_hits_new();
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		assert_ptr_equal(dso_hits_find(h, -1, 0xffffffffc0001000), NULL); /* no modules yet */
+		assert_ptr_equal(dso_hits_find(h, 30, 0x1000), NULL);
+	}
+	dso_hits_map(h, -1, 0xffffffffc0000000, 0x2000, DK, 0);
+	assert_ptr_equal(dso_hits_find(h, -1, 0xffffffffc0001000), DK);
+	assert_ptr_equal(dso_hits_find(h, 30, 0x1000), NULL);
+	dso_hits_map(h, 31, 0x1000, 0x1000, DA, 0);
+	dso_hits_fork(h, 30, 31, 0);
+	assert_ptr_equal(dso_hits_find(h, 30, 0x1000), DA);
+	assert_ptr_equal(dso_hits_find(h, 32, 0x1000), NULL);
+	dso_hits_map(h, 32, 0x1000, 0x1000, DB, 0);
+	assert_ptr_equal(dso_hits_find(h, 32, 0x1000), DB);
+	assert_ptr_equal(dso_hits_find(h, 30, 0x1000), DA);
+	dso_hits_free(h);
+}
+
 static void a_new_mapping_replaces_what_it_overlaps(void **state)
 {
 	struct dso_hits *h = dso_hits_new();
@@ -165,6 +188,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lookups_in_and_around_ranges),
+		cmocka_unit_test(a_process_without_maps_then_with),
 		cmocka_unit_test(a_new_mapping_replaces_what_it_overlaps),
 		cmocka_unit_test(a_child_has_its_parents_maps_an_exit_frees_them_later),
 		cmocka_unit_test(many_processes_and_ranges),
