@@ -547,8 +547,9 @@ struct perfsink_host {
 	 * engine's stage for want->level (COMPRESSED INPUT above).  Instances
 	 * that ask for the same (level, chunk) share one stage: their bytes
 	 * are compressed once.  0, or -EINVAL (a level or chunk out of
-	 * range), -ENOTSUP (no zstd in this build): then the sink compresses
-	 * itself or fails its open().  The stage's workers count max(threads)
+	 * range), -ENOTSUP (no zstd in this build): then the sink fails its
+	 * open() with one message saying it needs this stage (sink ABI 1.9);
+	 * perfsink's sinks have no compressor of their own.  The stage's workers count max(threads)
 	 * of those that share it.
 	 */
 	int (*want_compressed)(const struct perfsink_instance *inst,

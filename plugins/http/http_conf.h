@@ -43,7 +43,6 @@ struct http_conf {
 	size_t multipart_chunk;
 	int compress;           /* 0 none, 1 zstd */
 	int compress_level;
-	int compress_by_host;   /* compress = zstd done by the engine's stage (sink ABI 1.9) */
 	enum http_symbols symbols;
 	uint64_t symbols_max;   /* bytes of one shipped file at most */
 	uint64_t symbols_budget; /* bytes shipped per session at most; 0: no limit */

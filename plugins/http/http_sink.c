@@ -17,7 +17,6 @@
  * reports the gap ("lost N chunks").
  */
 #include "buildids.h"
-#include "compress.h"
 #include "held_roots.h"
 #include "http_conf.h"
 #include "jitdumps.h"
@@ -85,6 +84,30 @@ static void open_error(const struct perfsink_instance *inst, int key, const char
 		inst->host->log(inst, PERFSINK_LOG_ERROR, "%s", err);
 }
 
+/*
+ * compress = zstd: the engine compresses once for every sink of the level
+ * (sink.h, COMPRESSED INPUT), and write() gets COMPRESSED buffers.  The
+ * sink has no compressor of its own, so a host without the stage (older
+ * than sink ABI 1.9, or built without zstd) cannot run it.
+ */
+static int want_stage(const struct perfsink_instance *inst, const struct http_conf *c,
+		      char *err, size_t n)
+{
+	int rc;
+
+	if (!c->compress)
+		return 0;
+	rc = perfsink_want_compressed(inst,
+		&(struct perfsink_zwant){ .level = (uint32_t)c->compress_level });
+	if (rc == -ENOTSUP)
+		snprintf(err, n, "compress = zstd needs a host with the engine's compression stage "
+			 "(sink ABI 1.9) built with zstd");
+	else if (rc < 0)
+		snprintf(err, n, "compress = zstd: the engine's compression stage refused level %d: %s",
+			 c->compress_level, strerror(-rc));
+	return rc;
+}
+
 static int http_open(const struct perfsink_instance *inst, void **ctx)
 {
 	struct http_sink *h = calloc(1, sizeof(*h));
@@ -111,17 +134,13 @@ static int http_open(const struct perfsink_instance *inst, void **ctx)
 		key = -1;
 		/* No part the sink makes is larger: a bigger file is not read. */
 		h->spool.part_max = h->conf.part_size + SPOOL_PART_SLACK;
-		/* Compressed once by the engine for every sink that asks (sink.h,
-		 * COMPRESSED INPUT); the uploader compresses only under a host
-		 * without it. */
-		if (h->conf.compress)
-			h->conf.compress_by_host = perfsink_want_compressed(inst,
-				&(struct perfsink_zwant){ .level = (uint32_t)h->conf.compress_level }) == 0;
-		rc = uploader_new(inst, &h->conf, &h->spool, &h->up);
-		if (rc == -ENOTSUP) {
+		rc = want_stage(inst, &h->conf, err, sizeof(err));
+		if (rc < 0)
 			key = K_COMPRESS;
-			snprintf(err, sizeof(err), "compress = zstd: this build has no zstd support");
-		} else if (rc < 0)
+	}
+	if (rc == 0) {
+		rc = uploader_new(inst, &h->conf, &h->spool, &h->up);
+		if (rc < 0)
 			snprintf(err, sizeof(err), "cannot start the upload thread: %s", strerror(-rc));
 	}
 	if (rc < 0) {
@@ -201,7 +220,7 @@ static void stream_report(struct http_sink *h, const struct perfsink_stream *s, 
 static int http_stream_begin(struct http_sink *h, const struct perfsink_stream *stream)
 {
 	const struct perfsink_host *host = h->inst->host;
-	struct perfsink_compression comp = { 1, 0, 0, COMPRESS_MMAP_LEN };
+	struct perfsink_compression comp = { 1, 0, 0, PERFSINK_Z_MMAP_LEN };
 	struct perfsink_bytes hdr = { 0 };
 	char *session;
 	int rc;

@@ -4,7 +4,6 @@
  * ship.lock, wake it, and wait for it (barrier, upload, drain).
  */
 #include "uploader_int.h"
-#include "compress.h"
 #include "http_conf.h"
 
 #include <errno.h>
@@ -26,13 +25,6 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 	u->conf = conf;
 	u->spool = spool;
 	part_cutter_init(&u->cut, conf->part_size, conf->max_latency_ms);
-	if (conf->compress && !conf->compress_by_host) {
-		u->comp = compressor_new(conf->compress_level);
-		if (!u->comp) {
-			free(u);
-			return -ENOTSUP;
-		}
-	}
 	rc = ship_init(&u->ship, inst, &conf->ship, spool);
 	u->ship.backlog_sent_fn = backlog_buildids;
 	u->ship.backlog_sent_arg = u;
@@ -47,7 +39,6 @@ int uploader_new(const struct perfsink_instance *inst, const struct http_conf *c
 		return 0;
 	}
 	ship_destroy(&u->ship);
-	compressor_free(u->comp);
 	free(u->key_base);
 	free(u);
 	return rc;
@@ -234,7 +225,6 @@ int uploader_close(struct uploader *u, int64_t drain_ms)
 
 	perfsink_kit_worker_free(u->worker);
 	part_cutter_destroy(&u->cut);
-	compressor_free(u->comp);
 	ship_destroy(&u->ship);
 	free(u->key_base);
 	free(u);

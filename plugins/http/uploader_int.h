@@ -36,7 +36,6 @@ struct uploader {
 	struct part_cutter cut;
 	char *key_base;            /* "{host}/{session}" of the parts being cut */
 	int64_t start_ns;          /* CLOCK_REALTIME its stream began */
-	struct compressor *comp;   /* compress = zstd, else NULL */
 	int end_queued;            /* the end marker of key_base is queued */
 	int have_stream;           /* key_base names a stream begun by start() */
 	int interrupted;           /* a second Ctrl-C ended the drain */

@@ -1,11 +1,10 @@
 /*
- * The uploader's part cutting, on its thread: buffers (compressed with
- * compress = zstd) into parts of whole records, a stream's prologue and
+ * The uploader's part cutting, on its thread: buffers (with compress =
+ * zstd, COMPRESSED by the engine's stage) into parts of whole records, a stream's prologue and
  * epilogue as parts of their own, its end marker; each part named and
  * handed to the shipper (ship.h).
  */
 #include "uploader_int.h"
-#include "compress.h"
 #include "http_conf.h"
 
 #include <errno.h>
@@ -122,13 +121,8 @@ void buffers_append(struct uploader *u, struct perfsink_buf **bufs, size_t n)
 		/* Counted by the host since ABI 1.1; 0 from a host that did not. */
 		uint64_t records = bufs[i]->records ? bufs[i]->records
 						    : perfsink_kit_records_count(d, len, NULL);
-		int rc = 0;
+		int rc = part_cutter_append(&u->cut, d, len, records, perfsink_coll_mono_ms(), &sealed);
 
-		if (u->comp)
-			rc = compressor_run(u->comp, bufs[i]->data, bufs[i]->len, bufs[i]->tail_round,
-					    &d, &len);
-		if (rc == 0)
-			rc = part_cutter_append(&u->cut, d, len, records, perfsink_coll_mono_ms(), &sealed);
 		if (rc < 0 && !u->ship.err) {
 			LOG(u, ERROR, "cannot add a buffer to a part: %s", strerror(-rc));
 			ship_fail(&u->ship, rc);

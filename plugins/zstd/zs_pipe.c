@@ -7,24 +7,17 @@
 #include "zs_pipe.h"
 
 /*
- * A batch also closes this long after a worker took it, however little it
+ * A batch also closes this long after the gatherer took it, however little it
  * holds, so what a kill -9 can take with it (the gathering batch, in
  * memory) is at most about this much of the recording.
  */
 #define ZS_BATCH_MAX_MS 500
 
-struct zs_worker {
-	struct zs_pipe *p;
-	pthread_t tid;
-	struct perfsink_kit_zframe frame;
-	unsigned gen;           /* file generation of the frame's stream */
-};
-
 struct zs_pipe {
 	struct zs_pipe_config cfg;
 	const struct perfsink_host *host;
-	struct zs_worker *workers;
-	unsigned nr_workers;
+	pthread_t gatherer;         /* copies the buffers into batches */
+	int gathering;              /* it was started */
 	/* Appends DONE batches in order; its error is the pipe's, sticky. */
 	struct perfsink_kit_worker *writer;
 
@@ -32,12 +25,11 @@ struct zs_pipe {
 	pthread_cond_t work_cv;     /* a buffer or batch was queued, or stop */
 	pthread_cond_t done_cv;     /* a batch finished, left, or was written */
 	struct zs_batch *head, *tail; /* not yet written (their jobs are queued) */
-	struct zs_batch *next_claim;  /* oldest batch no worker took */
+	struct zs_batch *next_claim;  /* oldest batch the gatherer did not take */
 	unsigned writing;           /* batches given to the file, not done */
 	int appending;              /* the writer is inside zs_file_append */
 	uint64_t pending_in;        /* input bytes pushed, not yet done */
 	struct zs_file *file;
-	unsigned gen;
 	int stop;
 	struct zs_pipe_stats st;
 };
@@ -68,40 +60,33 @@ static void pipe_count_drop(struct zs_pipe *p, struct zs_batch *b)
 	p->st.dropped_records += b->records;
 }
 
-/* Worker, without the lock: compress one buffer and release it. */
-static void worker_feed(struct zs_worker *wk, struct zs_batch *b, struct perfsink_buf *buf,
+/*
+ * Gatherer, without the lock: copy one buffer and release it; the stage's
+ * raw and compressed bytes of it make the ratio.
+ */
+static void gather_feed(struct zs_pipe *p, struct zs_batch *b, struct perfsink_buf *buf,
 			int failed)
 {
-	struct zs_pipe *p = wk->p;
-	uint64_t in0 = wk->frame.in_bytes, out0 = wk->frame.out_bytes;
-
-	/* Compressed by the engine's stage (sink ABI 1.9): its raw and made bytes. */
-	int host_z = buf->kind == PERFSINK_BUF_COMPRESSED && !failed && !b->err;
-	uint64_t zin = host_z ? buf->raw_len : 0, zout = host_z ? buf->len : 0;
+	int z = buf->kind == PERFSINK_BUF_COMPRESSED && !failed && !b->err;
 
 	if (failed || b->err)
 		b->records += perfsink_kit_buf_records(buf);
 	else
-		b->err = zs_batch_feed(b, &wk->frame, buf);
+		b->err = zs_batch_feed(b, buf);
+	if (z) {
+		pthread_mutex_lock(&p->mu);
+		p->st.comp_in += buf->raw_len;
+		p->st.comp_out += buf->len;
+		pthread_mutex_unlock(&p->mu);
+	}
 	p->host->buf_put(buf);
-	pthread_mutex_lock(&p->mu);
-	p->st.comp_in += wk->frame.in_bytes - in0 + zin;
-	p->st.comp_out += wk->frame.out_bytes - out0 + zout;
-	pthread_mutex_unlock(&p->mu);
 }
 
-/* Worker: take b's buffers as they come until it is closed.  p->mu held. */
-static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
+/* Gatherer: take b's buffers as they come until it is closed.  p->mu held. */
+static void gather_batch(struct zs_pipe *p, struct zs_batch *b)
 {
-	struct zs_pipe *p = wk->p;
-	uint64_t out0;
-
 	struct timespec deadline;
 
-	if (wk->gen != b->gen) { /* new file: new stream */
-		b->err = perfsink_kit_zframe_reset(&wk->frame);
-		wk->gen = b->gen;
-	}
 	perfsink_kit_deadline(CLOCK_MONOTONIC, ZS_BATCH_MAX_MS, &deadline);
 	for (;;) {
 		if (b->taken < b->nr) {
@@ -110,7 +95,7 @@ static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
 
 			b->bufs[b->taken++] = NULL;
 			pthread_mutex_unlock(&p->mu);
-			worker_feed(wk, b, buf, failed);
+			gather_feed(p, b, buf, failed);
 			pthread_mutex_lock(&p->mu);
 		} else if (b->closed) {
 			break;
@@ -118,22 +103,13 @@ static void worker_batch(struct zs_worker *wk, struct zs_batch *b)
 			b->closed = 1; /* the next push opens a new batch */
 		}
 	}
-	pthread_mutex_unlock(&p->mu);
-	out0 = wk->frame.out_bytes;
-	if (!b->err)
-		b->err = zs_batch_finish(b, &wk->frame, p->nr_workers > 1);
-	if (b->err)
-		perfsink_kit_zframe_reset(&wk->frame); /* never continue a stream that lost bytes */
-	pthread_mutex_lock(&p->mu);
-	p->st.comp_out += wk->frame.out_bytes - out0;
 	b->state = ZB_DONE;
 	pthread_cond_broadcast(&p->done_cv);
 }
 
-static void *worker_main(void *arg)
+static void *gather_main(void *arg)
 {
-	struct zs_worker *wk = arg;
-	struct zs_pipe *p = wk->p;
+	struct zs_pipe *p = arg;
 
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
@@ -147,7 +123,7 @@ static void *worker_main(void *arg)
 		p->next_claim = b->next;
 		b->claimed = 1;
 		b->state = ZB_BUSY;
-		worker_batch(wk, b);
+		gather_batch(p, b);
 	}
 	pthread_mutex_unlock(&p->mu);
 	return NULL;
@@ -196,7 +172,7 @@ static void writer_append(struct zs_pipe *p, struct zs_batch *b)
 
 /*
  * The writer's job for b, queued when b was opened: so batches are written
- * in that order.  Waits until a worker is done with b.
+ * in that order.  Waits until the gatherer is done with b.
  */
 static int writer_batch(struct perfsink_kit_job *job, int err)
 {
@@ -222,28 +198,6 @@ static int writer_batch(struct perfsink_kit_job *job, int err)
 	return 0;
 }
 
-static int pipe_start_threads(struct zs_pipe *p)
-{
-	unsigned i;
-	int r;
-
-	for (i = 0; i < p->cfg.threads; i++) {
-		struct zs_worker *wk = &p->workers[i];
-
-		wk->p = p;
-		r = perfsink_kit_zframe_init(&wk->frame, p->cfg.level);
-		if (r)
-			return r;
-		r = -pthread_create(&wk->tid, NULL, worker_main, wk);
-		if (r) {
-			perfsink_kit_zframe_fini(&wk->frame);
-			return r;
-		}
-		p->nr_workers++;
-	}
-	return 0;
-}
-
 int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out)
 {
 	struct zs_pipe *p = calloc(1, sizeof(*p));
@@ -254,21 +208,16 @@ int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out)
 		return -ENOMEM;
 	p->cfg = *cfg;
 	p->host = cfg->inst->host;
-	p->workers = calloc(cfg->threads, sizeof(*p->workers));
-	if (!p->workers) {
-		free(p);
-		return -ENOMEM;
-	}
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_condattr_init(&mono);
 	pthread_condattr_setclock(&mono, CLOCK_MONOTONIC);
-	pthread_cond_init(&p->work_cv, &mono); /* worker_batch's deadline */
+	pthread_cond_init(&p->work_cv, &mono); /* gather_batch's deadline */
 	pthread_condattr_destroy(&mono);
 	pthread_cond_init(&p->done_cv, NULL);
-	/* The writer first: workers read its error. */
+	/* The writer first: the gatherer reads its error. */
 	r = perfsink_kit_worker_new(&(struct perfsink_kit_worker_conf){ .host = p->host }, &p->writer);
-	if (!r)
-		r = pipe_start_threads(p);
+	if (!r && !(r = -pthread_create(&p->gatherer, NULL, gather_main, p)))
+		p->gathering = 1;
 	if (r) {
 		zs_pipe_destroy(p);
 		return r;
@@ -281,7 +230,6 @@ void zs_pipe_set_file(struct zs_pipe *p, struct zs_file *f)
 {
 	pthread_mutex_lock(&p->mu);
 	p->file = f;
-	p->gen++;
 	pthread_mutex_unlock(&p->mu);
 }
 
@@ -295,7 +243,6 @@ static struct zs_batch *pipe_open_batch(struct zs_pipe *p)
 	b = zs_batch_new();
 	if (!b)
 		return NULL;
-	b->gen = p->gen;
 	b->write.run = writer_batch;
 	b->write.ctx = p;
 	/* Refused only with the sticky error, which push() checked under p->mu. */
@@ -372,25 +319,20 @@ void zs_pipe_stats(struct zs_pipe *p, struct zs_pipe_stats *out)
 
 void zs_pipe_destroy(struct zs_pipe *p)
 {
-	unsigned i;
-
 	if (!p)
 		return;
-	if (p->writer && p->nr_workers == p->cfg.threads)
+	if (p->writer && p->gathering)
 		zs_pipe_wait_idle(p);
 	pthread_mutex_lock(&p->mu);
 	p->stop = 1;
 	pthread_cond_broadcast(&p->work_cv);
 	pthread_cond_broadcast(&p->done_cv);
 	pthread_mutex_unlock(&p->mu);
-	for (i = 0; i < p->nr_workers; i++) {
-		pthread_join(p->workers[i].tid, NULL);
-		perfsink_kit_zframe_fini(&p->workers[i].frame);
-	}
+	if (p->gathering)
+		pthread_join(p->gatherer, NULL);
 	perfsink_kit_worker_free(p->writer);
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->work_cv);
 	pthread_cond_destroy(&p->done_cv);
-	free(p->workers);
 	free(p);
 }

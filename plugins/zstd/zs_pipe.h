@@ -1,11 +1,12 @@
 /*
- * zs_pipe: compression off the engine thread, output in stream order.
+ * zs_pipe: batching off the engine thread, output in stream order.
  *
- *   engine thread --push--> FIFO of batches --> a worker claims the oldest
- *                            unclaimed batch and compresses its buffers as
- *                            they arrive, releasing each one at once; the
- *                            batch is closed at min_batch bytes, 500 ms
- *                            after a worker took it, or barrier
+ *   engine thread --push--> FIFO of batches --> the gatherer thread takes
+ *                            the oldest batch and copies its buffers (made
+ *                            COMPRESSED by the engine's stage, sink ABI
+ *                            1.9) as they arrive, releasing each one at
+ *                            once; the batch is closed at min_batch bytes,
+ *                            500 ms after the gatherer took it, or barrier
  *                                  |
  *                                  +--> the writer (the kit's async worker,
  *                                       one job per batch, queued when the
@@ -13,20 +14,12 @@
  *                                       in order, to the zs_file; the aio
  *                                       thread frees them.
  *
- * Under a 1.9 host the buffers come compressed by the engine's stage
- * (COMPRESSED, whole records) and a batch only gathers them: one worker.
- * The rest of this comment is the pipe compressing itself (older host).
+ * Buffers are released as soon as they were copied, never held while a
+ * batch gathers, so the engine never waits on a later call into the sink
+ * even with one pooled buffer per ring.  push() waits (backpressure)
+ * while the raw bytes not yet on file exceed max_pending.
  *
- * With one worker the frame stays open across batches (one continuous zstd
- * stream per file, like perf -z, best ratio).  With more, every batch ends
- * its frame so workers are independent; perf reads both.
- *
- * Buffers are released by the workers as soon as zstd took their bytes,
- * never held while a batch gathers, so the engine never waits on a later
- * call into the sink even with one pooled buffer per ring.  push() waits
- * (backpressure) while the input bytes not yet on file exceed max_pending.
- *
- * Errors are sticky (the writer's): the first failure (compression,
+ * Errors are sticky (the writer's): the first failure (memory,
  * ENOSPC, EIO...) is logged once through host->log; later batches are
  * dropped and counted.
  *
@@ -45,8 +38,6 @@
 struct zs_pipe;
 
 struct zs_pipe_config {
-	unsigned threads;       /* compression workers, >= 1 */
-	int level;              /* zstd level */
 	uint64_t min_batch;     /* input bytes that close a batch */
 	uint64_t max_pending;   /* input bytes in flight before push waits */
 	const struct perfsink_instance *inst;
@@ -60,7 +51,7 @@ struct zs_pipe_stats {
 };
 
 int zs_pipe_create(const struct zs_pipe_config *cfg, struct zs_pipe **out);
-/* Direct later batches to f (a new generation: frames restart).  Idle only. */
+/* Direct later batches to f.  Idle only. */
 void zs_pipe_set_file(struct zs_pipe *p, struct zs_file *f);
 /*
  * Take a reference on buf (host->buf_get) and queue it.  Returns 0, or the

@@ -10,14 +10,14 @@
  *
  * Compression: the engine's stage (sink ABI 1.9, sink.h COMPRESSED INPUT)
  * compresses once for every sink of this level, on `threads` workers of
- * its own, and write() gets COMPRESSED buffers; under a host without it
- * the pipe's workers compress (perfsink_kit_zframe) as below.
+ * its own, and write() gets COMPRESSED buffers (independent frames of at
+ * most PERFSINK_Z_CHUNK bytes).  open() fails under a host without it.
  *
- * Flow: write() takes a reference and queues the buffer; a worker feeds it
- * to the batch (compressing it when the host did not) and releases it.  A batch (one aio write, and with
- * several threads one zstd frame) closes at min_batch bytes, like perf
- * --mmap-flush, 500 ms after it began (what a kill -9 can lose), or at
- * barrier().  The writer appends batches in order:
+ * Flow: write() takes a reference and queues the buffer; the pipe's thread
+ * copies it into the batch and releases it.  A batch (one aio write)
+ * closes at min_batch bytes, like perf --mmap-flush, 500 ms after it
+ * began (what a kill -9 can lose), or at barrier().  The writer appends
+ * batches in order:
  * zs_pipe.h.  Space for the feature section is kept allocated so a full
  * disk still leaves a readable file: zs_file.h.
  *
@@ -26,7 +26,7 @@
  * "<path>.<YYYYmmddHHMMSS>.<NNNNNN>" (local time the segment began, segment
  * number), named by perfsink_kit_segment_path (perfsink/kit.h) as aio_file does, and
  * stream->max_files prunes the oldest.  Each segment is a complete
- * perf.data file with its own zstd stream.
+ * perf.data file (the stage's frames are independent).
  *
  * Outputs are created by perfsink_kit_output (perfsink/kit.h) at start() and
  * rotate(): no symlink followed, an existing file kept as .old.  open()
@@ -55,7 +55,6 @@ struct zsink {
 	unsigned threads, cblocks;
 	uint64_t min_batch, max_pending;
 	int symbols;
-	int by_host;              /* the engine's stage compresses (sink ABI 1.9) */
 	pthread_t sym_thread;     /* writes the symbol archive of the last output */
 	int sym_running;
 	char *sym_path;           /* that output */
@@ -85,10 +84,10 @@ struct zsink {
 	KEY(KEY_THREADS, "threads", PERFSINK_KEY_INT, "2", 1, 64, NULL,                   \
 	    "compression threads (the engine's stage of this level takes the most asked)", struct zsink, threads) \
 	KEY(KEY_MIN_BATCH, "min_batch", PERFSINK_KEY_SIZE, "128K", 0, 1LL << 30, NULL,    \
-	    "ring bytes gathered before a compress call (like --mmap-flush)",             \
+	    "ring bytes gathered into one write (like --mmap-flush)",                     \
 	    struct zsink, min_batch)                                                      \
 	KEY(KEY_MAX_PENDING, "max_pending", PERFSINK_KEY_SIZE, "64M", 1LL << 20, 0, NULL, \
-	    "input bytes queued for compression and writing before write() waits",        \
+	    "ring bytes queued for writing before write() waits",                         \
 	    struct zsink, max_pending)                                                    \
 	KEY(KEY_CBLOCKS, "cblocks", PERFSINK_KEY_INT, "4", 1, 64, NULL,                   \
 	    "AIO writes in flight", struct zsink, cblocks)                                \
@@ -137,11 +136,17 @@ static int zstd_open(const struct perfsink_instance *inst, void **ctx)
 	}
 	/*
 	 * Compressed once by the engine for every sink of this level (sink.h,
-	 * COMPRESSED INPUT): its workers are ours; the pipe only writes.
-	 * Under a host without it the pipe's workers compress.
+	 * COMPRESSED INPUT), on its workers; the pipe only gathers and writes.
+	 * A host without that stage (older than 1.9) cannot run this sink.
 	 */
-	z->by_host = perfsink_want_compressed(inst, &(struct perfsink_zwant){
-		.level = (uint32_t)z->level, .threads = z->threads }) == 0;
+	r = perfsink_want_compressed(inst, &(struct perfsink_zwant){
+		.level = (uint32_t)z->level, .threads = z->threads });
+	if (r < 0) {
+		LOG(z, PERFSINK_LOG_ERROR, "sink '%s': the zstd sink needs a host with the engine's "
+		    "compression stage (sink ABI 1.9): %s", inst->name, strerror(-r));
+		free(z);
+		return r;
+	}
 	*ctx = z;
 	return 0;
 }
@@ -199,8 +204,7 @@ static int zsink_new_output(struct zsink *z, const struct perfsink_stream *s)
 static int zstd_start(void *ctx, const struct perfsink_stream *s)
 {
 	struct zsink *z = ctx;
-	struct zs_pipe_config pc = { z->by_host ? 1 : z->threads, z->level, z->min_batch,
-				     z->max_pending, z->inst };
+	struct zs_pipe_config pc = { z->min_batch, z->max_pending, z->inst };
 	int r;
 
 	char note[512];
@@ -210,7 +214,7 @@ static int zstd_start(void *ctx, const struct perfsink_stream *s)
 		    "killed before it finished: %s", n, n == 1 ? "" : "s", note);
 	r = zs_pipe_create(&pc, &z->pipe);
 	if (r < 0) {
-		LOG(z, PERFSINK_LOG_ERROR, "cannot start the compression threads: %s", strerror(-r));
+		LOG(z, PERFSINK_LOG_ERROR, "cannot start the writer threads: %s", strerror(-r));
 		return z->err = r;
 	}
 	if ((s->flags & PERFSINK_STREAM_ROTATING) && s->max_files &&

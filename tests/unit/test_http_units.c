@@ -18,7 +18,6 @@
 #include <perfsink/kit.h>
 
 #include <perfsink/collector.h>
-#include "compress.h"
 #include "http_conf.h"
 #include "part.h"
 #include <perfsink/collector_ship.h>
@@ -843,72 +842,6 @@ static void test_transfer_url(void **state)
 	free(u);
 }
 
-#ifdef HAVE_ZSTD
-#include <zstd.h>
-
-/* Decode a compressor's output back to records (COMPRESSED expanded). */
-static size_t expand(const uint8_t *d, size_t n, uint8_t *out, size_t cap, int *nr_comp)
-{
-	size_t off = 0, o = 0;
-
-	*nr_comp = 0;
-	while (off < n) {
-		uint32_t type;
-		uint16_t size;
-
-		memcpy(&type, d + off, 4);
-		memcpy(&size, d + off + 6, 2);
-		if (type == PERFSINK_KIT_REC_COMPRESSED) {
-			size_t z = ZSTD_decompress(out + o, cap - o, d + off + 8, size - 8u);
-
-			assert_false(ZSTD_isError(z));
-			assert_true(z <= COMPRESS_MMAP_LEN);
-			o += z;
-			(*nr_comp)++;
-		} else {
-			memcpy(out + o, d + off, size);
-			o += size;
-		}
-		off += size;
-	}
-	return o;
-}
-
-static void test_compress(void **state)
-{
-	static uint8_t in[250000], back[250000];
-	struct compressor *c = compressor_new(1);
-	const uint8_t *out;
-	size_t n = 0, out_len, i;
-	uint64_t tin, tout;
-	int nr_comp;
-
-	(void)state;
-	assert_non_null(c);
-	/* 150 KB of compressible samples, one incompressible 60000-byte record,
-	 * then a FINISHED_ROUND (tail_round 8). */
-	while (n < 150000)
-		n += put_rec(in + n, 9, 48);
-	put_rec(in + n, 9, 60000);
-	srand(1);
-	for (i = 8; i < 60000; i++)
-		in[n + i] = (uint8_t)rand();
-	n += 60000;
-	n += put_rec(in + n, 68, 8);
-	assert_int_equal(compressor_run(c, in, n, 8, &out, &out_len), 0);
-	assert_true(out_len < n);
-	assert_int_equal(expand(out, out_len, back, sizeof(back), &nr_comp), n);
-	assert_memory_equal(back, in, n);
-	assert_true(nr_comp >= 150000 / COMPRESS_CHUNK_MAX);
-	/* the FINISHED_ROUND is the last record, as it was */
-	assert_memory_equal(out + out_len - 8, in + n - 8, 8);
-	compressor_totals(c, &tin, &tout);
-	assert_int_equal(tin, n);
-	assert_int_equal(tout, out_len);
-	compressor_free(c);
-}
-#endif
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -929,9 +862,6 @@ int main(void)
 		cmocka_unit_test(test_spool_unwritable),
 		cmocka_unit_test(test_retry_after),
 		cmocka_unit_test(test_transfer_url),
-#ifdef HAVE_ZSTD
-		cmocka_unit_test(test_compress),
-#endif
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

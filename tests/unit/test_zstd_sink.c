@@ -4,6 +4,10 @@
  * "pool" has two buffers: the engine reuses one only after the sink has
  * given it back, so a sink that keeps references until its next call
  * would hang here (a deadline turns that into a failure).
+ * The host compresses as the engine's stage does (sink ABI 1.9, sink.h
+ * COMPRESSED INPUT): the sink asks want_compressed from open(), and every
+ * RING buffer comes COMPRESSED, framed by the kit's
+ * perfsink_kit_zframe_records at PERFSINK_Z_CHUNK.
  * The file is then read back: final header, features after the data, and
  * the data section decoded as perf does, byte for byte equal to the input.
  */
@@ -23,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <perfsink/kit.h>
 #include <perfsink/sink.h>
 #include "zstd_decode.h"
 
@@ -61,6 +66,7 @@ static void host_log(const struct perfsink_instance *inst, enum perfsink_log_lev
 struct tbuf {
 	struct perfsink_buf pub;
 	uint8_t mem[200 * 1024];
+	struct perfsink_kit_buf z; /* mem COMPRESSED, as the stage hands it */
 	int refs;
 };
 
@@ -121,6 +127,26 @@ static void host_bytes_free(struct perfsink_bytes *b)
 	b->data = NULL;
 }
 
+/* What the sink asked of the stage, and the stage's framer at that level. */
+static struct perfsink_zwant wanted;
+static unsigned wants;
+static struct perfsink_kit_zframe stage;
+static int stage_level;
+
+static int host_want(const struct perfsink_instance *inst, const struct perfsink_zwant *w)
+{
+	(void)inst;
+	wanted = *w;
+	wants++;
+	if (stage_level != (int)w->level) {
+		if (stage_level)
+			perfsink_kit_zframe_fini(&stage);
+		assert_int_equal(perfsink_kit_zframe_init(&stage, (int)w->level), 0);
+		stage_level = (int)w->level;
+	}
+	return 0;
+}
+
 static const struct perfsink_host host = {
 	.struct_size = sizeof(struct perfsink_host),
 	.abi_minor = PERFSINK_ABI_MINOR,
@@ -131,6 +157,7 @@ static const struct perfsink_host host = {
 	.file_features = host_features,
 	.data_size_offset = DATA_SIZE_OFF,
 	.bytes_free = host_bytes_free,
+	.want_compressed = host_want,
 };
 
 static struct perfsink_stream stream = {
@@ -219,6 +246,23 @@ static void fill(struct tbuf *b, unsigned i, int incompressible)
 	}
 }
 
+/* The engine's stage (src/engine/zstage.c): a RING buffer handed on COMPRESSED. */
+static void stage_compress(struct tbuf *b)
+{
+	size_t raw = b->pub.len;
+
+	b->pub.raw_len = raw;
+	if (b->pub.kind != PERFSINK_BUF_RING)
+		return;
+	perfsink_kit_buf_reset(&b->z);
+	assert_int_equal(perfsink_kit_zframe_records(&stage, &b->z, b->pub.data, raw,
+						     b->pub.tail_round, PERFSINK_Z_CHUNK), 0);
+	b->pub.records = (uint32_t)perfsink_kit_records_count(b->pub.data, raw, NULL);
+	b->pub.data = b->z.data;
+	b->pub.len = b->z.len;
+	b->pub.kind = PERFSINK_BUF_COMPRESSED;
+}
+
 /* Write r->nr buffers through a pool of two; record what was written. */
 static void run_writes(void *ctx, struct run *r, struct tbuf *pool)
 {
@@ -232,12 +276,13 @@ static void run_writes(void *ctx, struct run *r, struct tbuf *pool)
 		fill(b, i, r->incompressible);
 		b->pub.seq = i;
 		memcpy(r->in + r->in_len, b->pub.data, b->pub.len);
+		stage_compress(b);
 		e = ops->write(ctx, &b->pub);
 		if (e) {
 			r->write_err = e;
 			break;
 		}
-		r->in_len += b->pub.len;
+		r->in_len += b->pub.raw_len;
 	}
 	if (!r->write_err)
 		r->write_err = ops->barrier(ctx);
@@ -302,6 +347,13 @@ static struct tbuf *pool_new(void)
 	return pool;
 }
 
+static void pool_free(struct tbuf *pool)
+{
+	perfsink_kit_buf_free(&pool[0].z);
+	perfsink_kit_buf_free(&pool[1].z);
+	free(pool);
+}
+
 static void roundtrip(const char *threads, const char *min_batch, const char *level,
 		      const char *max_pending)
 {
@@ -315,7 +367,12 @@ static void roundtrip(const char *threads, const char *min_batch, const char *le
 	snprintf(path, sizeof(path), "%s/rt-%s-%s.data", dir, threads, min_batch);
 	r.in = malloc(r.nr * sizeof(pool->mem) + 16);
 	set_values(&r);
+	wants = 0;
 	assert_int_equal(ops->open(&inst, &ctx), 0);
+	/* Asked the stage once, at its level, with its threads. */
+	assert_int_equal(wants, 1);
+	assert_int_equal(wanted.level, atoi(level));
+	assert_int_equal(wanted.threads, atoi(threads));
 	assert_int_equal(ops->start(ctx, &stream), 0);
 	srand(42);
 	run_writes(ctx, &r, pool);
@@ -331,11 +388,10 @@ static void roundtrip(const char *threads, const char *min_batch, const char *le
 	assert_int_equal(res.comp.level, atoi(level));
 	assert_true(res.comp.ratio >= 2);
 	assert_true(res.comp.mmap_len >= res.d.max_decomp);
-	if (atoi(threads) == 1)
-		assert_int_equal(res.d.frames, 1); /* one stream, like perf -z */
+	assert_int_equal(res.d.frame_open, 0); /* the stage's frames are independent */
 	result_free(&res);
 	free(r.in);
-	free(pool);
+	pool_free(pool);
 }
 
 static void test_roundtrip(void **state)
@@ -426,7 +482,53 @@ static void test_file_too_large(void **state)
 	assert_int_equal(zdec_whole_records(res.d.data, res.d.len), 1);
 	result_free(&res);
 	free(r.in);
-	free(pool);
+	pool_free(pool);
+}
+
+/*
+ * No compression stage: a host older than 1.9, or one that answers
+ * -ENOTSUP (built without zstd).  The sink has no compressor of its own,
+ * so open() fails with one message that says what it needs.
+ */
+static int want_notsup(const struct perfsink_instance *i, const struct perfsink_zwant *w)
+{
+	(void)i;
+	(void)w;
+	return -ENOTSUP;
+}
+
+static void test_open_no_stage(void **state)
+{
+	static const struct {
+		size_t struct_size;
+		int (*want)(const struct perfsink_instance *, const struct perfsink_zwant *);
+	} hosts[] = {
+		{ offsetof(struct perfsink_host, want_compressed), host_want }, /* 1.8 */
+		{ sizeof(struct perfsink_host), NULL },
+		{ sizeof(struct perfsink_host), want_notsup },
+	};
+	char path[256];
+	struct run r = { path, NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0 };
+	unsigned i;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/nostage.data", dir);
+	set_values(&r);
+	for (i = 0; i < sizeof(hosts) / sizeof(hosts[0]); i++) {
+		struct perfsink_host h = host;
+		struct perfsink_instance in = inst;
+		void *ctx = NULL;
+
+		h.struct_size = hosts[i].struct_size;
+		h.want_compressed = hosts[i].want;
+		in.host = &h;
+		logbuf[0] = 0;
+		log_errors = 0;
+		assert_int_equal(ops->open(&in, &ctx), -ENOTSUP);
+		assert_int_equal(log_errors, 1);
+		assert_non_null(strstr(logbuf, "compression stage (sink ABI 1.9)"));
+		assert_int_equal(access(path, F_OK), -1);
+	}
 }
 
 static void segment_name(char *out, size_t n, const char *base, const struct perfsink_stream *s)
@@ -485,12 +587,12 @@ static void test_rotate(void **state)
 		read_back(names[i], &res);
 		assert_int_equal(res.d.len, starts[i + 1] - starts[i]);
 		assert_memory_equal(res.d.data, r.in + starts[i], res.d.len);
-		assert_int_equal(res.d.frames, 1); /* a new stream for each file */
+		assert_int_equal(res.d.frame_open, 0); /* independent frames: each file decodes alone */
 		assert_int_equal(res.file[16], i); /* the header of segment i */
 		result_free(&res);
 	}
 	free(r.in);
-	free(pool);
+	pool_free(pool);
 }
 
 static int setup(void **state)
@@ -516,6 +618,8 @@ static int teardown(void **state)
 	char cmd[300];
 
 	(void)state;
+	if (stage_level)
+		perfsink_kit_zframe_fini(&stage);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	return system(cmd) == 0 ? 0 : -1;
 }
@@ -526,6 +630,7 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_open_bad_path),
 		cmocka_unit_test(test_open_close),
+		cmocka_unit_test(test_open_no_stage),
 		cmocka_unit_test(test_file_too_large),
 		cmocka_unit_test(test_rotate),
 	};
