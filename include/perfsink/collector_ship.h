@@ -111,6 +111,12 @@ struct coll_ship_conf {
 	size_t multipart_chunk; /* s3: an object larger than this goes as a multipart upload */
 	const char *key_suffix; /* appended to an object's key in its URL (".pb.gz"), or NULL */
 	/*
+	 * How the log names the objects ("windows"; NULL: "parts") and what
+	 * sends a spool's objects later ("the next run"; NULL: "`perfsink
+	 * upload`"): a sink's words in the shipper's messages.
+	 */
+	const char *objects, *resend;
+	/*
 	 * A request other than a PUT of the object (Pyroscope's ingest): when
 	 * set, the transfer POSTs what it builds on e to the URL it returns
 	 * (malloc'd): 0, or a negative errno.  arg is theirs.

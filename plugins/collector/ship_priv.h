@@ -12,6 +12,12 @@ void ship_leaves(struct ship *s, const struct part *p, int sent);
 void ship_policy(struct ship *s);
 void ship_unlink_head(struct part **head, struct part **tail, struct part *p);
 
+/* What the log calls the objects: the sink's word, "parts" by default. */
+static inline const char *ship_objects(const struct ship *s)
+{
+	return s->conf->objects ? s->conf->objects : "parts";
+}
+
 #define SHIP_LOG(s, lvl, ...) (s)->host->log((s)->inst, PERFSINK_LOG_##lvl, __VA_ARGS__)
 
 

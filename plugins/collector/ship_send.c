@@ -102,8 +102,9 @@ static void transfer_failed(struct ship *s, enum transfer_result r, const char *
 		s->st.retries++;
 		pthread_mutex_unlock(&s->lock);
 		if (!s->down)
-			SHIP_LOG(s, WARN, "%s; retrying %s (next in %" PRId64 " ms), parts wait in %s",
-			    msg, how, delay, s->conf->overflow == OVERFLOW_SPOOL && s->spool ? s->spool->dir : "memory");
+			SHIP_LOG(s, WARN, "%s; retrying %s (next in %" PRId64 " ms), %s wait in %s",
+			    msg, how, delay, ship_objects(s),
+			    s->conf->overflow == OVERFLOW_SPOOL && s->spool ? s->spool->dir : "memory");
 		else
 			SHIP_LOG(s, DEBUG, "%s; next try in %" PRId64 " ms %s", msg, delay, how);
 		s->down = 1;
@@ -112,10 +113,11 @@ static void transfer_failed(struct ship *s, enum transfer_result r, const char *
 		return;
 	}
 	if (s->spool)
-		SHIP_LOG(s, ERROR, "%s: giving up (not retryable); unsent parts stay in %s for `perfsink upload`",
-		    msg, s->spool->dir);
+		SHIP_LOG(s, ERROR, "%s: giving up (not retryable); unsent %s stay in %s for %s",
+		    msg, ship_objects(s), s->spool->dir, s->conf->resend ? s->conf->resend : "`perfsink upload`");
 	else
-		SHIP_LOG(s, ERROR, "%s: giving up (not retryable); unsent objects are lost (no spool_dir)", msg);
+		SHIP_LOG(s, ERROR, "%s: giving up (not retryable); unsent %s are lost (no spool_dir)", msg,
+		    ship_objects(s));
 	ship_fail(s, strstr(msg, "HTTP 401") || strstr(msg, "HTTP 403") ? -EACCES : -EIO);
 }
 

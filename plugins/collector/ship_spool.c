@@ -42,9 +42,13 @@ void ship_backlog_scan(struct ship *s)
 		for (struct part *p = s->backlog; p; p = p->next)
 			ends += p->kind == PART_END;
 		s->backlog_parts = (uint64_t)n - ends; /* parts, as st.files counts them */
-		SHIP_LOG(s, INFO, "%u parts and %u end marker%s of earlier runs in %s (%" PRIu64 " bytes): "
-		    "sending them", (unsigned)n - ends, ends, ends == 1 ? "" : "s", s->spool->dir,
-		    s->spool->used);
+		if (ends)
+			SHIP_LOG(s, INFO, "%u %s and %u end marker%s of earlier runs in %s (%" PRIu64
+			    " bytes): sending them", (unsigned)n - ends, ship_objects(s), ends,
+			    ends == 1 ? "" : "s", s->spool->dir, s->spool->used);
+		else
+			SHIP_LOG(s, INFO, "%u %s of earlier runs in %s (%" PRIu64 " bytes): sending them",
+			    (unsigned)n, ship_objects(s), s->spool->dir, s->spool->used);
 	}
 }
 

@@ -154,6 +154,8 @@ static void ship_fill(struct pprof_conf *c)
 		.stall_timeout_ms = c->request_ms,
 		.multipart_chunk = PPROF_MULTIPART_CHUNK,
 		.key_suffix = ".pb.gz",
+		.objects = "windows",
+		.resend = "the next run",
 	};
 }
 

@@ -15,7 +15,7 @@ command -v nginx >/dev/null || skip_all "nginx not installed"
 need_go
 NGINX_PID= NGINX_EXTRA= NGINX_SERVER_EXTRA= SRV=
 cleanup_hook() { nginx_stop; [ -z "$SRV" ] || kill "$SRV"; }
-plan 13
+plan 14
 
 P=$(free_port)
 nginx_conf "$T/ng" "$P" ""
@@ -28,6 +28,8 @@ mapfile -t S < <(find "$T/spool/pp" -type f -regextype egrep -regex '.*/[0-9]{13
 check "collector down: the run fails" test "$(cat "$T/a.rc")" != 0
 check "every window waits in the spool as {host}/{session}/{from_ms}" \
 	bash -c "[ ${#S[@]} -ge 3 ]"
+check "while down it says the windows wait in the spool" \
+	grep -q "; retrying .*, windows wait in $T/spool" "$T/a.err" || show "$T/a.err"
 check "the closing line counts them in the spool, none lost" \
 	grep -qE "profiles sent; lost: 0 samples over max_memory, 0 undecodable, 0 profiles \(0 samples\) not delivered; ${#S[@]} profiles \([0-9]+ samples\) in the spool" "$T/a.err"
 SESS_A=$(basename "$(dirname "${S[0]:-x/x}")")
@@ -38,7 +40,8 @@ record_fanout b "mode = put" "url = http://127.0.0.1:$P/pp" "$SPOOL" \
 	"drain_timeout = 20s" "backoff_base = 100ms"
 check "collector up: the second run succeeds" test "$(cat "$T/b.rc")" = 0 ||
 	grep 'pp:' "$T/b.err" | sed 's/^/# /'
-check "it says it sends the earlier run's windows" grep -q "${#S[@]} parts .* of earlier runs" "$T/b.err"
+check "it says it sends the earlier run's windows, in its words" \
+	grep -q "${#S[@]} windows of earlier runs in " "$T/b.err" || show "$T/b.err"
 mapfile -t A < <(find "$T/ng/root/pp" -path "*/$SESS_A/*" -name '*.pb.gz' | sort)
 mapfile -t B < <(find "$T/ng/root/pp" -name '*.pb.gz' ! -path "*/$SESS_A/*" | sort)
 check "every spooled window of run 1 arrived, and the spool is empty" \
