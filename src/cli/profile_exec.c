@@ -16,24 +16,19 @@
 #include "cli/cli.h"
 #include "base/log.h"
 #include "engine/engine.h"
+#include "loader/exe_dir.h"
 #include "loader/plugin_trust.h"
 
 #define PROFILE_PROG "perfsink-profile"
 
-/* The program beside /proc/self/exe, into buf; 0 or -1. */
+/* The program beside perfsink's own file, into buf; 0 or -1. */
 static int beside_self(char *buf, size_t n)
 {
-	char self[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	char *slash;
+	char dir[PATH_MAX];
 
-	if (len <= 0)
+	if (exe_dir(dir, sizeof(dir)) < 0)
 		return -1;
-	self[len] = '\0';
-	if (!(slash = strrchr(self, '/')))
-		return -1;
-	*slash = '\0';
-	return snprintf(buf, n, "%s/%s", self, PROFILE_PROG) < (int)n ? 0 : -1;
+	return (size_t)snprintf(buf, n, "%s/%s", dir, PROFILE_PROG) < n ? 0 : -1;
 }
 
 /* An fd on the trusted program, or -1 with one line said. */

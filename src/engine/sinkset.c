@@ -203,7 +203,7 @@ int sinkset_open(struct sinkset *ss, const struct bound_sinks *c)
 	return 0;
 }
 
-static void fail(struct sinkset *ss, struct sink_inst *si, int err)
+void sinkset_fail(struct sinkset *ss, struct sink_inst *si, int err)
 {
 	if (si->err)
 		return;
@@ -225,7 +225,7 @@ int sinkset_start(struct sinkset *ss, const struct perfsink_stream *s,
 		int r = zr < 0 && si->zgroup >= 0 ? zr
 			: si->ops->start(si->ctx, si->conf->no_rotate ? whole : s);
 		if (r < 0)
-			fail(ss, si, r);
+			sinkset_fail(ss, si, r);
 	}
 	return ss->nr_stop_failed ? -EPIPE : (sinkset_alive(ss) ? 0 : -EPIPE);
 }
@@ -255,7 +255,7 @@ void sinkset_write_one(struct sinkset *ss, struct sink_inst *si, struct perfsink
 	}
 	int r = si->ops->write(si->ctx, buf);
 	if (r < 0) {
-		fail(ss, si, r);
+		sinkset_fail(ss, si, r);
 		sinkset_not_written(si, buf, samples);
 	} else {
 		accepted(si, buf, samples);
@@ -274,11 +274,6 @@ int sinkset_write(struct sinkset *ss, struct perfsink_buf *buf, uint32_t samples
 	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
 }
 
-void sinkset_fail(struct sinkset *ss, struct sink_inst *si, int err)
-{
-	fail(ss, si, err);
-}
-
 int sinkset_barrier(struct sinkset *ss)
 {
 	sinkset_z_flush(ss); /* a barrier covers what the stages still hold */
@@ -288,7 +283,7 @@ int sinkset_barrier(struct sinkset *ss)
 			continue;
 		int r = si->ops->barrier(si->ctx);
 		if (r < 0)
-			fail(ss, si, r);
+			sinkset_fail(ss, si, r);
 	}
 	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
 }
@@ -315,7 +310,7 @@ int sinkset_rotate(struct sinkset *ss, const struct perfsink_stream *next)
 			continue;
 		int e = si->ops->rotate(si->ctx, next);
 		if (e < 0)
-			fail(ss, si, e);
+			sinkset_fail(ss, si, e);
 	}
 	return ss->nr_stop_failed || !sinkset_alive(ss) ? -EPIPE : 0;
 }
@@ -468,7 +463,7 @@ void sinkset_drain(struct sinkset *ss, sinkset_drain_fn *around, void *arg)
 		if (around)
 			around(arg, i, false);
 		if (r < 0)
-			fail(ss, si, r);
+			sinkset_fail(ss, si, r);
 	}
 }
 

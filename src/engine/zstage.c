@@ -35,58 +35,58 @@ struct zstage {
 	struct zstage_stats st;
 };
 
-/* Bytes of the COMM, FORK, MMAP and MMAP2 records of data (task_data). */
+/* The records task_data keeps: those a sink tracks processes and files by. */
 static bool is_task_record(uint32_t type)
 {
 	return type == PERF_RECORD_COMM || type == PERF_RECORD_FORK || type == PERF_RECORD_MMAP ||
 	       type == PERF_RECORD_MMAP2;
 }
 
-static size_t task_bytes(const uint8_t *p, size_t len, uint8_t *copy)
+/* Append data's task records to out (the kit's record walk); 0 or -ENOMEM. */
+static int task_append(struct perfsink_kit_buf *out, const uint8_t *data, size_t len)
 {
-	size_t n = 0;
-	struct perf_event_header h;
+	struct perfsink_kit_rec_iter it;
+	struct perfsink_kit_rec r;
 
-	for (size_t off = 0; off + sizeof(h) <= len; off += h.size) {
-		memcpy(&h, p + off, sizeof(h));
-		if (h.size < sizeof(h) || h.size > len - off)
-			break;
-		if (!is_task_record(h.type))
-			continue;
-		if (copy)
-			memcpy(copy + n, p + off, h.size);
-		n += h.size;
-	}
-	return n;
+	perfsink_kit_rec_iter_init(&it, data, len);
+	while (perfsink_kit_rec_next(&it, &r))
+		if (is_task_record(r.type) && perfsink_kit_buf_append(out, r.p, r.size) < 0)
+			return -ENOMEM;
+	return 0;
 }
 
-/* The output of raw: its records compressed (or raw on failure), its task records after. */
+/*
+ * The output of raw: its records compressed (or raw on failure), then its
+ * task records, made in the worker's buffer and copied once.
+ */
 static struct psbuf *compress_one(struct zworker *w, const struct psbuf *raw, bool *kept_raw)
 {
 	const struct perfsink_buf *in = &raw->pub;
 	size_t tail = in->tail_round <= in->len ? in->tail_round : 0;
-	size_t task = in->task_records ? task_bytes(in->data, in->len, NULL) : 0;
-	const uint8_t *src;
 	size_t len;
 	struct psbuf *b;
 
 	perfsink_kit_buf_reset(&w->out);
 	*kept_raw = perfsink_kit_zframe_records(&w->frame, &w->out, in->data, in->len, tail,
 						w->z->chunk) < 0;
-	src = *kept_raw ? in->data : w->out.data;
-	len = *kept_raw ? in->len : w->out.len;
-	b = heapbuf_new(len + task);
-	if (!b)
+	if (*kept_raw) {
+		perfsink_kit_buf_reset(&w->out);
+		if (perfsink_kit_buf_append(&w->out, in->data, in->len) < 0)
+			return NULL;
+	}
+	len = w->out.len;
+	if (in->task_records && task_append(&w->out, in->data, in->len) < 0)
 		return NULL;
-	memcpy(b->mem, src, len);
-	task_bytes(in->data, in->len, b->mem + len);
+	if (!(b = heapbuf_new(w->out.len)))
+		return NULL;
+	memcpy(b->mem, w->out.data, w->out.len);
 	b->pub = *in;
 	b->pub.data = b->mem;
 	b->pub.len = len;
 	b->pub.kind = PERFSINK_BUF_COMPRESSED;
 	b->pub.raw_len = in->len;
-	b->pub.task_data = task ? b->mem + len : NULL;
-	b->pub.task_len = (uint32_t)task;
+	b->pub.task_data = w->out.len > len ? b->mem + len : NULL;
+	b->pub.task_len = (uint32_t)(w->out.len - len);
 	b->samples = raw->samples;
 	return b;
 }

@@ -18,6 +18,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "loader/exe_dir.h"
 #include "loader/plugin.h"
 #include "loader/plugin_guard.h"
 #include "loader/plugin_trust.h"
@@ -32,13 +33,13 @@
 /* The build tree's plugins/ when perfsink runs from it, else "". */
 static void build_plugins_dir(char *out, size_t len)
 {
-	char exe[PATH_MAX];
+	char dir[PATH_MAX];
 
 	out[0] = '\0';
-	if (!realpath("/proc/self/exe", exe))
+	if (exe_dir(dir, sizeof(dir)) < 0)
 		return;
 	/* <top>/src/perfsink -> <top>/plugins */
-	snprintf(out, len, "%s/plugins", dirname(dirname(exe)));
+	snprintf(out, len, "%s/plugins", dirname(dir));
 }
 
 /* Candidate file for name in search slot i; "" when the slot is unused. */
