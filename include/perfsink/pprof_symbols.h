@@ -28,7 +28,8 @@ extern "C" {
  * clears them.  Kernel maps live in one process of their own.  Only
  * executable maps are kept (the ones a code address can fall in).  Each
  * mapped file is a DSO: one per file name and build-id, shared by every
- * process, kept (with what its symbols cost to read) for the table's life.
+ * process, kept for the table's life; what its symbols cost to read is a
+ * cache its user may bound (pp_symbols_trim).
  */
 
 #define PP_KERNEL_PID 0xffffffffu
@@ -38,6 +39,8 @@ struct pp_dso {
 	char bid[41];         /* hex build-id, "" when none is known */
 	void *sym;            /* the symbol reader's state (pp_symbols.c), NULL until used */
 	int sym_tried;
+	uint64_t sym_used;    /* when its symbols were last asked for (pp_symbols' clock) */
+	size_t sym_bytes;     /* what sym counts (pp_symbols_stats), 0 without one */
 };
 
 struct pp_map {
@@ -55,6 +58,16 @@ struct pp_proc {
 	uint32_t gen;         /* changes whenever m does (for caches built on it) */
 	int exited;           /* EXIT seen: dropped by pp_procs_reap */
 	void *unwind;         /* the unwinder's state (pp_unwind.c), NULL until used */
+	uint64_t unwind_used; /* when it last unwound (pp_procs.unwinders' clock) */
+};
+
+/* The processes' unwinders (pp_unwind.c): how many there are and what
+ * became of them, for a user that bounds them (pp_procs_trim_unwinders). */
+struct pp_unwind_stats {
+	uint64_t clock;       /* one tick per unwind: the LRU order */
+	uint32_t held;        /* processes with an unwinder now */
+	uint64_t made;        /* unwinders made (again after a map change or an eviction) */
+	uint64_t evictions;   /* dropped by pp_procs_trim_unwinders */
 };
 
 /* The build-id (hex) a recording names for file, or NULL: perf.data's
@@ -72,6 +85,7 @@ struct pp_procs {
 	uint32_t cap_proc, cap_dso;
 	uint32_t nexited;             /* processes waiting for pp_procs_reap */
 	size_t map_bytes;             /* the processes' map arrays */
+	struct pp_unwind_stats unwinders;
 	void (*free_unwind)(void *);  /* frees pp_proc.unwind */
 	void (*free_sym)(void *);     /* frees pp_dso.sym */
 	pp_buildid_fn buildid;        /* may be NULL */
@@ -91,6 +105,12 @@ int pp_procs_record(struct pp_procs *ps, const uint8_t *r, uint16_t size);
  * names), so a long run holds only live ones.  Pointers to pp_proc are
  * stale after it.  0 or -ENOMEM (nothing dropped then). */
 int pp_procs_reap(struct pp_procs *ps);
+/* Drop the unwinders (pp_unwind.c) of the processes that unwound least
+ * recently until at most max are held; one is made again when its
+ * process is next unwound.  Each holds a Dwfl with every file its process
+ * maps open (a descriptor and a mapping each) and the CFI read from them.
+ * How many were dropped. */
+unsigned pp_procs_trim_unwinders(struct pp_procs *ps, uint32_t max);
 /* Process pid (PP_KERNEL_PID: the kernel's maps), made when missing; NULL: no memory. */
 struct pp_proc *pp_procs_get(struct pp_procs *ps, uint32_t pid);
 /* The name of thread tid of p, as perf shows it: its own COMM, else its process's. */
@@ -139,6 +159,33 @@ void pp_symbols_dso_free(void *state);
 /* The file of d, opened when first asked (pp_unwind.c reports the same
  * file); NULL when none was found. */
 const char *pp_symbols_open(struct pp_symbols *sy, struct pp_dso *d);
+
+/*
+ * The files' symbol state is a cache (pp_symcache.c): read when a file is
+ * first asked for, kept until pp_symbols_trim drops the least recently
+ * used files (the sink does at a window's end, down to symbol_cache_max);
+ * a file dropped is read again when next asked.  Counted per file: the
+ * sorted function table, the symbol entries and names it was built from
+ * (libelf maps them from the file, resident once read), the load headers
+ * and the path.  Not counted: the rest of the file's mapping (file-backed
+ * pages), the DWARF state libdw builds for line lookups, separate debug
+ * files, libdwfl's module records, kallsyms (one table) and the
+ * processes' unwinders (pp_unwind.c).
+ */
+
+struct pp_symbols_stats {
+	size_t bytes;        /* held now, as counted above */
+	uint32_t files;      /* files held now */
+	uint64_t reads;      /* files read (again after an eviction) */
+	uint64_t evictions;  /* files dropped by pp_symbols_trim */
+};
+
+void pp_symbols_stats(const struct pp_symbols *sy, struct pp_symbols_stats *out);
+/* Drop the symbol state of ps's least recently used files until sy holds
+ * at most max bytes (ps->free_sym frees it).  A name pp_symbols_user gave
+ * is invalid after (pp_name_location copies it into the profile at once).
+ * How many files were dropped. */
+unsigned pp_symbols_trim(struct pp_symbols *sy, struct pp_procs *ps, size_t max);
 
 /*
  * C++ symbol names as perf report shows them: demangled (libstdc++'s

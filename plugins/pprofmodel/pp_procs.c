@@ -1,5 +1,6 @@
 /* Processes and their maps; see <perfsink/pprof_symbols.h>. */
 #include <perfsink/pprof_symbols.h>
+#include "pp_lru.h"
 #include "pp_search.h"
 
 #include <errno.h>
@@ -24,11 +25,36 @@ void pp_procs_init(struct pp_procs *ps)
 	pp_intern_init(&ps->dso_keys);
 }
 
+/* Free p's unwinder, if it has one. */
+static void drop_unwind(struct pp_procs *ps, struct pp_proc *p)
+{
+	if (!p->unwind || !ps->free_unwind)
+		return;
+	ps->free_unwind(p->unwind);
+	p->unwind = NULL;
+	ps->unwinders.held--;
+}
+
+unsigned pp_procs_trim_unwinders(struct pp_procs *ps, uint32_t max)
+{
+	uint32_t n;
+	if (ps->unwinders.held <= max || !ps->free_unwind)
+		return 0;
+	uint32_t *idx = pp_lru_order(ps->proc, ps->pids.n, sizeof(*ps->proc), offsetof(struct pp_proc, unwind),
+				     offsetof(struct pp_proc, unwind_used), &n);
+	unsigned dropped = 0;
+	for (uint32_t i = 0; i < n && ps->unwinders.held > max; i++, dropped++) {
+		drop_unwind(ps, &ps->proc[idx[i]]);
+		ps->unwinders.evictions++;
+	}
+	free(idx);   /* NULL (no memory to sort): the next window's end tries again */
+	return dropped;
+}
+
 void pp_procs_forget(struct pp_procs *ps)
 {
 	for (uint32_t i = 0; i < ps->pids.n; i++) {
-		if (ps->proc[i].unwind && ps->free_unwind)
-			ps->free_unwind(ps->proc[i].unwind);
+		drop_unwind(ps, &ps->proc[i]);
 		free(ps->proc[i].m);
 	}
 	pp_intern_free(&ps->pids);
@@ -332,8 +358,7 @@ int pp_procs_reap(struct pp_procs *ps)
 			v[n++] = *p;
 			continue;
 		}
-		if (p->unwind && ps->free_unwind)
-			ps->free_unwind(p->unwind);
+		drop_unwind(ps, p);
 		ps->map_bytes -= p->cap * sizeof(*p->m);
 		free(p->m);
 	}

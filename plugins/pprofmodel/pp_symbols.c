@@ -1,6 +1,7 @@
 /* Names for code addresses; see <perfsink/pprof_symbols.h>. */
 #include <perfsink/pprof_symbols.h>
 #include "pp_search.h"
+#include "pp_symcache.h"
 
 #include <elfutils/libdwfl.h>
 #include <errno.h>
@@ -27,6 +28,7 @@ struct pp_symbols {
 	size_t nk;
 	char *names;
 	int k_loaded;
+	struct pp_symcache files;   /* what the DSOs' states hold */
 };
 
 /* A function symbol, at its module address. */
@@ -46,6 +48,7 @@ struct dso_sym {
 	size_t nload;
 	struct fsym *fs;   /* sorted by addr, one per address */
 	size_t nfs;
+	size_t read;       /* the symbol entries and names read to build fs */
 };
 
 static const Dwfl_Callbacks offline_cb = {
@@ -167,6 +170,9 @@ static void load_phdrs(struct dso_sym *s)
 		if (gelf_getphdr(elf, (int)i, &ph) && ph.p_type == PT_LOAD)
 			s->load[s->nload++] = ph;
 	}
+	GElf_Phdr *fit = realloc(s->load, (s->nload + 1) * sizeof(*s->load));
+	if (fit)   /* kept for the run: no slack */
+		s->load = fit;
 }
 
 static int underscores(const char *n)
@@ -213,13 +219,25 @@ static void load_symbols(struct dso_sym *s)
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
 		s->fs[s->nfs++] = (struct fsym){ addr, sym.st_size, name, GELF_ST_BIND(sym.st_info) };
+		s->read += strlen(name) + 1;
 	}
+	s->read += (size_t)n * sizeof(Elf64_Sym);
 	qsort(s->fs, s->nfs, sizeof(*s->fs), fsym_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < s->nfs; i++)
 		if (!w || s->fs[w - 1].addr != s->fs[i].addr)
 			s->fs[w++] = s->fs[i];
 	s->nfs = w;
+	struct fsym *fit = w ? realloc(s->fs, w * sizeof(*s->fs)) : NULL;
+	if (fit)   /* kept for the run: no slack */
+		s->fs = fit;
+}
+
+/* What s counts in the cache (see pp_symbols_stats). */
+static size_t dso_bytes(const struct dso_sym *s)
+{
+	return sizeof(*s) + strlen(s->path) + 1 + (s->load ? (s->nload + 1) * sizeof(*s->load) : 0) +
+	       s->nfs * sizeof(*s->fs) + s->read;
 }
 
 /* The function at module address a, or NULL: the last one starting at or
@@ -237,6 +255,7 @@ static const char *fsym_find(const struct dso_sym *s, GElf_Addr a)
 static struct dso_sym *dso_open(struct pp_symbols *sy, struct pp_dso *d)
 {
 	char p[8192];
+	pp_symcache_touch(&sy->files, d);
 	if (d->sym_tried)
 		return d->sym;
 	d->sym_tried = 1;
@@ -262,7 +281,18 @@ static struct dso_sym *dso_open(struct pp_symbols *sy, struct pp_dso *d)
 	load_phdrs(s);
 	load_symbols(s);
 	d->sym = s;
+	pp_symcache_add(&sy->files, d, dso_bytes(s));
 	return s;
+}
+
+void pp_symbols_stats(const struct pp_symbols *sy, struct pp_symbols_stats *out)
+{
+	*out = sy->files.st;
+}
+
+unsigned pp_symbols_trim(struct pp_symbols *sy, struct pp_procs *ps, size_t max)
+{
+	return pp_symcache_trim(&sy->files, ps, max);
 }
 
 const char *pp_symbols_open(struct pp_symbols *sy, struct pp_dso *d)

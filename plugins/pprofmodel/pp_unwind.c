@@ -115,12 +115,16 @@ static struct unwind_state *state_of(struct pp_procs *ps, struct pp_proc *p, str
 	struct unwind_state *u = p->unwind;
 	if (u && u->gen == p->gen)
 		return u->attached ? u : NULL;
-	if (!u && !(u = p->unwind = calloc(1, sizeof(*u))))
-		return NULL;
+	if (!u) {
+		if (!(u = p->unwind = calloc(1, sizeof(*u))))
+			return NULL;
+		ps->unwinders.held++;
+	}
 	if (u->dwfl)
 		dwfl_end(u->dwfl);
 	u->gen = p->gen;
 	u->attached = 0;
+	ps->unwinders.made++;
 	if (!(u->dwfl = dwfl_begin(&offline_cb)))
 		return NULL;
 	report_maps(ps, p, sy, u->dwfl);
@@ -144,6 +148,7 @@ unsigned pp_unwind(struct pp_procs *ps, struct pp_proc *p, struct pp_symbols *sy
 {
 	if (!pp_unwind_supported() || !s->regs || !s->stack_size || !max)
 		return 0;
+	p->unwind_used = ++ps->unwinders.clock;
 	struct unwind_state *u = state_of(ps, p, sy);
 	if (!u)
 		return 0;
