@@ -21,6 +21,8 @@ int agg_init(struct agg *a, uint64_t max_memory, int local, const char *cache_di
 	a->procs.buildid = bid_cache_get;
 	a->procs.buildid_arg = &a->bids;
 	a->max_memory = max_memory;
+	a->symbol_cache_max = UINT64_MAX;
+	a->unwind_max = UINT32_MAX;
 	a->local = local;
 	a->f = malloc(MAX_FRAMES * sizeof(*a->f));
 	a->pcs = malloc(MAX_FRAMES * sizeof(*a->pcs));
@@ -269,5 +271,11 @@ int agg_window_end(struct agg *a, int64_t from_ns, int64_t until_ns, uint8_t **o
 	/* The processes that exited in it: later records of other CPUs could
 	 * still name them until now.  Out of memory: they wait for the next. */
 	(void)pp_procs_reap(&a->procs);
+	/* The window's names are copies in its string table (pp_name_location)
+	 * and its stacks addresses: nothing refers to a file's symbols or a
+	 * process's unwinder any more. */
+	uint64_t max = a->symbol_cache_max;
+	pp_symbols_trim(a->sy, &a->procs, max > SIZE_MAX ? SIZE_MAX : (size_t)max);
+	pp_procs_trim_unwinders(&a->procs, a->unwind_max);
 	return rc;
 }

@@ -10,7 +10,11 @@
  * files' build-ids; symbolize = local also names each new location of the
  * window (pp_name_location: function, file, line; kernel from kallsyms;
  * "[unknown]" when nothing names it), the files' symbols kept across
- * windows.  A process that exited is forgotten at the end of its window.
+ * windows, at most symbol_cache_max bytes of them past a window's end
+ * (the least recently used dropped then, read again when sampled again;
+ * never within a window), and the DWARF unwinders of at most unwind_max
+ * processes (the same way).  A process that exited is forgotten at the
+ * end of its window.
  * A window over max_memory drops further samples, counted.  The
  * aggregation thread's only.
  */
@@ -42,6 +46,8 @@ struct agg {
 	char *event;               /* the first event's name */
 	int clock;                 /* it is cpu-clock or task-clock: values in ns */
 	uint64_t max_memory;
+	uint64_t symbol_cache_max; /* the files' symbols kept past a window (agg_init: no bound) */
+	uint32_t unwind_max;       /* processes' unwinders kept past a window (agg_init: no bound) */
 	uint64_t win_samples;      /* this window: samples aggregated, dropped */
 	uint64_t win_dropped;
 	uint64_t samples, dropped, bad; /* the run: aggregated, dropped, undecodable */

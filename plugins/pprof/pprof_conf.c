@@ -25,6 +25,12 @@
 	KEY(K_SYMBOLIZE, "symbolize", PERFSINK_KEY_ENUM, "none", 0, 0, "none|local",              \
 	    "none: addresses and build-ids, the backend symbolizes; local: named here", C,        \
 	    symbolize)                                                                            \
+	KEY(K_SYMBOL_CACHE_MAX, "symbol_cache_max", PERFSINK_KEY_SIZE, "256M", 0, 0, NULL,        \
+	    "files' symbols kept across windows; past it the least recently used are dropped", C, \
+	    symbol_cache_max)                                                                      \
+	KEY(K_UNWIND_MAX, "unwind_max", PERFSINK_KEY_INT, "256", 0, 1000000, NULL,                \
+	    "processes whose DWARF unwinder is kept across windows; past it the least recently "  \
+	    "used are dropped", C, unwind_max)                                                     \
 	KEY(K_QUEUE_MAX, "queue_max", PERFSINK_KEY_SIZE, "64M", 1024, 0, NULL,                    \
 	    "profiles waiting in memory; past it they go to spool_dir, or the oldest is dropped", \
 	    C, queue_max)                                                                          \

@@ -22,7 +22,7 @@ struct pprof_conf {
 	unsigned mode, symbolize, overflow;
 	int64_t window_ms, drain_timeout_ms, backoff_base_ms, backoff_cap_ms;
 	int64_t connect_ms, request_ms;
-	uint64_t max_memory, queue_max, spool_max;
+	uint64_t max_memory, queue_max, spool_max, symbol_cache_max, unwind_max;
 	int tls_verify, path_style;
 	/* Read at open: the secrets and the collector connection. */
 	char *bearer, *password;

@@ -80,6 +80,8 @@ static int pprof_open(const struct perfsink_instance *inst, void **ctx)
 		free(p);
 		return rc;
 	}
+	p->agg.symbol_cache_max = p->conf.symbol_cache_max;
+	p->agg.unwind_max = (uint32_t)p->conf.unwind_max;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
@@ -302,6 +304,21 @@ static void pprof_stats(void *ctx, struct perfsink_sink_stats *o)
 	o->dropped_records += __atomic_load_n(&p->agg.dropped, __ATOMIC_RELAXED);
 }
 
+/* What the processes, files and their caches hold at the end, and what
+ * the bounds (symbol_cache_max, unwind_max) dropped: one line for -v. */
+static void log_caches(struct pprof_sink *p)
+{
+	struct pp_symbols_stats sc;
+	const struct pp_unwind_stats *uw = &p->agg.procs.unwinders;
+	pp_symbols_stats(p->agg.sy, &sc);
+	LOG(p, DEBUG, "at the end: %u processes (%zu bytes), %u files; symbols of %u held (%zu "
+	    "bytes, symbol_cache_max %" PRIu64 "), %" PRIu64 " reads, %" PRIu64 " evicted; %u "
+	    "unwinders held (unwind_max %" PRIu64 "), %" PRIu64 " made, %" PRIu64 " evicted",
+	    p->agg.procs.pids.n, pp_procs_bytes(&p->agg.procs), p->agg.procs.dso_keys.n, sc.files,
+	    sc.bytes, p->conf.symbol_cache_max, sc.reads, sc.evictions, uw->held,
+	    p->conf.unwind_max, uw->made, uw->evictions);
+}
+
 static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 {
 	struct pprof_sink *p = ctx;
@@ -331,11 +348,7 @@ static int pprof_close(void *ctx, const struct perfsink_summary *sum)
 		if (p->agg.dwarf)
 			LOG(p, INFO, "%" PRIu64 " DWARF stacks, %" PRIu64 " unwound past their leaf",
 			    p->agg.dwarf, p->agg.unwound);
-		unsigned opened = 0;
-		for (uint32_t i = 0; i < p->agg.procs.dso_keys.n; i++)
-			opened += p->agg.procs.dso[i].sym != NULL;
-		LOG(p, DEBUG, "at the end: %u processes (%zu bytes), %u files, %u of them read",
-		    p->agg.procs.pids.n, pp_procs_bytes(&p->agg.procs), p->agg.procs.dso_keys.n, opened);
+		log_caches(p);
 	}
 	agg_free(&p->agg);
 	pprof_conf_free(&p->conf);
