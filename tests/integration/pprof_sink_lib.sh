@@ -56,3 +56,13 @@ same_count() {
 	echo "# recording: $want samples; windows: $got in $# profiles"
 	[ -n "$want" ] && [ "$want" -gt 0 ] && [ "$got" = "$want" ]
 }
+
+# merged NAME: the windows under $T/ng/root/NAME (the WebDAV nginx's
+# root) merged into $T/NAME.pb.gz (go tool pprof -proto adds profiles
+# up); their count in $T/NAME.n.
+merged() {
+	local w
+	mapfile -t w < <(find "$T/ng/root/$1" -type f -name '*.pb.gz' 2>/dev/null | sort)
+	echo "${#w[@]}" > "$T/$1.n"
+	[ "${#w[@]}" -gt 0 ] && go tool pprof -proto "${w[@]}" > "$T/$1.pb.gz" 2>/dev/null
+}

@@ -22,15 +22,6 @@ P=$(free_port)
 nginx_conf "$T/ng" "$P" ""
 nginx_start "$T/ng" || { echo "Bail out! nginx did not start"; exit 1; }
 
-# merged NAME: the windows under $T/ng/root/NAME merged into $T/NAME.pb.gz
-# (go tool pprof -proto adds profiles up); their count in $T/NAME.n.
-merged() {
-	local w
-	mapfile -t w < <(find "$T/ng/root/$1" -type f -name '*.pb.gz' 2>/dev/null | sort)
-	echo "${#w[@]}" > "$T/$1.n"
-	[ "${#w[@]}" -gt 0 ] && go tool pprof -proto "${w[@]}" > "$T/$1.pb.gz" 2>/dev/null
-}
-
 # top_agrees DATA PROFILE: same_top, and there is a profile to compare.
 top_agrees() { [ -s "$2" ] && [ -s "$1" ] && same_top "$1" "$2"; }
 
