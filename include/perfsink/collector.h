@@ -113,6 +113,31 @@ int perfsink_coll_s3_headers(struct curl_slist **h, const struct perfsink_coll_c
  */
 char *perfsink_coll_url(const char *base, const char *bucket, int path_style, const char *path);
 
+/*
+ * The start of an answer, kept for its message and its XML fields (an S3
+ * error's <Code>, CreateMultipartUpload's <UploadId>): its first
+ * PERFSINK_COLL_ANSWER_MAX - 1 bytes, NUL-terminated, whatever its size,
+ * so a collector cannot make a client hold more.  Zeroed (or reset) is
+ * empty.
+ */
+#define PERFSINK_COLL_ANSWER_MAX 4096
+struct perfsink_coll_answer {
+	char text[PERFSINK_COLL_ANSWER_MAX];
+	size_t len;
+};
+void perfsink_coll_answer_reset(struct perfsink_coll_answer *a);
+/* Keep what of p (len bytes) fits; the rest is passed over.  Returns len. */
+size_t perfsink_coll_answer_add(struct perfsink_coll_answer *a, const char *p, size_t len);
+/* CURLOPT_WRITEFUNCTION over a struct perfsink_coll_answer (CURLOPT_WRITEDATA). */
+size_t perfsink_coll_answer_write(char *p, size_t size, size_t n, void *a);
+/*
+ * The text between the first <tag> and the </tag> after it, in out
+ * (NUL-terminated) and 1; 0 (out untouched) when the answer kept has no
+ * such pair or the text does not fit in n - 1 bytes.
+ */
+int perfsink_coll_answer_xml(const struct perfsink_coll_answer *a, const char *tag, char *out,
+			     size_t n);
+
 /* Append header v ("Name: value") to *h.  0, or -ENOMEM (*h unchanged). */
 int perfsink_coll_header_add(struct curl_slist **h, const char *v);
 

@@ -252,7 +252,6 @@ int collector_get(struct collector *c, const char *rel, struct bytes *out, size_
 	int rc = get_result(c, url, collector_request(c, NULL, url, NULL, -1, &s), &s);
 	if (rc)
 		out->len = s.mem_start;
-	body_sink_free(&s);
 	free(url);
 	return rc;
 }
@@ -266,7 +265,6 @@ int collector_get_fd(struct collector *c, const char *rel, int fd, uint64_t max,
 	body_sink_fd(&s, c, fd, max);
 	int rc = get_result(c, url, collector_request(c, NULL, url, NULL, -1, &s), &s);
 	*len = s.n;
-	body_sink_free(&s);
 	free(url);
 	return rc;
 }
@@ -284,7 +282,6 @@ static long list_request(struct collector *c, const char *method, const char *ur
 {
 	bytes_free(b);
 	bytes_init(b);
-	body_sink_free(s);
 	body_sink_mem(s, c, b, COLLECTOR_LIST_MAX);
 	return collector_request(c, method, url, body, depth, s);
 }
@@ -332,7 +329,6 @@ static int list_http(struct collector *c, const char *rel, struct perfsink_coll_
 	} else {
 		rc = list_error(c, "PROPFIND", url, st, &s);
 	}
-	body_sink_free(&s);
 	bytes_free(&body);
 	free(url);
 	return rc;
@@ -396,7 +392,6 @@ static int list_s3_try(struct collector *c, const char *prefix, int slash_plain,
 	}
 	free(token);
 	perfsink_coll_s3_pages_free(&pages);
-	body_sink_free(&s);
 	bytes_free(&body);
 	return rc;
 }
