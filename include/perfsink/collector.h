@@ -49,6 +49,40 @@ struct perfsink_coll_conf {
 };
 
 /*
+ * HTTP authentication of a collector, read from the files its keys name:
+ * the http sink's bearer_token_file, user and password_file, which
+ * `perfsink ls/fetch/upload --config` read from the sink's section, so
+ * both accept the same keys and read them the same way (the kit's secret
+ * reader: O_CLOEXEC, one line, buffers wiped).  Rules: password_file
+ * needs user and user needs password_file; bearer_token_file goes alone.
+ */
+enum perfsink_coll_auth_key {
+	PERFSINK_COLL_AUTH_BEARER_FILE,
+	PERFSINK_COLL_AUTH_USER,
+	PERFSINK_COLL_AUTH_PASSWORD_FILE,
+};
+struct perfsink_coll_auth {
+	char *bearer;    /* from bearer_token_file, or NULL */
+	char *password;  /* from password_file, or NULL */
+	/* After an error: the key at fault, and 1 when its file could not
+	 * be read (the kit's error), 0 when the keys do not go together. */
+	enum perfsink_coll_auth_key bad_key;
+	int unreadable;
+};
+/*
+ * Fill a from the three keys (NULL or "": unset); bearer_file is read
+ * first, then password_file, then the rules are checked.  0; -EINVAL when
+ * the keys do not go together; the kit's error for a file
+ * (perfsink_kit_secret_read: -errno, -EINVAL for an empty first line,
+ * -ENOMEM).  why gets one line that never holds a secret.  On error a
+ * holds no secret (bad_key and unreadable say what failed).
+ */
+int perfsink_coll_auth_load(struct perfsink_coll_auth *a, const char *bearer_file, const char *user,
+			    const char *password_file, char *why, size_t n);
+/* Wipe and free the secrets of a (zeroed: loading again is fine). */
+void perfsink_coll_auth_free(struct perfsink_coll_auth *a);
+
+/*
  * What every request to a collector has, set on e (after curl_easy_reset
  * or on a new handle): http and https only, no signals (threads), the
  * connect timeout, TLS verification (peer and host name), the CA file,
@@ -78,6 +112,31 @@ int perfsink_coll_s3_headers(struct curl_slist **h, const struct perfsink_coll_c
  * frees it), NULL when out of memory.  No credentials are ever in one.
  */
 char *perfsink_coll_url(const char *base, const char *bucket, int path_style, const char *path);
+
+/*
+ * The start of an answer, kept for its message and its XML fields (an S3
+ * error's <Code>, CreateMultipartUpload's <UploadId>): its first
+ * PERFSINK_COLL_ANSWER_MAX - 1 bytes, NUL-terminated, whatever its size,
+ * so a collector cannot make a client hold more.  Zeroed (or reset) is
+ * empty.
+ */
+#define PERFSINK_COLL_ANSWER_MAX 4096
+struct perfsink_coll_answer {
+	char text[PERFSINK_COLL_ANSWER_MAX];
+	size_t len;
+};
+void perfsink_coll_answer_reset(struct perfsink_coll_answer *a);
+/* Keep what of p (len bytes) fits; the rest is passed over.  Returns len. */
+size_t perfsink_coll_answer_add(struct perfsink_coll_answer *a, const char *p, size_t len);
+/* CURLOPT_WRITEFUNCTION over a struct perfsink_coll_answer (CURLOPT_WRITEDATA). */
+size_t perfsink_coll_answer_write(char *p, size_t size, size_t n, void *a);
+/*
+ * The text between the first <tag> and the </tag> after it, in out
+ * (NUL-terminated) and 1; 0 (out untouched) when the answer kept has no
+ * such pair or the text does not fit in n - 1 bytes.
+ */
+int perfsink_coll_answer_xml(const struct perfsink_coll_answer *a, const char *tag, char *out,
+			     size_t n);
 
 /* Append header v ("Name: value") to *h.  0, or -ENOMEM (*h unchanged). */
 int perfsink_coll_header_add(struct curl_slist **h, const char *v);

@@ -26,8 +26,7 @@ struct transfer {
 	uint64_t file_off;
 	char *xml;              /* body of CompleteMultipartUpload */
 	curl_mime *form;        /* ST_POST: the body post_build made */
-	char resp[2048];        /* start of the response body */
-	size_t resp_len;
+	struct perfsink_coll_answer resp; /* start of the response body */
 	char etag[256];         /* ETag header of the last response */
 	int64_t retry_after_hdr; /* Retry-After of the last response in ms, or -1 */
 	int64_t retry_after_ms;  /* what transfer_retry_after() reports */
@@ -118,17 +117,6 @@ int transfer_form_data(curl_mimepart *mp, const struct part *p)
 		return -ENOMEM;
 	}
 	return 0;
-}
-
-static size_t resp_write(char *buf, size_t size, size_t n, void *arg)
-{
-	struct transfer *t = arg;
-	size_t len = size * n, room = sizeof(t->resp) - 1 - t->resp_len;
-
-	memcpy(t->resp + t->resp_len, buf, len < room ? len : room);
-	t->resp_len += len < room ? len : room;
-	t->resp[t->resp_len] = '\0';
-	return len;
 }
 
 static size_t header_read(char *buf, size_t size, size_t n, void *arg)
@@ -267,8 +255,8 @@ static int options_common(struct transfer *t)
 	/* Waiting for a 100 Continue moves no byte: keep it within stall_timeout. */
 	curl_easy_setopt(e, CURLOPT_EXPECT_100_TIMEOUT_MS,
 			 (long)(c->stall_timeout_ms / 2 < 1000 ? c->stall_timeout_ms / 2 : 1000));
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, resp_write);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, t);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, perfsink_coll_answer_write);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, &t->resp);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_read);
 	curl_easy_setopt(e, CURLOPT_HEADERDATA, t);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, t);
@@ -287,8 +275,7 @@ static int request_setup(struct transfer *t)
 	t->form = NULL;
 	curl_slist_free_all(t->hdrs);
 	t->hdrs = NULL;
-	t->resp_len = 0;
-	t->resp[0] = '\0';
+	perfsink_coll_answer_reset(&t->resp);
 	t->etag[0] = '\0';
 	t->retry_after_hdr = -1;
 	t->moved = 0;
@@ -397,28 +384,6 @@ struct part *transfer_part(const struct transfer *t)
 	return t->part;
 }
 
-/* Text of <tag>...</tag> in an XML response, or NULL. */
-static char *xml_get(const char *xml, const char *tag)
-{
-	char open[64], close[64];
-	const char *a, *b;
-	char *s;
-
-	snprintf(open, sizeof(open), "<%s>", tag);
-	snprintf(close, sizeof(close), "</%s>", tag);
-	a = strstr(xml, open);
-	b = a ? strstr(a, close) : NULL;
-	if (!b)
-		return NULL;
-	a += strlen(open);
-	s = malloc((size_t)(b - a) + 1);
-	if (s) {
-		memcpy(s, a, (size_t)(b - a));
-		s[b - a] = '\0';
-	}
-	return s;
-}
-
 static int complete_xml_build(struct transfer *t)
 {
 	size_t n = 128, i, off;
@@ -440,17 +405,15 @@ static int complete_xml_build(struct transfer *t)
 /* Move a multipart upload to its next request after a 2xx. */
 static enum transfer_result multipart_advance(struct transfer *t, char *msg, size_t msglen)
 {
-	char *id;
+	char id[PERFSINK_COLL_ANSWER_MAX];
 
 	switch (t->stage) {
 	case ST_MP_CREATE:
-		id = xml_get(t->resp, "UploadId");
-		if (!id) {
+		if (!perfsink_coll_answer_xml(&t->resp, "UploadId", id, sizeof(id))) {
 			snprintf(msg, msglen, "POST %s?uploads=: no UploadId in the response", t->obj_url);
 			return XFER_FATAL;
 		}
 		t->upload_id = curl_easy_escape(t->easy, id, 0);
-		free(id);
 		t->stage = ST_MP_PART;
 		t->chunk = 0;
 		break;
@@ -481,7 +444,7 @@ static enum transfer_result multipart_advance(struct transfer *t, char *msg, siz
 enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, size_t msglen)
 {
 	long status = 0;
-	char *code;
+	char code[PERFSINK_COLL_ANSWER_MAX];
 
 	msg[0] = '\0';
 	t->retry_after_ms = -1;
@@ -502,12 +465,11 @@ enum transfer_result transfer_done(struct transfer *t, CURLcode cc, char *msg, s
 	}
 	curl_easy_getinfo(t->easy, CURLINFO_RESPONSE_CODE, &status);
 	/* S3 may answer a failed CompleteMultipartUpload with 200 and an <Error>. */
-	if (status >= 200 && status < 300 && !(t->stage == ST_MP_COMPLETE && strstr(t->resp, "<Error>")))
+	if (status >= 200 && status < 300 && !(t->stage == ST_MP_COMPLETE && strstr(t->resp.text, "<Error>")))
 		return t->stage == ST_PUT || t->stage == ST_POST ? XFER_DONE : multipart_advance(t, msg, msglen);
-	code = xml_get(t->resp, "Code");
-	snprintf(msg, msglen, "%s %s: HTTP %ld%s%s", t->method, t->url, status, code ? " " : "",
-		 code ? code : "");
-	free(code);
+	int has_code = perfsink_coll_answer_xml(&t->resp, "Code", code, sizeof(code));
+	snprintf(msg, msglen, "%s %s: HTTP %ld%s%s", t->method, t->url, status, has_code ? " " : "",
+		 has_code ? code : "");
 	if (status == 429 || status == 503)
 		t->retry_after_ms = t->retry_after_hdr;
 	if (perfsink_coll_status_transient(status) || (status >= 200 && status < 300))

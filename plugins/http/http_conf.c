@@ -145,32 +145,19 @@ static int tls_files_check(const struct perfsink_value *v, int *bad_key, char *e
 	return 0;
 }
 
+/* bearer_token_file, user, password_file: read as ls/fetch read them. */
 static int auth_load(struct http_conf *c, const struct perfsink_value *v, char *err, size_t errlen)
 {
-	int rc = 0;
+	static const int key_of[] = {
+		[PERFSINK_COLL_AUTH_BEARER_FILE] = K_BEARER_TOKEN_FILE,
+		[PERFSINK_COLL_AUTH_USER] = K_USER,
+		[PERFSINK_COLL_AUTH_PASSWORD_FILE] = K_PASSWORD_FILE,
+	};
+	int rc = perfsink_coll_auth_load(&c->auth, v[K_BEARER_TOKEN_FILE].str, c->coll.user,
+					 v[K_PASSWORD_FILE].str, err, errlen);
 
-	c->err_key = K_BEARER_TOKEN_FILE;
-	if (v[K_BEARER_TOKEN_FILE].str[0])
-		rc = perfsink_kit_secret_read("bearer_token_file", v[K_BEARER_TOKEN_FILE].str,
-					      &c->bearer_token, err, errlen);
-	if (rc == 0 && v[K_PASSWORD_FILE].str[0]) {
-		c->err_key = K_PASSWORD_FILE;
-		if (!c->coll.user[0]) {
-			snprintf(err, errlen, "password_file needs user");
-			return -EINVAL;
-		}
-		rc = perfsink_kit_secret_read("password_file", v[K_PASSWORD_FILE].str, &c->password, err,
-					      errlen);
-	}
-	if (rc == 0 && c->coll.user[0] && !c->password) {
-		c->err_key = K_USER;
-		snprintf(err, errlen, "user needs password_file");
-		return -EINVAL;
-	}
-	if (rc == 0 && c->bearer_token && c->coll.user[0]) {
-		snprintf(err, errlen, "use either bearer_token_file or user + password_file");
-		return -EINVAL;
-	}
+	if (rc)
+		c->err_key = key_of[c->auth.bad_key];
 	return rc;
 }
 
@@ -178,8 +165,8 @@ static int auth_load(struct http_conf *c, const struct perfsink_value *v, char *
 static void coll_fill(struct http_conf *c)
 {
 	c->coll.connect_ms = c->connect_timeout_ms;
-	c->coll.bearer = c->bearer_token;
-	c->coll.password = c->password;
+	c->coll.bearer = c->auth.bearer;
+	c->coll.password = c->auth.password;
 	if (c->mode == MODE_S3) {
 		c->coll.s3_region = c->region;
 		c->coll.s3_key_id = c->access_key;
@@ -265,8 +252,7 @@ void http_conf_free(struct http_conf *c)
 	size_t i;
 
 	free(c->url);
-	perfsink_kit_secret_free(c->bearer_token);
-	perfsink_kit_secret_free(c->password);
+	perfsink_coll_auth_free(&c->auth);
 	perfsink_kit_secret_free(c->access_key);
 	perfsink_kit_secret_free(c->secret_key);
 	perfsink_kit_secret_free(c->session_token);

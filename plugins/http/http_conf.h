@@ -33,8 +33,7 @@ struct http_conf {
 	int64_t connect_timeout_ms, stall_timeout_ms;
 	/* tls_verify, ca_file, client_cert, client_key ("" when unset) and user
 	 * are stored in coll (below) by the key map; the secrets are owned here. */
-	char *bearer_token;     /* from bearer_token_file, or NULL */
-	char *password;         /* from password_file, or NULL */
+	struct perfsink_coll_auth auth; /* bearer_token_file's and password_file's */
 	char **headers;         /* "Name: value", NULL-terminated */
 	/* s3 */
 	const char *region, *bucket, *prefix;

@@ -102,16 +102,25 @@ static int safe_text(const char *s)
 	return 1;
 }
 
-static int read_secrets(struct pprof_conf *c, char *why, size_t n)
+/* S3's keys, else the auth keys read and checked as the http sink's are. */
+static int read_secrets(struct pprof_conf *c, const struct perfsink_instance *inst, char *why,
+			size_t n)
 {
-	int rc = 0;
+	static const unsigned key_of[] = {
+		[PERFSINK_COLL_AUTH_BEARER_FILE] = K_BEARER,
+		[PERFSINK_COLL_AUTH_USER] = K_USER,
+		[PERFSINK_COLL_AUTH_PASSWORD_FILE] = K_PASSWORD_FILE,
+	};
+	char o[512], msg[256];
+
 	if (c->bucket[0])
 		return perfsink_kit_s3_keys_load(&c->s3, c->credentials_file, c->profile, why, n);
-	if (c->bearer_token_file[0])
-		rc = perfsink_kit_secret_read("bearer_token_file", c->bearer_token_file, &c->bearer,
-					      why, n);
-	if (!rc && c->password_file[0])
-		rc = perfsink_kit_secret_read("password_file", c->password_file, &c->password, why, n);
+	int rc = perfsink_coll_auth_load(&c->auth, c->bearer_token_file, c->user, c->password_file,
+					 msg, sizeof(msg));
+	if (rc && c->auth.unreadable)
+		snprintf(why, n, "%s", msg); /* the kit's message names the key and its file */
+	else if (rc)
+		snprintf(why, n, "%s%s", origin(inst, key_of[c->auth.bad_key], o, sizeof(o)), msg);
 	return rc;
 }
 
@@ -188,15 +197,15 @@ int pprof_conf_load(struct pprof_conf *c, const struct perfsink_instance *inst, 
 		snprintf(why, n, "%sbucket is for mode = put", origin(inst, K_BUCKET, o, sizeof(o)));
 		return -EINVAL;
 	}
-	rc = read_secrets(c, why, n);
+	rc = read_secrets(c, inst, why, n);
 	if (!rc)
 		rc = headers_split(c, why, n);
 	if (rc)
 		return rc;
 	c->coll = (struct perfsink_coll_conf){
 		.connect_ms = c->connect_ms, .tls_verify = c->tls_verify, .ca_file = c->ca_file,
-		.client_cert = c->client_cert, .client_key = c->client_key, .bearer = c->bearer,
-		.user = c->user, .password = c->password,
+		.client_cert = c->client_cert, .client_key = c->client_key, .bearer = c->auth.bearer,
+		.user = c->user, .password = c->auth.password,
 	};
 	if (c->bucket[0]) {
 		c->coll.s3_region = c->region;
@@ -210,10 +219,8 @@ int pprof_conf_load(struct pprof_conf *c, const struct perfsink_instance *inst, 
 
 void pprof_conf_free(struct pprof_conf *c)
 {
-	perfsink_kit_secret_free(c->bearer);
-	perfsink_kit_secret_free(c->password);
+	perfsink_coll_auth_free(&c->auth);
 	perfsink_kit_s3_keys_free(&c->s3);
-	c->bearer = c->password = NULL;
 	for (size_t i = 0; c->header_list && c->header_list[i]; i++)
 		free(c->header_list[i]);
 	free(c->header_list);

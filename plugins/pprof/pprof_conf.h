@@ -25,7 +25,7 @@ struct pprof_conf {
 	uint64_t max_memory, queue_max, spool_max, symbol_cache_max, unwind_max;
 	int tls_verify, path_style;
 	/* Read at open: the secrets and the collector connection. */
-	char *bearer, *password;
+	struct perfsink_coll_auth auth; /* bearer_token_file's and password_file's */
 	struct perfsink_kit_s3_keys s3;
 	struct perfsink_coll_conf coll;
 	char **header_list;     /* headers split: "Name: value", NULL-ended */

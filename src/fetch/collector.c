@@ -44,15 +44,6 @@ static int secret_error(struct collector *c, int rc, const char *why)
 	return -EACCES;
 }
 
-/* A token or password from the first line of its file. */
-static int secret_take(struct collector *c, const char *what, const char *path, char **out)
-{
-	char why[sizeof(c->err)] = "";
-	int rc = perfsink_kit_secret_read(what, path, out, why, sizeof(why));
-
-	return rc ? secret_error(c, rc, why) : 0;
-}
-
 /* S3 keys as the http sink reads them: an explicit credentials_file wins over the environment. */
 static int s3_keys_take(struct collector *c, const struct collector_conf *o)
 {
@@ -113,6 +104,24 @@ static int open_s3(struct collector *c, const char *rest, const struct collector
 	return s3_keys_take(c, o);
 }
 
+/* bearer_token_file, user, password_file: read as the http sink reads its keys. */
+static int auth_take(struct collector *c, const struct collector_conf *o)
+{
+	char why[sizeof(c->err)] = "";
+	int rc = perfsink_coll_auth_load(&c->auth, o->bearer_token_file, o->user, o->password_file,
+					 why, sizeof(why));
+
+	if (rc && c->auth.unreadable)
+		return secret_error(c, rc, why);
+	if (rc) {
+		COLL_ERR(c, "%s", why); /* keys that do not go together: -EINVAL */
+		return rc;
+	}
+	if (o->user && *o->user && !(c->user = strdup(o->user)))
+		return -ENOMEM;
+	return 0;
+}
+
 /* TLS and HTTP authentication from o. */
 static int conf_take(struct collector *c, const struct collector_conf *o)
 {
@@ -125,17 +134,7 @@ static int conf_take(struct collector *c, const struct collector_conf *o)
 		return -ENOMEM;
 	if (c->s3)
 		return 0;
-	if (o->bearer_token_file && *o->bearer_token_file)
-		return secret_take(c, "bearer_token_file", o->bearer_token_file, &c->bearer);
-	if (o->user && *o->user) {
-		if (!o->password_file || !*o->password_file) {
-			COLL_ERR(c, "user needs password_file");
-			return -EINVAL;
-		}
-		c->user = strdup(o->user);
-		return c->user ? secret_take(c, "password_file", o->password_file, &c->password) : -ENOMEM;
-	}
-	return 0;
+	return auth_take(c, o);
 }
 
 /* o's limits, each 0 replaced by its default. */
@@ -163,9 +162,9 @@ static void coll_fill(struct collector *c)
 	k->ca_file = c->ca_file;
 	k->client_cert = c->client_cert;
 	k->client_key = c->client_key;
-	k->bearer = c->bearer;
+	k->bearer = c->auth.bearer;
 	k->user = c->user;
-	k->password = c->password;
+	k->password = c->auth.password;
 	if (c->s3) {
 		k->s3_region = c->region;
 		k->s3_key_id = c->key_id;
@@ -221,8 +220,7 @@ void collector_close(struct collector *c)
 	free(c->user);
 	perfsink_kit_secret_free(c->secret);
 	perfsink_kit_secret_free(c->token);
-	perfsink_kit_secret_free(c->bearer);
-	perfsink_kit_secret_free(c->password);
+	perfsink_coll_auth_free(&c->auth);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -254,7 +252,6 @@ int collector_get(struct collector *c, const char *rel, struct bytes *out, size_
 	int rc = get_result(c, url, collector_request(c, NULL, url, NULL, -1, &s), &s);
 	if (rc)
 		out->len = s.mem_start;
-	body_sink_free(&s);
 	free(url);
 	return rc;
 }
@@ -268,7 +265,6 @@ int collector_get_fd(struct collector *c, const char *rel, int fd, uint64_t max,
 	body_sink_fd(&s, c, fd, max);
 	int rc = get_result(c, url, collector_request(c, NULL, url, NULL, -1, &s), &s);
 	*len = s.n;
-	body_sink_free(&s);
 	free(url);
 	return rc;
 }
@@ -286,7 +282,6 @@ static long list_request(struct collector *c, const char *method, const char *ur
 {
 	bytes_free(b);
 	bytes_init(b);
-	body_sink_free(s);
 	body_sink_mem(s, c, b, COLLECTOR_LIST_MAX);
 	return collector_request(c, method, url, body, depth, s);
 }
@@ -334,7 +329,6 @@ static int list_http(struct collector *c, const char *rel, struct perfsink_coll_
 	} else {
 		rc = list_error(c, "PROPFIND", url, st, &s);
 	}
-	body_sink_free(&s);
 	bytes_free(&body);
 	free(url);
 	return rc;
@@ -398,7 +392,6 @@ static int list_s3_try(struct collector *c, const char *prefix, int slash_plain,
 	}
 	free(token);
 	perfsink_coll_s3_pages_free(&pages);
-	body_sink_free(&s);
 	bytes_free(&body);
 	return rc;
 }

@@ -80,7 +80,8 @@ struct collector {
 	char *region, *key_id, *secret, *token;
 	int tls_verify;
 	char *ca_file, *client_cert, *client_key;
-	char *bearer, *user, *password; /* http auth; secrets never in messages */
+	char *user;            /* http basic auth, with auth.password */
+	struct perfsink_coll_auth auth; /* http auth; secrets never in messages */
 	struct collector_limits lim; /* defaults filled in */
 	void *easy;            /* CURL * */
 	void *multi;           /* CURLM *: drives easy, so a stop is seen within 100 ms */

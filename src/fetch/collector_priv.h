@@ -16,13 +16,12 @@ struct body_sink {
 	uint64_t n;           /* bytes taken by this try */
 	size_t mem_start;     /* mem->len before the first try */
 	int too_big, werr;    /* set by the write callback */
-	struct bytes err_body; /* start of a non-2xx answer (for its S3 <Code>) */
+	struct perfsink_coll_answer err_body; /* start of a non-2xx answer (for its S3 <Code>) */
 	struct collector *c;
 };
 
 void body_sink_mem(struct body_sink *s, struct collector *c, struct bytes *mem, uint64_t max);
 void body_sink_fd(struct body_sink *s, struct collector *c, int fd, uint64_t max);
-void body_sink_free(struct body_sink *s);
 
 /*
  * method (NULL: GET) on url, with an optional XML body and Depth header

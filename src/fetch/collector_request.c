@@ -19,8 +19,6 @@
 #include "base/log.h"
 #include <perfsink/collector.h>
 
-/* Bytes of a non-2xx answer kept for its message. */
-#define ERR_BODY_MAX 4096
 /* How often the loop looks at the clocks and the stop flag. */
 #define TICK_MS 100
 
@@ -49,7 +47,6 @@ void body_sink_mem(struct body_sink *s, struct collector *c, struct bytes *mem, 
 	s->fd = -1;
 	s->max = max;
 	s->mem_start = mem->len;
-	bytes_init(&s->err_body);
 }
 
 void body_sink_fd(struct body_sink *s, struct collector *c, int fd, uint64_t max)
@@ -58,12 +55,6 @@ void body_sink_fd(struct body_sink *s, struct collector *c, int fd, uint64_t max
 	s->c = c;
 	s->fd = fd;
 	s->max = max;
-	bytes_init(&s->err_body);
-}
-
-void body_sink_free(struct body_sink *s)
-{
-	bytes_free(&s->err_body);
 }
 
 /* A new try: what the last one stored is not the body. */
@@ -71,7 +62,7 @@ static int body_sink_reset(struct body_sink *s)
 {
 	s->n = 0;
 	s->too_big = s->werr = 0;
-	s->err_body.len = 0;
+	perfsink_coll_answer_reset(&s->err_body);
 	if (s->mem) {
 		s->mem->len = s->mem_start;
 		return 0;
@@ -102,11 +93,8 @@ static size_t body_write(char *p, size_t size, size_t n, void *arg)
 	long st = 0;
 
 	curl_easy_getinfo(s->c->easy, CURLINFO_RESPONSE_CODE, &st);
-	if (st < 200 || st >= 300) {
-		size_t room = ERR_BODY_MAX - s->err_body.len;
-		bytes_add(&s->err_body, p, len < room ? len : room);
-		return len;
-	}
+	if (st < 200 || st >= 300)
+		return perfsink_coll_answer_add(&s->err_body, p, len);
 	if (len > s->max - s->n) {
 		s->too_big = 1;
 		return 0;
@@ -126,16 +114,10 @@ static size_t body_write(char *p, size_t size, size_t n, void *arg)
 void collector_status_error(struct collector *c, const char *method, const char *url, long status,
 			    const struct body_sink *s)
 {
-	char code[64] = "";
-	const char *b = s->err_body.p ? (const char *)s->err_body.p : "";
-	size_t len = s->err_body.len;
-	const char *k = len ? memmem(b, len, "<Code>", 6) : NULL;
-	if (k) {
-		const char *e = memmem(k, len - (size_t)(k - b), "</Code>", 7);
-		if (e && e - k - 6 < (long)sizeof(code) - 1)
-			snprintf(code, sizeof(code), " %.*s", (int)(e - k - 6), k + 6);
-	}
-	COLL_ERR(c, "%s %s: HTTP %ld%s", method, url, status, code);
+	char code[64] = " "; /* " NoSuchBucket": the S3 error's code after the status */
+	int has_code = perfsink_coll_answer_xml(&s->err_body, "Code", code + 1, sizeof(code) - 1);
+
+	COLL_ERR(c, "%s %s: HTTP %ld%s", method, url, status, has_code ? code : "");
 }
 
 /* ------------------------------------------------------------ one try */
