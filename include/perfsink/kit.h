@@ -50,7 +50,7 @@ extern "C" {
 #endif
 
 #define PERFSINK_KIT_VERSION_MAJOR 1
-#define PERFSINK_KIT_VERSION_MINOR 8 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
+#define PERFSINK_KIT_VERSION_MINOR 9 /* 1.1: elf/symbols/archive, dio, ends, file sink, output reports;
                                       1.2: perfsink_kit_fsink_open_keys, perfsink_kit_buildid_cache_dir,
                                       perfsink_kit_sym_read falls back to the build-id cache;
                                       1.3: safe paths (perfsink_kit_dir_*, perfsink_kit_input_open);
@@ -63,7 +63,8 @@ extern "C" {
                                       1.6: the record walk, perfsink_kit_rec_next (inline);
                                       1.7: the async worker, perfsink_kit_worker_*;
                                       1.8: the write queue, perfsink_kit_wq_*;
-                                      perfsink_kit_deadline */
+                                      perfsink_kit_deadline;
+                                      1.9: perfsink_kit_wq_detach */
 
 /* ------------------------------------------------------------- safe paths */
 
@@ -445,6 +446,17 @@ void perfsink_kit_wq_finish(struct perfsink_kit_wq *q, struct perfsink_kit_wq_sl
  * and on_commit run with the lock dropped; returns with it held.
  */
 void perfsink_kit_wq_release(struct perfsink_kit_wq *q);
+/*
+ * Kit 1.9.  Lock held, slot s submitted and not finished: take its done()
+ * away from it, for a backend that has copied the rest of its bytes
+ * elsewhere and writes from there (uring_file's spill).  The caller runs
+ * done(done_ctx, *arg, 0) with the lock dropped, on its thread; its
+ * completion then calls nothing, while its bytes, its error and its place
+ * in the committed prefix count as before.  Detaching twice gives a NULL
+ * *fn the second time.
+ */
+void perfsink_kit_wq_detach(struct perfsink_kit_wq *q, struct perfsink_kit_wq_slot *s,
+			    perfsink_kit_aiow_done_fn *fn, void **arg);
 
 /* ------------------------------------------------- O_DIRECT record streams */
 

@@ -64,3 +64,12 @@ void perfsink_kit_wq_finish(struct perfsink_kit_wq *w, struct perfsink_kit_wq_sl
 }
 
 void perfsink_kit_wq_release(struct perfsink_kit_wq *w) { wq_release(&w->q); }
+
+void perfsink_kit_wq_detach(struct perfsink_kit_wq *w, struct perfsink_kit_wq_slot *s,
+			    perfsink_kit_aiow_done_fn *fn, void **arg)
+{
+	struct wq_slot *slot = &w->q.slots[s->index];
+	*fn = slot->fn;
+	*arg = slot->arg;
+	slot->fn = NULL;
+}

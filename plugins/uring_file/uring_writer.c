@@ -24,8 +24,8 @@
 struct slot_io {
 	struct uring_writer *w;
 	struct perfsink_kit_wq_slot *s;
-	bool pooled;          /* its bytes lie in a registered (pooled) buffer */
-	bool spilled;         /* its bytes lie in a chunk of the spill */
+	bool pooled;          /* its bytes lie in a pooled buffer it still holds */
+	void *chunk;          /* the spill chunk its bytes were copied to and go out from, or NULL */
 	bool in_kernel;       /* its SQE was made; a completion will come */
 	bool live;            /* between submit and finish */
 };
@@ -46,6 +46,7 @@ struct uring_writer {
 	unsigned n;           /* slots */
 	struct slot_io *sio;
 	struct perfsink_kit_wq_slot **list; /* slots waiting for an SQE, oldest first (ring of n) */
+	struct perfsink_kit_wq_slot **spilling; /* I/O thread's scratch: slots it copies (n) */
 	unsigned head, len;
 	unsigned busy;        /* slots between submit and finish */
 	bool plugged;         /* kicks wait for unplug (uring_writer_plug) */
@@ -95,8 +96,7 @@ static int submit(void *ctx, struct perfsink_kit_wq_slot *s)
 	struct uring_writer *w = ctx;
 	const void *p = s->data + s->done;
 	w->sio[s->index] = (struct slot_io){ .w = w, .s = s,
-		.pooled = uring_io_fixed_index(w->io, p, s->len - s->done) >= 0,
-		.spilled = uring_spill_owns(w->spill, s->data), .live = true };
+		.pooled = uring_io_fixed_index(w->io, p, s->len - s->done) >= 0, .live = true };
 	w->busy++;
 	list_push(w, s);
 	if (w->plugged)
@@ -112,7 +112,8 @@ static bool make_sqe(struct uring_writer *w, struct perfsink_kit_wq_slot *s)
 	struct io_uring_sqe *sqe = uring_io_sqe(w->io);
 	if (!sqe)
 		return false;
-	const uint8_t *p = s->data + s->done;
+	struct slot_io *si = &w->sio[s->index];
+	const uint8_t *p = (si->chunk ? si->chunk : s->data) + s->done;
 	size_t len = s->len - s->done;
 	int idx = uring_io_fixed_index(w->io, p, len);
 	if (idx >= 0) {
@@ -121,7 +122,6 @@ static bool make_sqe(struct uring_writer *w, struct perfsink_kit_wq_slot *s)
 	} else {
 		io_uring_prep_write(sqe, w->fd, p, (unsigned)len, s->off + s->done);
 	}
-	struct slot_io *si = &w->sio[s->index];
 	io_uring_sqe_set_data(sqe, si);
 	si->in_kernel = true;
 	if (!w->in_kernel++ && !w->rate.last_ns)
@@ -130,14 +130,59 @@ static bool make_sqe(struct uring_writer *w, struct perfsink_kit_wq_slot *s)
 	return true;
 }
 
+/*
+ * I/O thread, lock held: whether slot s's bytes go to a spill chunk (then
+ * taken for it): a first submission from a pooled buffer while other
+ * writes in flight hold spill_at of them (s itself counts in pooled_busy),
+ * with spill memory free.
+ */
+static bool spill_take(struct uring_writer *w, struct perfsink_kit_wq_slot *s)
+{
+	struct slot_io *si = &w->sio[s->index];
+	if (!w->spill || !si->pooled || s->done || w->pooled_busy <= w->spill_at)
+		return false;
+	si->chunk = uring_spill_get(w->spill, s->len);
+	if (!si->chunk)
+		return false;
+	si->pooled = false;
+	w->pooled_busy--;
+	w->spilled_busy++;
+	return true;
+}
+
+/*
+ * I/O thread, lock not held: copy slot s to its chunk, give the pooled
+ * buffer back (its done(), taken from the queue) and write from the chunk.
+ * The copy is this thread's, never the drain loop's: when the disk falls
+ * behind, the engine's pass costs what it costs when the disk keeps up.
+ */
+static void spill_one(struct uring_writer *w, struct perfsink_kit_wq_slot *s)
+{
+	struct slot_io *si = &w->sio[s->index];
+	memcpy(si->chunk, s->data, s->len); /* the slot's bytes are fixed until it finishes */
+	perfsink_kit_aiow_done_fn fn;
+	void *arg;
+	perfsink_kit_wq_lock(w->q);
+	perfsink_kit_wq_detach(w->q, s, &fn, &arg);
+	w->st_spilled++;
+	if (!make_sqe(w, s))
+		list_push(w, s); /* cannot happen (the ring is deeper than the slots); next round */
+	perfsink_kit_wq_unlock(w->q);
+	if (fn)
+		fn(w->done_ctx, arg, 0);
+}
+
 /* The client's submit (I/O thread): an SQE for every slot on the list. */
 static void client_submit(void *ctx)
 {
 	struct uring_writer *w = ctx;
+	unsigned k = 0;
 	perfsink_kit_wq_lock(w->q);
 	struct perfsink_kit_wq_slot *s;
 	while ((s = list_pop(w))) {
-		if (!make_sqe(w, s)) {
+		if (spill_take(w, s)) {
+			w->spilling[k++] = s;
+		} else if (!make_sqe(w, s)) {
 			/* Cannot happen (the ring is deeper than the slots); next round. */
 			w->head = (w->head + w->n - 1) % w->n;
 			w->len++;
@@ -145,6 +190,8 @@ static void client_submit(void *ctx)
 		}
 	}
 	perfsink_kit_wq_unlock(w->q);
+	for (unsigned i = 0; i < k; i++)
+		spill_one(w, w->spilling[i]);
 }
 
 /* Lock held: slot s is done with res (bytes or -errno), its buffer accounting undone. */
@@ -153,9 +200,10 @@ static void finish(struct uring_writer *w, struct perfsink_kit_wq_slot *s, int r
 	struct slot_io *si = &w->sio[s->index];
 	if (si->pooled)
 		w->pooled_busy--;
-	if (si->spilled) {
+	if (si->chunk) {
 		w->spilled_busy--;
-		uring_spill_put(w->spill, (void *)s->data);
+		uring_spill_put(w->spill, si->chunk);
+		si->chunk = NULL;
 	}
 	si->live = false;
 	w->busy--;
@@ -252,51 +300,20 @@ int uring_writer_create(const struct uring_writer_config *cfg, struct uring_writ
 	w->done_ctx = cfg->done_ctx;
 	w->sio = calloc(w->n, sizeof(*w->sio));
 	w->list = calloc(w->n, sizeof(*w->list));
+	w->spilling = calloc(w->n, sizeof(*w->spilling));
 	struct perfsink_kit_wq_config qc = { .slots = cfg->slots, .offset = cfg->offset,
 					     .on_commit = cfg->on_commit, .commit_arg = cfg->commit_arg,
 					     .done_ctx = cfg->done_ctx, .submit = submit, .submit_ctx = w };
-	int r = !w->sio || !w->list ? -ENOMEM : perfsink_kit_wq_create(&qc, &w->q);
+	int r = !w->sio || !w->list || !w->spilling ? -ENOMEM : perfsink_kit_wq_create(&qc, &w->q);
 	if (r < 0) {
 		free(w->sio);
 		free(w->list);
+		free(w->spilling);
 		free(w);
 		return r;
 	}
 	uring_io_attach(w->io, &writer_client, w);
 	*out = w;
-	return 0;
-}
-
-/*
- * Lock held: a spill chunk for a write from a pooled buffer while writes
- * in flight hold spill_at of them, or NULL (no spill, not pooled, no
- * pressure, or the spill is full: the write holds its pooled buffer).
- */
-static void *spill_chunk(struct uring_writer *w, size_t len, bool pooled)
-{
-	if (!w->spill || !pooled || w->pooled_busy < w->spill_at)
-		return NULL;
-	return uring_spill_get(w->spill, len);
-}
-
-/* The bytes go out from chunk c; the pooled buffer goes back (done) as soon as the write is queued. */
-static int write_spilled(struct uring_writer *w, void *c, const void *data, size_t len,
-			 perfsink_kit_aiow_done_fn done, void *arg)
-{
-	memcpy(c, data, len); /* without the lock: the I/O thread goes on meanwhile */
-	int r = perfsink_kit_wq_write(w->q, c, len, NULL, NULL);
-	perfsink_kit_wq_lock(w->q);
-	if (r < 0)
-		w->spilled_busy--;
-	else
-		w->st_spilled++;
-	perfsink_kit_wq_unlock(w->q);
-	if (r < 0) {
-		uring_spill_put(w->spill, c);
-		return r;
-	}
-	if (done)
-		done(w->done_ctx, arg, 0);
 	return 0;
 }
 
@@ -332,14 +349,11 @@ int uring_writer_write(struct uring_writer *w, const void *data, size_t len,
 	/* The queue waits for a free slot: not for one whose write was never handed on. */
 	if (w->busy == w->n)
 		kick_held(w);
-	void *c = spill_chunk(w, len, pooled);
 	/* Counted before the write can complete: finish() counts it down. */
-	if (c)
-		w->spilled_busy++;
-	else if (pooled)
+	if (pooled)
 		w->pooled_busy++;
 	perfsink_kit_wq_unlock(w->q);
-	return c ? write_spilled(w, c, data, len, done, arg) : write_held(w, data, len, pooled, done, arg);
+	return write_held(w, data, len, pooled, done, arg);
 }
 
 void uring_writer_plug(struct uring_writer *w)
@@ -412,5 +426,6 @@ void uring_writer_destroy(struct uring_writer *w)
 	perfsink_kit_wq_destroy(w->q);
 	free(w->sio);
 	free(w->list);
+	free(w->spilling);
 	free(w);
 }

@@ -8,17 +8,16 @@
  * explicit offset (write_fixed when its bytes lie in a registered pooled
  * buffer), enters it, reaps it and resubmits the rest of a short write or
  * an -EAGAIN.  While writes in flight hold spill_at pooled buffers (a disk
- * behind the events), a write from a pooled buffer is copied into a chunk
- * of the spill (uring_spill.h) and made from there, and its done() runs
- * at once: the pooled buffer goes back to the engine before the disk has
- * its bytes.  When the spill is full, writes hold their pooled buffers
+ * behind the events), the I/O thread copies a write from a pooled buffer
+ * into a chunk of the spill (uring_spill.h), runs its done() and makes it
+ * from there: the pooled buffer goes back to the engine before the disk
+ * has its bytes, and the copy is never the caller's.  When the spill is full, writes hold their pooled buffers
  * again.  The writer measures the disk's rate (bytes completed per second
  * with writes in flight) and sizes the spill from it (uring_spill_fit_rate).
  *
  * THREADS.  uring_writer_write/_plug/_unplug/_drain/_destroy from one
  * thread (the sink's caller); done() and on_commit() run on the I/O
- * thread (a spilled write's done() on the caller's, before
- * uring_writer_write returns) and must not call back into the writer.
+ * thread and must not call back into the writer.
  * OWNERSHIP.  The bytes of a write stay valid until its done() ran.  The
  * writer neither closes fd nor owns io (one writer at a time per io: it
  * is io's client from create to destroy).
