@@ -18,6 +18,7 @@ sink() {
 		echo "[sink.s]"
 		echo "plugin = $p"
 		echo "url = http://127.0.0.1:9/c"
+		echo "spool_dir = $T/spool" # not the machine's /var/spool/perfsink
 		for k in "$@"; do echo "$k"; done
 	} >"$p.ini"
 }
