@@ -364,9 +364,12 @@ static int plugin_available(const struct plugin *p, char *why, size_t n)
 }
 
 /*
- * Aliases: a name that stands for the first of its sinks that loads and
- * says it can work on this machine.  `file` is the default file sink:
- * io_uring where the kernel lets us use it, POSIX AIO everywhere else.
+ * Aliases: a name that stands for the first of its sinks that is
+ * installed and says it can work on this machine.  `file` is the default
+ * file sink: io_uring where the kernel lets us use it, POSIX AIO
+ * everywhere else.  A sink that is installed but refused (a plugin
+ * others may write) or broken stops the choice with its error: falling
+ * back past it would hide what is wrong with the installation.
  */
 static const struct alias {
 	const char *name;
@@ -403,8 +406,13 @@ static int plugin_load_alias(const struct alias *a, const char *extra_dir, struc
 	for (const char *const *s = a->sinks; *s; s++) {
 		struct plugin *p;
 		ret = plugin_load_file(*s, extra_dir, &p, err, errlen);
-		if (ret < 0)
+		if (ret == -ENOENT) {
+			if (!*skipped)
+				snprintf(skipped, sizeof(skipped), "%s: not installed", *s);
 			continue;
+		}
+		if (ret < 0)
+			return ret;
 		int av = plugin_available(p, why, sizeof(why));
 		if (av < 0) {
 			if (!*skipped)
