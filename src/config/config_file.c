@@ -29,10 +29,10 @@
 #define SINK_PREFIX "sink."
 
 const char config_default_text[] =
-	"# The built-in config: one aio_file sink with its defaults (buffered: the\n"
-	"# page cache absorbs a disk kept busy by others; docs/BENCHMARKS.md).\n"
+	"# The built-in config: one file sink with its defaults: uring_file where\n"
+	"# io_uring works, aio_file elsewhere (docs/BENCHMARKS.md, issue 30).\n"
 	"[sink.default]\n"
-	"plugin = aio_file\n";
+	"plugin = file\n";
 
 enum section_kind { SEC_NONE, SEC_RECORD, SEC_SINK };
 

@@ -2,9 +2,9 @@
 # A disk slower than the events: an ext4 image on a loop device whose
 # direct writes a blkio cgroup throttles to 1 MB/s (cgroup v1 throttles the
 # writes a process submits, not the page cache's writeback), the closest
-# this machine has to a disk kept busy by a neighbour.  The built-in
-# config (aio_file, through the page cache) keeps every event there, and
-# uring_file loses none for want of a buffer: its direct writes hold the
+# this machine has to a disk kept busy by a neighbour.  aio_file, through
+# the page cache, keeps every event there, and uring_file (the built-in
+# config's choice where io_uring works) loses none for want of a buffer: its direct writes hold the
 # pooled buffers until the disk has them, so once they hold half of them
 # the writes go out from its spill memory and the buffers go back at once.
 # Without spill memory (spill_size = 0) it loses events, and the summary
@@ -33,9 +33,10 @@ perf_reads_with_loss() {
 		grep -q 'lost [1-9][0-9]* chunks' "$1.report.err"
 }
 
-throttled "$PERFSINK" record -o mnt/default.data -e syscalls:sys_enter_getppid \
+printf '[sink.default]\nplugin = aio_file\npath = %s\n' "$T/mnt/default.data" >aio.ini
+throttled "$PERFSINK" record --config aio.ini -e syscalls:sys_enter_getppid \
 	-- "$WORKLOAD" getppid $CALLS >/dev/null 2>default.err
-check "built-in config on the slow disk: exit 0 (got $?)" [ $? -eq 0 ] || show default.err
+check "aio_file on the slow disk: exit 0 (got $?)" [ $? -eq 0 ] || show default.err
 check "it wrote through the page cache (aio_file)" grep -q '^\[ sink default (aio_file): ' default.err ||
 	show default.err
 check "and lost nothing" grep -q '^\[ perfsink record: lost 0 samples \]' default.err || show default.err
