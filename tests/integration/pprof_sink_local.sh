@@ -62,6 +62,11 @@ check "dwarf, none: the windows hold every sample of the recording" same_count "
 "$PERFSINK" pprof -o "$T/v.pb.gz" "$T/n.data" 2>"$T/v.err" || show "$T/v.err"
 a=$(frames "$T/n.pb.gz") b=$(frames "$T/v.pb.gz")
 diag "frames: the sink's windows $a, perfsink pprof of the file $b"
-check "dwarf, none: the sink's unwound stacks are perfsink pprof's (frames within 0.5 %)" \
-	awk -v a="${a:-0}" -v b="${b:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && a > 2 * 3000 && d * 200 <= b) }'
+# Within 1 %, not exact: the sink walks each pass ring by ring while the
+# file is read in time order, the likely reason a few samples unwind
+# differently (one drained before its process's MMAP, recorded on another
+# CPU).  Under load the difference reached 0.52 % once, and passed 0.5 %
+# in a sanitizer build in CI.
+check "dwarf, none: the sink's unwound stacks are perfsink pprof's (frames within 1 %)" \
+	awk -v a="${a:-0}" -v b="${b:-0}" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(b > 0 && a > 2 * 3000 && d * 100 <= b) }'
 done_testing
